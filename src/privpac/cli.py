@@ -1,0 +1,245 @@
+"""The ``privpac`` command.
+
+privpac demo                         the main job on bundled real data
+privpac audit NAME | --list          empirical and exact privacy audits
+privpac fit MODEL data.csv ...       fit a private model, save it as JSON
+privpac predict model.json data.csv  predictions of a saved model
+privpac show model.json              a saved model and its privacy ledger
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+import numpy as np
+
+from . import __version__
+from .errors import PrivpacError
+
+
+def _fail(message: str) -> None:
+    raise click.ClickException(message)
+
+
+def parse_domain(spec: str):
+    """``lo:hi`` (integers) is an integer domain, ``low:high:n`` a grid, or a JSON object."""
+    from .domains import Grid, IntegerDomain, as_domain
+
+    spec = spec.strip()
+    if spec.startswith("{"):
+        return as_domain(json.loads(spec))
+    parts = spec.split(":")
+    try:
+        if len(parts) == 2:
+            return IntegerDomain(int(eval_int(parts[0])), int(eval_int(parts[1])))
+        if len(parts) == 3:
+            return Grid(float(parts[0]), float(parts[1]), int(parts[2]))
+    except ValueError as exc:
+        raise click.BadParameter(f"cannot read domain {spec!r}: {exc}") from exc
+    raise click.BadParameter(f"domain must be lo:hi (integers), low:high:n_points or JSON; got {spec!r}")
+
+
+def eval_int(text: str) -> int:
+    """An integer written plainly or as a power, such as ``2**64-1``."""
+    text = text.strip().replace(" ", "")
+    if text.lstrip("-").isdigit():
+        return int(text)
+    if "**" in text:
+        base, _, rest = text.partition("**")
+        sign = -1 if base.startswith("-") else 1
+        base = base.lstrip("-")
+        offset = 0
+        for op in ("-", "+"):
+            if op in rest:
+                exp, _, off = rest.partition(op)
+                offset = int(off) * (-1 if op == "-" else 1)
+                rest = exp
+                break
+        return sign * int(base) ** int(rest) + offset
+    raise ValueError(f"not an integer: {text!r}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="privpac")
+def main():
+    """privpac: differentially private PAC learning with checkable privacy."""
+
+
+@main.command()
+@click.option("--epsilon", default=1.0, show_default=True, help="Total privacy budget.")
+@click.option("--delta", default=1e-6, show_default=True, help="Total delta.")
+@click.option("--seed", type=int, default=None, help="Seed for a reproducible run (default: OS entropy).")
+def demo(epsilon, delta, seed):
+    """Private statistics and learners on bundled real data, beside the non-private answers."""
+    from .demo import run_demo
+
+    try:
+        run_demo(epsilon=epsilon, delta=delta, seed=seed, echo=click.echo)
+    except PrivpacError as exc:
+        _fail(str(exc))
+
+
+@main.command()
+@click.argument("name", required=False)
+@click.option("--list", "list_", is_flag=True, help="List the registered audits.")
+@click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the case's).")
+@click.option("--delta", type=float, default=None, help="Claimed delta (default: the case's).")
+@click.option("--trials", type=int, default=None, help="Runs per dataset (default: the case's).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the audit runs.")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the lower bound.")
+@click.option(
+    "--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Also write the report as JSON."
+)
+def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out):
+    """Audit a mechanism's privacy on its worst-case neighbours; exit 1 on a violation."""
+    from .audit import get_case, list_cases, run_audit
+
+    if list_ or name is None:
+        for case in list_cases():
+            flag = "  (paper-literal: must be flagged)" if case.expect_violation else ""
+            click.echo(f"{case.name:28s} {case.description}{flag}")
+        return
+    try:
+        get_case(name)
+        report = run_audit(
+            name, epsilon=epsilon, delta=delta, trials=trials, seed=seed, confidence=confidence, progress=True
+        )
+    except PrivpacError as exc:
+        _fail(str(exc))
+    for line in report.lines():
+        click.echo(line)
+    if json_out:
+        with open(json_out, "w") as fh:
+            json.dump(report.to_dict(), fh, indent=2, default=str)
+    sys.exit(1 if report.violation else 0)
+
+
+def _parse_set(values) -> dict:
+    params = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"--set expects key=value, got {item!r}")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+@main.command()
+@click.argument("model")
+@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.option("--label", default=None, help="Label column (classifiers).")
+@click.option("--features", default=None, help="Comma-separated feature columns (default: all but the label).")
+@click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
+@click.option("--epsilon", type=float, default=1.0, show_default=True)
+@click.option("--delta", type=float, default=1e-6, show_default=True)
+@click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)
+@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+@click.option("--set", "extra", multiple=True, help="Extra estimator parameter key=value (repeatable).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Where to save the model (JSON).")
+def fit(model, data, label, features, domain_spec, epsilon, delta, constants, seed, extra, output):
+    """Fit a private MODEL on a CSV file and save it with its ledger."""
+    from .estimators import MODELS
+    from .io import read_csv, save_model
+
+    if model not in MODELS:
+        _fail(f"unknown model {model!r}; available: {', '.join(sorted(MODELS))}")
+    cls = MODELS[model]
+    try:
+        columns = read_csv(data)
+        names = [c.strip() for c in features.split(",")] if features else [c for c in columns if c != label]
+        missing = [c for c in names + ([label] if label else []) if c not in columns]
+        if missing:
+            _fail(f"columns not in {data}: {', '.join(missing)}")
+        X = _stack(columns, names)
+        params = dict(
+            epsilon=epsilon, delta=delta, domain=parse_domain(domain_spec), constants=constants, random_state=seed
+        )
+        params.update(_parse_set(extra))
+        est = cls(**{k: v for k, v in params.items() if k in cls().get_params()})
+        if label:
+            est.fit(X, columns[label])
+        else:
+            est.fit(X)
+        est.feature_names_ = names
+        save_model(est, output)
+    except PrivpacError as exc:
+        _fail(str(exc))
+    for line in est.summary():
+        click.echo(line)
+    click.echo(f"privacy spent: epsilon={est.privacy_spent_[0]:.6g}, delta={est.privacy_spent_[1]:.3g}")
+    click.echo(f"saved to {output}")
+
+
+def _stack(columns: dict, names: list[str]) -> np.ndarray:
+    cols = [columns[n] for n in names]
+    if any(c.dtype == object for c in cols):
+        X = np.empty((len(cols[0]), len(cols)), dtype=object)
+        for j, c in enumerate(cols):
+            X[:, j] = c
+        return X
+    return np.column_stack(cols)
+
+
+@main.command()
+@click.argument("model_path", type=click.Path(exists=True, dir_okay=False))
+@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.option("--features", default=None, help="Comma-separated feature columns (default: as at fit time).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, help="CSV to write (default: stdout).")
+def predict(model_path, data, features, output):
+    """Predictions of a saved model on a CSV file."""
+    from .io import load_model, read_csv, write_csv
+
+    try:
+        est = load_model(model_path)
+        if not hasattr(est, "predict"):
+            _fail(f"{type(est).__name__} does not predict")
+        columns = read_csv(data)
+        names = [c.strip() for c in features.split(",")] if features else _feature_names(est, columns)
+        pred = est.predict(_stack(columns, names))
+    except PrivpacError as exc:
+        _fail(str(exc))
+    if output:
+        write_csv(output, {"prediction": pred})
+        click.echo(f"wrote {len(pred)} predictions to {output}")
+    else:
+        click.echo("prediction")
+        for p in pred:
+            click.echo(str(p.item() if isinstance(p, np.generic) else p))
+
+
+def _feature_names(est, columns) -> list[str]:
+    names = getattr(est, "feature_names_", None)
+    if names:
+        missing = [n for n in names if n not in columns]
+        if missing:
+            _fail(f"columns used at fit time are missing: {', '.join(missing)}")
+        return names
+    return list(columns)
+
+
+@main.command()
+@click.argument("model_path", type=click.Path(exists=True, dir_okay=False))
+def show(model_path):
+    """A saved model: algorithm, parameters, learned state and privacy ledger."""
+    from .accounting import PrivacyLedger
+    from .io import load_model
+
+    try:
+        est = load_model(model_path)
+    except PrivpacError as exc:
+        _fail(str(exc))
+    for line in est.summary():
+        click.echo(line)
+    click.echo("privacy ledger")
+    ledger: PrivacyLedger = est.ledger_
+    for line in ledger.lines():
+        click.echo(f"  {line}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

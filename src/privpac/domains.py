@@ -1,0 +1,313 @@
+"""Public finite domains.
+
+Differential privacy in the private-learning papers is stated over a *public* finite domain: an
+integer range ``X = {0, ..., 2^d - 1}``, a grid ``X^d``, or an ordered set of rationals far too
+large to list. privpac never derives a domain from data: the user states it, and data outside it
+is an error.
+
+* :class:`IntegerDomain` is ``[lo, hi]`` for any Python ints (``2^65536`` points is fine).
+* :class:`Grid` discretises real-valued features onto ``n_points`` equally spaced values per
+  dimension between public bounds, and maps values to integer indices ``0 .. n_points - 1``.
+* :class:`ImplicitOrderedDomain` is an ordered set given by ``size``, ``rank`` and ``select``.
+
+All of them map data to integer *indices* ``0 .. size - 1`` (per dimension), the coordinate
+system of the mechanisms. Indices are numpy int64 when they fit, else object arrays of Python
+ints; nothing is ever proportional to the domain size.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import DataError, DomainError, InvalidParameterError
+from .validation import check_array, check_int, check_real
+
+__all__ = ["IntegerDomain", "Grid", "ImplicitOrderedDomain", "as_domain", "index_array"]
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def index_array(values, upper: int) -> np.ndarray:
+    """Integer indices in ``[0, upper]`` as int64 when ``upper`` fits, else an object array."""
+    if upper <= _INT64_MAX:
+        return np.asarray(values, dtype=np.int64)
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = [int(v) for v in values]
+    return arr
+
+
+@dataclass(frozen=True)
+class IntegerDomain:
+    """The integer range ``[lo, hi]`` (public). ``lo`` and ``hi`` are any Python ints."""
+
+    lo: int
+    hi: int
+
+    def __post_init__(self):
+        lo = check_int(self.lo, "domain lo")
+        hi = check_int(self.hi, "domain hi")
+        if hi < lo:
+            raise InvalidParameterError(f"domain must have lo <= hi, got [{lo}, {hi}]")
+        object.__setattr__(self, "lo", lo)
+        object.__setattr__(self, "hi", hi)
+
+    @classmethod
+    def bits(cls, d: int) -> IntegerDomain:
+        """``{0, ..., 2^d - 1}``, the papers' ``X_d``."""
+        d = check_int(d, "d", low=0)
+        return cls(0, (1 << d) - 1)
+
+    @property
+    def size(self) -> int:
+        return self.hi - self.lo + 1
+
+    @property
+    def max_index(self) -> int:
+        return self.hi - self.lo
+
+    def to_index(self, X, name: str = "X") -> np.ndarray:
+        """Validate values (1-D) against the domain and return their indices ``x - lo``."""
+        X = _as_integer_values(X, name)
+        if X.size == 0:
+            return index_array([], self.max_index)
+        if X.dtype == object:
+            bad = [v for v in X if v < self.lo or v > self.hi]
+            if bad:
+                raise DomainError(f"{name} contains {bad[0]}, outside the domain [{self.lo}, {self.hi}]")
+            return index_array([v - self.lo for v in X], self.max_index)
+        lo_ok = self.lo <= int(X.min())
+        hi_ok = int(X.max()) <= self.hi
+        if not (lo_ok and hi_ok):
+            bad = X.min() if not lo_ok else X.max()
+            raise DomainError(f"{name} contains {bad}, outside the domain [{self.lo}, {self.hi}]")
+        if self.max_index <= _INT64_MAX and self.lo >= -_INT64_MAX and self.hi <= _INT64_MAX:
+            return X.astype(np.int64) - np.int64(self.lo)
+        return index_array([int(v) - self.lo for v in X], self.max_index)
+
+    def from_index(self, i):
+        """The domain value of index ``i`` (a Python int)."""
+        return self.lo + int(i)
+
+    def rank(self, x) -> int:
+        return int(x) - self.lo
+
+    def select(self, i: int) -> int:
+        return self.lo + int(i)
+
+    def to_dict(self) -> dict:
+        return {"type": "integer", "lo": str(self.lo), "hi": str(self.hi)}
+
+
+def _as_integer_values(X, name: str) -> np.ndarray:
+    if isinstance(X, np.ndarray) and X.dtype == object:
+        arr = X.ravel()
+    else:
+        if isinstance(X, list | tuple) and any(
+            isinstance(v, int) and not isinstance(v, bool) and abs(v) > _INT64_MAX for v in X
+        ):
+            arr = np.empty(len(X), dtype=object)
+            arr[:] = list(X)
+        else:
+            arr = np.asarray(X)
+    if arr.ndim != 1:
+        raise DataError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.dtype == object:
+        if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr):
+            raise DataError(f"{name} must contain integers for an integer domain")
+        return arr
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise DataError(f"{name} contains NaN or infinite values")
+        if not np.all(arr == np.round(arr)):
+            raise DataError(f"{name} contains non-integer values; use a Grid domain for real-valued data")
+        return arr.astype(np.int64)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise DataError(f"{name} must contain integers, got dtype {arr.dtype}")
+    return arr
+
+
+class Grid:
+    """Real-valued features discretised on a public grid.
+
+    Parameters
+    ----------
+    low, high : float or array-like
+        Public bounds per dimension (a scalar applies to every dimension).
+    n_points : int or array-like
+        Number of grid points per dimension (>= 2), including both bounds.
+    clip : bool
+        Values outside ``[low, high]`` raise a :class:`~privpac.errors.DomainError` by default.
+        With ``clip=True`` they are moved to the nearest bound: a data-independent map applied
+        to each record, so it is free for privacy, but it changes the data and must be a
+        conscious choice.
+
+    A value ``x`` maps to the nearest grid index ``round((x - low) / step)``.
+    """
+
+    def __init__(self, low, high, n_points=2**16, clip: bool = False):
+        low = np.atleast_1d(np.asarray(low, dtype=float))
+        high = np.atleast_1d(np.asarray(high, dtype=float))
+        n_points = np.atleast_1d(np.asarray(n_points))
+        if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+            raise InvalidParameterError("domain bounds low and high must be finite")
+        dim = max(low.size, high.size, n_points.size)
+        try:
+            low, high, n_points = (np.broadcast_to(a, (dim,)).copy() for a in (low, high, n_points))
+        except ValueError as exc:
+            raise InvalidParameterError(f"low, high and n_points have incompatible shapes: {exc}") from exc
+        if np.any(high <= low):
+            raise InvalidParameterError("every domain bound needs low < high")
+        if not np.issubdtype(n_points.dtype, np.integer) or np.any(n_points < 2):
+            raise InvalidParameterError("n_points must be integers >= 2")
+        self.low = low
+        self.high = high
+        self.n_points = n_points.astype(np.int64)
+        self.clip = bool(clip)
+
+    @property
+    def dim(self) -> int:
+        return self.low.size
+
+    @property
+    def step(self) -> np.ndarray:
+        return (self.high - self.low) / (self.n_points - 1)
+
+    @property
+    def size(self) -> int:
+        """Number of grid points (a Python int; the product over dimensions)."""
+        out = 1
+        for n in self.n_points:
+            out *= int(n)
+        return out
+
+    @property
+    def max_index(self) -> int:
+        """Largest index along a dimension (one-dimensional grids only)."""
+        if self.dim != 1:
+            raise InvalidParameterError("max_index is defined for one-dimensional grids only")
+        return int(self.n_points[0]) - 1
+
+    def to_index(self, X, name: str = "X") -> np.ndarray:
+        """Indices of the nearest grid points; shape (n,) for 1-D grids on 1-D input, else (n, d)."""
+        X = np.asarray(X, dtype=float) if not isinstance(X, np.ndarray) else X.astype(float)
+        one_d = X.ndim == 1
+        if one_d:
+            if self.dim != 1:
+                raise DataError(f"{name} must have shape (n, {self.dim}), got {X.shape}")
+            X = X.reshape(-1, 1)
+        X = check_array(X, name, ndim=2, allow_empty=True)
+        if X.shape[1] != self.dim:
+            raise DataError(f"{name} has {X.shape[1]} features but the domain has {self.dim}")
+        if self.clip:
+            X = np.clip(X, self.low, self.high)
+        else:
+            outside = (X < self.low) | (X > self.high)
+            if np.any(outside):
+                r, c = np.argwhere(outside)[0]
+                raise DomainError(
+                    f"{name}[{r}, {c}] = {X[r, c]} lies outside the domain "
+                    f"[{self.low[c]}, {self.high[c]}] (pass clip=True to clip to the bounds)"
+                )
+        idx = np.rint((X - self.low) / self.step).astype(np.int64)
+        np.clip(idx, 0, self.n_points - 1, out=idx)
+        return idx[:, 0] if one_d else idx
+
+    def from_index(self, idx) -> np.ndarray:
+        """Grid values of indices (array-like, same shapes as :meth:`to_index` returns)."""
+        idx = np.asarray(idx, dtype=float)
+        if idx.ndim <= 1 and self.dim == 1:
+            return self.low[0] + idx * self.step[0]
+        return self.low + idx * self.step
+
+    def to_dict(self) -> dict:
+        return {
+            "type": "grid",
+            "low": self.low.tolist(),
+            "high": self.high.tolist(),
+            "n_points": self.n_points.tolist(),
+            "clip": self.clip,
+        }
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Grid):
+            return NotImplemented
+        return (
+            np.array_equal(self.low, other.low)
+            and np.array_equal(self.high, other.high)
+            and np.array_equal(self.n_points, other.n_points)
+            and self.clip == other.clip
+        )
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.low), tuple(self.high), tuple(self.n_points), self.clip))
+
+    def __repr__(self) -> str:
+        if self.dim == 1:
+            return f"Grid(low={self.low[0]}, high={self.high[0]}, n_points={self.n_points[0]})"
+        return f"Grid(dim={self.dim}, n_points={self.n_points.tolist()})"
+
+
+@dataclass(frozen=True)
+class ImplicitOrderedDomain:
+    """An ordered finite set given by its size and a rank/select pair (never listed).
+
+    ``select(i)`` is the i-th smallest element (0-based) and ``rank(x)`` its inverse. Used for
+    the halfspace papers' sets of rationals, whose size is ``X^(d^2)``.
+    """
+
+    size: int
+    rank: Callable[[object], int]
+    select: Callable[[int], object]
+    name: str = "implicit"
+
+    def __post_init__(self):
+        check_int(self.size, "size", low=1)
+
+    @property
+    def max_index(self) -> int:
+        return self.size - 1
+
+    def to_dict(self) -> dict:
+        return {"type": "implicit", "name": self.name, "size": str(self.size)}
+
+
+def domain_from_dict(d: dict):
+    """Inverse of the ``to_dict`` methods (implicit domains cannot be restored from JSON)."""
+    kind = d.get("type")
+    if kind == "integer":
+        return IntegerDomain(int(d["lo"]), int(d["hi"]))
+    if kind == "grid":
+        return Grid(d["low"], d["high"], d["n_points"], clip=d.get("clip", False))
+    raise InvalidParameterError(f"cannot restore a domain of type {kind!r}")
+
+
+def as_domain(domain, name: str = "domain"):
+    """Accept a domain object or a short form; ``None`` is an error (never read off the data).
+
+    Short forms: ``(lo, hi)`` of ints is an :class:`IntegerDomain`; ``(low, high, n_points)``
+    is a :class:`Grid`; ``{"low":..., "high":..., "n_points":...}`` too.
+    """
+    if domain is None:
+        raise DomainError(
+            f"{name} must be given: privpac never derives domain bounds from the private data "
+            "(for example domain=(0, 2**32 - 1) or domain=Grid(low, high, n_points))"
+        )
+    if isinstance(domain, IntegerDomain | Grid | ImplicitOrderedDomain):
+        return domain
+    if isinstance(domain, dict):
+        if "type" in domain:
+            return domain_from_dict(domain)
+        return Grid(domain["low"], domain["high"], domain.get("n_points", 2**16), domain.get("clip", False))
+    if isinstance(domain, tuple | list):
+        if len(domain) == 2 and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in domain):
+            return IntegerDomain(int(domain[0]), int(domain[1]))
+        if len(domain) == 3:
+            check_real(domain[0], f"{name} low") if np.ndim(domain[0]) == 0 else None
+            return Grid(domain[0], domain[1], domain[2])
+    raise InvalidParameterError(
+        f"{name} must be an IntegerDomain, a Grid, (lo, hi) integers or (low, high, n_points); got {domain!r}"
+    )

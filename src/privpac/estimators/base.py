@@ -1,0 +1,112 @@
+"""Base classes of privpac's scikit-learn compatible estimators.
+
+The contract is scikit-learn's: ``__init__`` only stores its arguments, ``fit`` validates them and
+returns ``self``, learned attributes end in ``_``, ``get_params``/``set_params`` work, and a
+fitted estimator can be cloned. On top of it every private estimator
+
+* takes the *total* privacy budget ``epsilon`` and ``delta`` and splits it internally;
+* takes a public ``domain`` (never derived from the data: ``None`` raises);
+* takes ``constants="tuned"`` (default: utility-side choices that minimise the samples needed
+  at the same privacy) or ``"paper"`` (the theorems' parameters, for reproduction);
+* takes ``random_state``: ``None`` means a secure source (OS entropy), an int a reproducible run;
+* exposes after ``fit`` ``ledger_`` (every mechanism call with its cost) and
+  ``privacy_spent_`` (the composed total, never above the budget).
+
+Neighbouring datasets are replace-one: the number of records is public.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..accounting import PrivacyLedger
+from ..domains import as_domain
+from ..errors import NotFittedError
+from ..random import RandomSource, as_random_source
+from ..validation import check_choice, check_delta, check_epsilon, check_labels
+
+__all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS"]
+
+CONSTANTS = ("tuned", "paper")
+
+
+class PrivateEstimatorBase(BaseEstimator):
+    """Shared parameters and bookkeeping of every private estimator.
+
+    Subclasses call :meth:`_begin_fit` at the start of ``fit`` (it validates the common
+    parameters and opens a ledger holding the whole budget) and :meth:`_end_fit` at the end.
+    """
+
+    #: name of the algorithm recorded in saved models and shown by the CLI
+    algorithm_name: str = ""
+    #: whether the estimator needs delta > 0
+    requires_delta: bool = False
+
+    def __init__(self, epsilon=1.0, delta=1e-6, domain=None, constants="tuned", random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.domain = domain
+        self.constants = constants
+        self.random_state = random_state
+
+    # -- fit scaffolding ------------------------------------------------------------------------
+
+    def _begin_fit(self) -> tuple[PrivacyLedger, RandomSource]:
+        eps = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta, allow_zero=not self.requires_delta)
+        check_choice(self.constants, "constants", CONSTANTS)
+        self.domain_ = as_domain(self.domain)
+        ledger = PrivacyLedger(eps, delta, label=self.algorithm_name or type(self).__name__)
+        return ledger, as_random_source(self.random_state)
+
+    def _end_fit(self, ledger: PrivacyLedger) -> None:
+        self.ledger_ = ledger
+        self.privacy_spent_ = ledger.spent
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "ledger_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    # -- persistence ----------------------------------------------------------------------------
+
+    def _fitted_state(self) -> dict:
+        """JSON-able learned state (subclasses extend; big ints as strings)."""
+        return {}
+
+    def _restore_state(self, state: dict) -> None:
+        """Inverse of :meth:`_fitted_state`."""
+
+    def summary(self) -> list[str]:
+        """Lines describing the fitted model (the CLI prints them)."""
+        self._check_fitted()
+        return [f"{self.algorithm_name or type(self).__name__}"]
+
+
+class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
+    """A private binary classifier.
+
+    ``labels = (negative, positive)`` is the *public* label set; ``classes_`` is set from it, never
+    from the data, and a label outside it raises.
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        labels=(0, 1),
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state)
+        self.labels = labels
+
+    def _validate_labels(self, y, n_samples: int) -> np.ndarray:
+        """``y`` as 0/1 integers; sets ``classes_`` from the public ``labels``."""
+        y01 = check_labels(y, self.labels, n_samples)
+        self.classes_ = np.asarray(self.labels)
+        return y01
+
+    def _decode(self, y01: np.ndarray) -> np.ndarray:
+        return np.asarray(self.labels)[np.asarray(y01, dtype=np.int64)]

@@ -1,0 +1,42 @@
+"""Differentially private mechanisms. Each one argues its privacy in its docstring and charges
+the ledger it is given before drawing any noise. Learners and optimisers compose these; they
+never draw noise themselves."""
+
+from .adist import ADIST_VARIANTS, AdistPlan, adist, adist_plan, adist_release_probability
+from .choosing import ChoosingPlan, choosing_mechanism, choosing_min_size, choosing_plan
+from .exponential import (
+    exponential_mechanism,
+    exponential_mechanism_step,
+    exponential_probabilities,
+    sample_log_weights,
+    step_piece_probabilities,
+)
+from .laplace import (
+    discrete_laplace_cdf,
+    discrete_laplace_pmf,
+    discrete_laplace_sf,
+    laplace_mechanism,
+    laplace_scale,
+)
+
+__all__ = [
+    "ADIST_VARIANTS",
+    "AdistPlan",
+    "ChoosingPlan",
+    "adist",
+    "adist_plan",
+    "adist_release_probability",
+    "choosing_mechanism",
+    "choosing_min_size",
+    "choosing_plan",
+    "discrete_laplace_cdf",
+    "discrete_laplace_pmf",
+    "discrete_laplace_sf",
+    "exponential_mechanism",
+    "exponential_mechanism_step",
+    "exponential_probabilities",
+    "laplace_mechanism",
+    "laplace_scale",
+    "sample_log_weights",
+    "step_piece_probabilities",
+]

@@ -1,0 +1,132 @@
+"""Input validation shared by every public entry point.
+
+Each checker returns the cleaned value and raises an exception from :mod:`privpac.errors` whose
+message names the offending parameter. Nothing here looks at data to *choose* anything: it only
+accepts or rejects.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from .errors import DataError, InvalidParameterError
+
+
+def _is_real_number(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def check_real(x, name: str, *, low=None, high=None, low_open=False, high_open=False) -> float:
+    """Return ``x`` as a finite float in the given range, or raise naming ``name``."""
+    if not _is_real_number(x):
+        raise InvalidParameterError(f"{name} must be a real number, got {x!r}")
+    value = float(x)
+    if math.isnan(value) or math.isinf(value):
+        raise InvalidParameterError(f"{name} must be finite, got {x!r}")
+    if low is not None and (value < low or (low_open and value == low)):
+        bracket = "(" if low_open else "["
+        raise InvalidParameterError(f"{name} must be in {bracket}{low}, {high}, got {x!r}")
+    if high is not None and (value > high or (high_open and value == high)):
+        bracket = ")" if high_open else "]"
+        raise InvalidParameterError(f"{name} must be in [{low}, {high}{bracket}, got {x!r}")
+    return value
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """epsilon must be a finite real number > 0."""
+    return check_real(epsilon, name, low=0.0, low_open=True)
+
+
+def check_delta(delta, name: str = "delta", *, allow_zero: bool = True) -> float:
+    """delta must lie in [0, 1) (or (0, 1) when ``allow_zero`` is False)."""
+    return check_real(delta, name, low=0.0, low_open=not allow_zero, high=1.0, high_open=True)
+
+
+def check_probability(p, name: str) -> float:
+    """An accuracy or confidence parameter in the open interval (0, 1)."""
+    return check_real(p, name, low=0.0, low_open=True, high=1.0, high_open=True)
+
+
+def check_int(x, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """An integer (Python or numpy, not bool) within [low, high]; returns a Python int."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise InvalidParameterError(f"{name} must be an integer, got {x!r}")
+    value = int(x)
+    if low is not None and value < low:
+        raise InvalidParameterError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise InvalidParameterError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def check_choice(x, name: str, choices) -> str:
+    if x not in choices:
+        raise InvalidParameterError(f"{name} must be one of {sorted(choices)}, got {x!r}")
+    return x
+
+
+def as_fraction(x, name: str) -> Fraction:
+    """The exact rational value of a finite real number (floats are binary rationals)."""
+    if isinstance(x, Fraction):
+        return x
+    check_real(x, name)
+    return Fraction(x)
+
+
+def check_array(X, name: str = "X", *, ndim: int = 2, allow_empty: bool = False) -> np.ndarray:
+    """A finite numeric array of the given dimension.
+
+    A 1-D input is accepted for ``ndim=2`` only when it is unambiguous: it is *not* reshaped
+    silently; the error says how to reshape. Object arrays of Python ints (huge domains) are
+    kept as they are.
+    """
+    if isinstance(X, np.ndarray) and X.dtype == object:
+        arr = X
+    else:
+        try:
+            arr = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise DataError(f"{name} could not be read as an array: {exc}") from exc
+        if arr.dtype == object:
+            # Python ints beyond int64 stay exact as an object array.
+            if not all(isinstance(v, numbers.Integral) for v in arr.ravel()):
+                raise DataError(f"{name} must be numeric")
+        elif not np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
+            raise DataError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        hint = " (use X.reshape(-1, 1) for a single feature)" if ndim == 2 and arr.ndim == 1 else ""
+        raise DataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}{hint}")
+    if not allow_empty and arr.shape[0] == 0:
+        raise DataError(f"{name} is empty: at least one record is needed")
+    if arr.dtype != object and np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise DataError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def check_labels(y, labels, n_samples: int | None = None, name: str = "y") -> np.ndarray:
+    """Map labels onto {0, 1} given the *public* label set ``labels = (negative, positive)``.
+
+    The label set is a parameter, never read off the data.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise DataError(f"{name} must be 1-dimensional, got shape {y.shape}")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise DataError(f"{name} has {y.shape[0]} entries but X has {n_samples} rows")
+    if y.shape[0] == 0:
+        raise DataError(f"{name} is empty: at least one record is needed")
+    if len(labels) != 2:
+        raise InvalidParameterError(f"labels must be a pair (negative, positive), got {labels!r}")
+    neg, pos = labels
+    is_pos = y == pos
+    is_neg = y == neg
+    bad = ~(is_pos | is_neg)
+    if np.any(bad):
+        example = y[np.argmax(bad)]
+        raise DataError(f"{name} contains the label {example!r}, outside the declared labels {tuple(labels)!r}")
+    return is_pos.astype(np.int8)

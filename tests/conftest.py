@@ -1,0 +1,38 @@
+import warnings
+
+import pytest
+
+from privpac.errors import PaperLiteralWarning
+
+
+@pytest.fixture
+def no_literal_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PaperLiteralWarning)
+        yield
+
+
+def chi_square_pvalue(observed, expected_probs):
+    """Pearson goodness-of-fit p-value, pooling cells with small expected counts."""
+    import numpy as np
+    from scipy.stats import chi2
+
+    observed = np.asarray(observed, dtype=float)
+    n = observed.sum()
+    expected = np.asarray(expected_probs, dtype=float) * n
+    order = np.argsort(expected)
+    obs_sorted, exp_sorted = observed[order], expected[order]
+    cells_o, cells_e, acc_o, acc_e = [], [], 0.0, 0.0
+    for o, e in zip(obs_sorted, exp_sorted):
+        acc_o += o
+        acc_e += e
+        if acc_e >= 5:
+            cells_o.append(acc_o)
+            cells_e.append(acc_e)
+            acc_o = acc_e = 0.0
+    if acc_e > 0 and cells_e:
+        cells_o[-1] += acc_o
+        cells_e[-1] += acc_e
+    cells_o, cells_e = np.asarray(cells_o), np.asarray(cells_e)
+    stat = float(((cells_o - cells_e) ** 2 / cells_e).sum())
+    return float(chi2.sf(stat, max(len(cells_e) - 1, 1)))

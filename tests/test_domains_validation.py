@@ -1,0 +1,81 @@
+import numpy as np
+import pytest
+
+from privpac.domains import Grid, IntegerDomain, as_domain
+from privpac.errors import DataError, DomainError, InvalidParameterError
+from privpac.validation import check_array, check_delta, check_epsilon, check_labels, check_probability
+
+
+def test_integer_domain_indices_and_errors():
+    d = IntegerDomain(-5, 10)
+    assert list(d.to_index([-5, 0, 10])) == [0, 5, 15]
+    with pytest.raises(DomainError, match="outside the domain"):
+        d.to_index([11])
+    with pytest.raises(DataError, match="non-integer"):
+        d.to_index([1.5])
+    with pytest.raises(DataError, match="NaN"):
+        d.to_index([np.nan])
+    big = IntegerDomain.bits(70)
+    idx = big.to_index([0, 2**69, 2**70 - 1])
+    assert idx.dtype == object and idx[2] == 2**70 - 1
+    with pytest.raises(DomainError):
+        big.to_index([2**70])
+    with pytest.raises(InvalidParameterError, match="lo <= hi"):
+        IntegerDomain(3, 2)
+
+
+def test_grid_indices_and_errors():
+    g = Grid(0.0, 1.0, 11)
+    assert list(g.to_index([0.0, 0.5, 1.0, 0.04])) == [0, 5, 10, 0]
+    assert g.from_index(5) == pytest.approx(0.5)
+    with pytest.raises(DomainError, match="outside the domain"):
+        g.to_index([1.2])
+    assert list(Grid(0.0, 1.0, 11, clip=True).to_index([1.2, -3])) == [10, 0]
+    g2 = Grid([0, 0], [1, 10], [11, 101])
+    assert g2.to_index(np.array([[0.5, 5.0]])).tolist() == [[5, 50]]
+    with pytest.raises(DataError, match="features"):
+        g2.to_index(np.ones((2, 3)))
+    with pytest.raises(InvalidParameterError, match="low < high"):
+        Grid(1.0, 0.0)
+    with pytest.raises(InvalidParameterError, match="n_points"):
+        Grid(0.0, 1.0, 1)
+
+
+def test_as_domain_never_guesses():
+    with pytest.raises(DomainError, match="never derives"):
+        as_domain(None)
+    assert as_domain((0, 255)) == IntegerDomain(0, 255)
+    assert isinstance(as_domain((0.0, 1.0, 64)), Grid)
+    with pytest.raises(InvalidParameterError):
+        as_domain("0:255")
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "1", True])
+def test_epsilon_validation(bad):
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        check_epsilon(bad)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.0, 2, float("nan")])
+def test_delta_validation(bad):
+    with pytest.raises(InvalidParameterError, match="delta"):
+        check_delta(bad)
+    assert check_delta(0.0) == 0.0
+    with pytest.raises(InvalidParameterError, match="delta"):
+        check_delta(0.0, allow_zero=False)
+
+
+def test_probability_array_and_labels():
+    with pytest.raises(InvalidParameterError, match="alpha"):
+        check_probability(1.0, "alpha")
+    with pytest.raises(DataError, match="reshape"):
+        check_array([1, 2, 3])
+    with pytest.raises(DataError, match="empty"):
+        check_array(np.zeros((0, 2)))
+    with pytest.raises(DataError, match="NaN"):
+        check_array([[1.0], [np.nan]])
+    assert list(check_labels(["no", "yes", "yes"], ("no", "yes"))) == [0, 1, 1]
+    with pytest.raises(DataError, match="outside the declared labels"):
+        check_labels([0, 2], (0, 1))
+    with pytest.raises(DataError, match="entries"):
+        check_labels([0, 1], (0, 1), n_samples=3)

@@ -1,0 +1,81 @@
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.base import clone
+
+from privpac.cli import eval_int, main, parse_domain
+from privpac.domains import Grid, IntegerDomain
+from privpac.errors import DomainError, InvalidParameterError, NotFittedError
+from privpac.estimators import PrivateHistogram
+from privpac.io import load_model, save_model
+
+
+def test_histogram_estimator_contract(tmp_path):
+    X = np.array([1.0, 2.0, 2.5, 9.0, 9.5])
+    est = PrivateHistogram(epsilon=0.5, domain=Grid(0.0, 10.0, 101), n_bins=5, random_state=1)
+    assert clone(est).get_params() == est.get_params()
+    assert est.fit(X) is est
+    assert est.counts_.shape == (5,) and est.privacy_spent_ == (0.5, 0.0)
+    assert est.ledger_.entries[0].mechanism.startswith("discrete Laplace")
+    again = PrivateHistogram(epsilon=0.5, domain=Grid(0.0, 10.0, 101), n_bins=5, random_state=1).fit(X)
+    assert np.array_equal(again.counts_, est.counts_)
+    path = save_model(est, tmp_path / "h.json")
+    loaded = load_model(path)
+    assert np.array_equal(loaded.counts_, est.counts_) and loaded.privacy_spent_ == est.privacy_spent_
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "privpac-model/1" and doc["model"] == "histogram" and doc["ledger"]["entries"]
+
+
+def test_histogram_bad_inputs():
+    with pytest.raises(DomainError, match="never derives"):
+        PrivateHistogram().fit([1.0])
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        PrivateHistogram(epsilon=0, domain=(0, 10)).fit([1])
+    with pytest.raises(DomainError):
+        PrivateHistogram(domain=(0, 10)).fit([11])
+    with pytest.raises(InvalidParameterError, match="n_bins"):
+        PrivateHistogram(domain=(0, 10), n_bins=0).fit([1])
+    with pytest.raises(NotFittedError):
+        PrivateHistogram(domain=(0, 10)).frequencies()
+    est = PrivateHistogram(domain=IntegerDomain(0, 99), n_bins=10, random_state=0).fit(np.arange(100))
+    assert est.frequencies().min() >= 0
+
+
+def test_domain_parsing():
+    assert parse_domain("0:255") == IntegerDomain(0, 255)
+    assert parse_domain("0:2**64-1") == IntegerDomain(0, 2**64 - 1)
+    assert isinstance(parse_domain("0:1:101"), Grid)
+    assert eval_int("2**10+1") == 1025
+
+
+def test_cli_demo_and_audit():
+    runner = CliRunner()
+    res = runner.invoke(main, ["demo", "--seed", "3"])
+    assert res.exit_code == 0, res.output
+    assert "privacy ledger" in res.output and "non-private" in res.output
+    res = runner.invoke(main, ["audit", "--list"])
+    assert res.exit_code == 0 and "adist-paper-literal" in res.output
+    assert runner.invoke(main, ["audit", "adist", "--trials", "50000"]).exit_code == 0
+    res = runner.invoke(main, ["audit", "adist-paper-literal", "--trials", "50000"])
+    assert res.exit_code == 1 and "VIOLATION" in res.output
+    assert runner.invoke(main, ["audit", "nope"]).exit_code != 0
+
+
+def test_cli_fit_show_and_errors(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("x\n" + "\n".join(str(v) for v in [1, 5, 7, 7, 200]) + "\n")
+    out = tmp_path / "m.json"
+    runner = CliRunner()
+    res = runner.invoke(
+        main, ["fit", "histogram", str(data), "--domain", "0:255", "--set", "n_bins=4", "--seed", "1", "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "privacy spent" in res.output and out.exists()
+    res = runner.invoke(main, ["show", str(out)])
+    assert res.exit_code == 0 and "bin counts" in res.output
+    res = runner.invoke(main, ["fit", "histogram", str(data), "--domain", "0:100", "-o", str(out)])
+    assert res.exit_code != 0 and "outside the domain" in res.output
+    res = runner.invoke(main, ["fit", "nomodel", str(data), "--domain", "0:100", "-o", str(out)])
+    assert res.exit_code != 0 and "unknown model" in res.output

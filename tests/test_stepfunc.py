@@ -1,0 +1,122 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privpac.errors import InvalidParameterError
+from privpac.stepfunc import StepFunction
+
+
+@st.composite
+def step_functions(draw, max_T=80, max_value=6):
+    T = draw(st.integers(0, max_T))
+    k = draw(st.integers(1, min(T + 1, 12)))
+    starts = sorted(draw(st.sets(st.integers(1, T), max_size=k - 1)) if T >= 1 else set())
+    starts = [0] + starts
+    values = draw(st.lists(st.integers(-max_value, max_value), min_size=len(starts), max_size=len(starts)))
+    return StepFunction(starts, values, T)
+
+
+def brute_window_min(dense, w):
+    return max(dense[a : a + w].min() for a in range(len(dense) - w + 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(step_functions())
+def test_window_min_profile_matches_brute_force(f):
+    dense = f.to_dense()
+    assert dense.size == f.T + 1
+    profile = f.window_min_profile()
+    assert profile.size == (f.T + 1).bit_length()
+    for j, value in enumerate(profile):
+        assert value == brute_window_min(dense, 2**j)
+    assert np.all(np.diff(profile) <= 0)
+    for w in (1, max(1, (f.T + 1) // 3), f.T + 1):
+        assert f.window_min(w) == brute_window_min(dense, w)
+
+
+@settings(max_examples=300, deadline=None)
+@given(step_functions(), st.integers(1, 20), st.integers(0, 30))
+def test_block_max_matches_brute_force(f, width, offset):
+    dense = f.to_dense()
+    g = f.block_max(width, offset)
+    if offset > f.T:
+        assert g is None
+        return
+    expected = [dense[lo : lo + width].max() for lo in range(offset, f.T + 1, width)]
+    assert g.T + 1 == len(expected) == f.n_blocks(width, offset)
+    assert list(g.to_dense()) == expected
+    lo, hi = f.block_interval(len(expected) - 1, width, offset)
+    assert hi == f.T and lo <= hi
+
+
+@settings(max_examples=200, deadline=None)
+@given(step_functions())
+def test_top_two_max_argmax(f):
+    dense = f.to_dense()
+    leader, best, runner = f.top_two()
+    assert best == dense.max() == f.max()
+    assert leader == int(np.argmax(dense)) == f.argmax()
+    if f.T == 0:
+        assert runner is None
+    else:
+        assert runner == np.delete(dense, leader).max()
+
+
+@settings(max_examples=200, deadline=None)
+@given(step_functions(), st.data())
+def test_restrict_pad_concat_pointwise(f, data):
+    dense = f.to_dense()
+    lo = data.draw(st.integers(0, f.T))
+    hi = data.draw(st.integers(lo, f.T))
+    assert list(f.restrict(lo, hi).to_dense()) == list(dense[lo : hi + 1])
+    padded = f.pad(f.T + 5, -9)
+    assert list(padded.to_dense()) == list(dense) + [-9] * 5
+    both = StepFunction.concat([f, f.restrict(lo, hi)])
+    assert list(both.to_dense()) == list(dense) + list(dense[lo : hi + 1])
+    g = StepFunction.from_values(dense[::-1].copy())
+    assert list(StepFunction.pointwise(np.minimum, f, g).to_dense()) == list(np.minimum(dense, dense[::-1]))
+    xs = np.arange(f.T + 1)
+    assert list(f(xs)) == list(dense)
+
+
+def test_from_increments_threshold_quality():
+    # Q(j) = #{i : [x_i < j] == y_i}: the threshold learner's quality.
+    xs = np.array([2, 5, 5, 9])
+    ys = np.array([1, 0, 1, 0])
+    T = 12
+    f = StepFunction.from_increments(T, int((ys == 0).sum()), xs + 1, np.where(ys == 1, 1, -1))
+    brute = [sum(int((x < j) == y) for x, y in zip(xs, ys)) for j in range(T + 1)]
+    assert list(f.to_dense()) == brute
+
+
+@pytest.mark.parametrize("bits", [64, 4096, 65536])
+def test_huge_domains(bits):
+    T = 2**bits
+    f = StepFunction([0, 2 ** (bits - 1), 2 ** (bits - 1) + 3], [0, 5, 1], T)
+    assert f(2 ** (bits - 1) + 1) == 5
+    assert f.argmax() == 2 ** (bits - 1)
+    profile = f.window_min_profile()
+    assert profile.size == bits + 1
+    assert profile[0] == 5 and profile[2] == 1 and profile[-1] == 0
+    logs = f.log_lengths()
+    assert logs[-1] == pytest.approx((bits - 1) * np.log(2), rel=1e-9)
+    g = f.block_max(2 ** (bits - 2), 2 ** (bits - 3))
+    assert g.n_pieces <= 4 and g.max() == 5
+    r = f.restrict(2 ** (bits - 1) - 1, 2 ** (bits - 1) + 10)
+    assert list(r.to_dense()) == [0, 5, 5, 5] + [1] * 8
+
+
+def test_validation():
+    with pytest.raises(InvalidParameterError, match="starts\\[0\\]"):
+        StepFunction([1, 2], [0, 1], 5)
+    with pytest.raises(InvalidParameterError, match="increasing"):
+        StepFunction([0, 3, 3], [0, 1, 2], 5)
+    with pytest.raises(InvalidParameterError, match="> T"):
+        StepFunction([0, 9], [0, 1], 5)
+    with pytest.raises(InvalidParameterError, match="NaN"):
+        StepFunction([0], [float("nan")], 5)
+    with pytest.raises(InvalidParameterError):
+        StepFunction([0], [1], 5)(6)
+    with pytest.raises(InvalidParameterError, match="refuses"):
+        StepFunction([0], [1], 2**40).to_dense()
