@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from privpac.mechanisms import exponential_mechanism_step
-from privpac.random import SeededRandom, SecureRandom, discrete_laplace, discrete_laplace_array
+from privpac.random import SecureRandom, SeededRandom, discrete_laplace, discrete_laplace_array
 from privpac.stepfunc import StepFunction
 
 RESULTS = Path(__file__).parent / "results"

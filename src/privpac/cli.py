@@ -241,5 +241,58 @@ def show(model_path):
         click.echo(f"  {line}")
 
 
+@main.command()
+@click.argument("name", required=False)
+@click.option("--list", "list_", is_flag=True, help="List the registered bounds.")
+@click.option("--epsilon", type=float, default=None)
+@click.option("--delta", type=float, default=None)
+@click.option("--alpha", type=float, default=None, help="Accuracy.")
+@click.option("--beta", type=float, default=None, help="Failure probability.")
+@click.option("--domain-size", "domain_size", default=None, help="|X|, e.g. 65536 or 2**64.")
+@click.option("--dimension", type=int, default=None, help="Number of features.")
+@click.option("--set", "extra", multiple=True, help="Extra parameter key=value (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, extra, as_json):
+    """Sample sizes: a theorem's stated and tight bound, or a lower bound."""
+    from .bounds import evaluate_bound, get_bound, list_bounds
+
+    if list_ or name is None:
+        for b in list_bounds():
+            click.echo(f"{b.name:32s} [{b.kind}] {b.description} ({b.reference})")
+        return
+    params = dict(epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, dimension=dimension)
+    try:
+        if domain_size is not None:
+            params["domain_size"] = eval_int(domain_size)
+        params.update(_parse_set(extra))
+        bound = get_bound(name)
+        result = evaluate_bound(name, **params)
+    except (PrivpacError, ValueError, TypeError) as exc:
+        _fail(str(exc))
+    if as_json:
+        click.echo(
+            json.dumps(
+                {"bound": name, "parameters": {k: v for k, v in params.items() if v is not None}, "result": result},
+                indent=2,
+                default=str,
+            )
+        )
+        return
+    click.echo(f"{bound.name}: {bound.description}")
+    click.echo(f"source: {bound.reference}; {'sufficient' if bound.kind == 'upper' else 'necessary'} sample size")
+    shown = {k: v for k, v in params.items() if v is not None}
+    click.echo("parameters: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+    for key, value in result.items():
+        click.echo(f"  {key}: {_fmt_number(value)}")
+
+
+def _fmt_number(value) -> str:
+    if isinstance(value, float):
+        return f"{value:,.1f}" if value < 1e9 else f"{value:.3e}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}" if value < 10**12 else f"{value:.3e}"
+    return str(value)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

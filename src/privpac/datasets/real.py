@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.datasets import load_breast_cancer as _sk_breast_cancer
 
-from .domains import Grid
-from .errors import InvalidParameterError
-from .random import as_random_source, uniform_array
+from ..domains import Grid
+from ..errors import InvalidParameterError
+from ..random import as_random_source, uniform_array
 
 __all__ = ["Dataset", "load_breast_cancer_feature", "BREAST_CANCER_BOUNDS"]
 

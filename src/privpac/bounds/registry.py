@@ -1,0 +1,83 @@
+"""A registry of sample-size calculators: every theorem's sufficient bound and every lower bound.
+
+Each :class:`Bound` computes a dictionary of named numbers (for example the bound as the theorem
+states it and the tight value its proof supports) from keyword parameters. ``privpac bounds``
+is its command-line face. Modules listed in ``BOUND_MODULES`` register their bounds on import.
+
+Conventions: ``domain_size`` is ``|X|`` (a Python int, ``2**64`` allowed), ``dimension`` the
+number of features; ``epsilon, delta`` the total budget, ``alpha`` the accuracy and ``beta`` the
+failure probability. "stated" values are the theorem's own constants; "tight" values are the
+smallest sizes meeting every inequality the proof uses (sufficient by the proof, not a theorem
+statement); lower bounds are what every algorithm of the class needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import InvalidParameterError
+
+__all__ = ["Bound", "register_bound", "get_bound", "list_bounds", "evaluate_bound", "BOUND_MODULES"]
+
+BOUND_MODULES = [
+    "privpac.bounds.generalization",
+]
+
+
+@dataclass(frozen=True)
+class Bound:
+    name: str
+    description: str
+    reference: str
+    kind: str  # "upper": a sufficient sample size; "lower": a necessary one
+    compute: Callable[..., dict]
+
+    @property
+    def parameters(self) -> list[str]:
+        return list(inspect.signature(self.compute).parameters)
+
+
+_REGISTRY: dict[str, Bound] = {}
+_loaded = False
+
+
+def register_bound(bound: Bound) -> Bound:
+    if bound.kind not in ("upper", "lower"):
+        raise InvalidParameterError(f"bound kind must be 'upper' or 'lower', got {bound.kind!r}")
+    _REGISTRY[bound.name] = bound
+    return bound
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in BOUND_MODULES:
+            importlib.import_module(module)
+
+
+def list_bounds() -> list[Bound]:
+    _load()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def get_bound(name: str) -> Bound:
+    _load()
+    if name not in _REGISTRY:
+        raise InvalidParameterError(f"no bound named {name!r}; available: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def evaluate_bound(name: str, **params) -> dict:
+    """Evaluate a bound, passing only the parameters it takes (``None`` values are dropped)."""
+    bound = get_bound(name)
+    accepted = set(bound.parameters)
+    unknown = {k for k, v in params.items() if v is not None and k not in accepted}
+    extra = unknown - {"epsilon", "delta", "alpha", "beta", "domain_size", "dimension"}
+    if extra:
+        raise InvalidParameterError(f"bound {name!r} takes {sorted(accepted)}; unknown: {sorted(extra)}")
+    kwargs = {k: v for k, v in params.items() if v is not None and k in accepted}
+    return bound.compute(**kwargs)

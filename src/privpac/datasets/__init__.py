@@ -1,0 +1,9 @@
+"""Bundled real data and synthetic realizable distributions.
+
+Every loader and generator returns data together with a *public* domain, fixed a priori from
+what the data measures (or from the generator's parameters), never from the data itself.
+"""
+
+from .real import BREAST_CANCER_BOUNDS, Dataset, load_breast_cancer_feature
+
+__all__ = ["BREAST_CANCER_BOUNDS", "Dataset", "load_breast_cancer_feature"]
