@@ -79,3 +79,12 @@ def test_cli_fit_show_and_errors(tmp_path):
     assert res.exit_code != 0 and "outside the domain" in res.output
     res = runner.invoke(main, ["fit", "nomodel", str(data), "--domain", "0:100", "-o", str(out)])
     assert res.exit_code != 0 and "unknown model" in res.output
+
+
+def test_saved_model_keeps_a_tuple_domain(tmp_path):
+    est = PrivateHistogram(epsilon=1.0, domain=(0, 2**70), n_bins=4, random_state=0)
+    with pytest.raises(InvalidParameterError, match="2\\^53"):
+        est.fit([1, 2])
+    est = PrivateHistogram(epsilon=1.0, domain=(0, 99), n_bins=4, random_state=0).fit([1, 2, 50])
+    loaded = load_model(save_model(est, tmp_path / "t.json"))
+    assert loaded.domain == (0, 99) and loaded.get_params() == est.get_params()
