@@ -182,3 +182,14 @@ def test_cli_fit_predict_threshold_point_median(tmp_path):
     assert res.exit_code != 0 and "not in" in res.output
     res = runner.invoke(main, ["median", str(data), "--domain", "0:10"])
     assert res.exit_code != 0 and "outside the domain" in res.output
+
+
+def test_uint64_data_near_the_top_of_a_2_64_domain():
+    gen = np.random.default_rng(7)
+    x = gen.integers(0, 2**63, size=3000, dtype=np.uint64) * np.uint64(2)
+    y = (x < np.uint64(2**63 + 2**61)).astype(int)
+    est = PrivateThresholdClassifier(domain=(0, 2**64 - 1), random_state=0).fit(x.reshape(-1, 1), y)
+    assert est.score(x.reshape(-1, 1), y) > 0.98
+    assert est.predict(np.array([[2**64 - 1]], dtype=np.uint64)).tolist() == [0]
+    with pytest.raises(DomainError):
+        PrivateThresholdClassifier(domain=(5, 2**64 - 1)).fit(np.array([[3]], dtype=np.uint64), [1])

@@ -75,9 +75,11 @@ class IntegerDomain:
         if X.size == 0:
             return index_array([], self.max_index)
         if X.dtype == object:
-            bad = [v for v in X if v < self.lo or v > self.hi]
-            if bad:
-                raise DomainError(f"{name} contains {bad[0]}, outside the domain [{self.lo}, {self.hi}]")
+            if X.min() < self.lo or X.max() > self.hi:  # C-level scan first; find the culprit only on failure
+                bad = next(v for v in X if v < self.lo or v > self.hi)
+                raise DomainError(f"{name} contains {bad}, outside the domain [{self.lo}, {self.hi}]")
+            if not self.lo and self.max_index > _INT64_MAX:
+                return X  # the indices are the values: no big-int copies
             return index_array([v - self.lo for v in X], self.max_index)
         lo_ok = self.lo <= int(X.min())
         hi_ok = int(X.max()) <= self.hi

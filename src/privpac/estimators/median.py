@@ -4,7 +4,7 @@
   Nissim, Stemmer, Fig. 5) on ``q(y) = min(#{v <= y}, #{v >= y})`` with the public promise
   ``ceil(m/2)`` (the median's quality). Replace-one neighbours: the number of records is public.
   With the default ``method="auto"`` and tuned constants RecConcave's plan picks its depth, which
-  is the plain exponential mechanism (pure epsilon-DP) on every domain up to about ``2^600``.
+  is the plain exponential mechanism (pure epsilon-DP) on every domain below about ``2^250``-``2^300`` points.
 * :func:`private_interior_point`: a point between the smallest and the largest value, private
   under replacement *and* addition/removal of a record (the interior-point plug-ins of
   :mod:`privpac.optimize.interior_point`).

@@ -36,7 +36,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         ``"recconcave"``: LearnThresholds. ``"em"``: the exponential mechanism over all thresholds
         (pure epsilon-DP, the Kasiviswanathan et al. learner). ``"auto"`` (default): with tuned
         constants and ``N=None``, the exponential mechanism whenever RecConcave's tuned plan has
-        depth 1 (every domain up to roughly ``2^600`` points at usual budgets, where it *is* the
+        depth 1 (every domain below about ``2^300`` points at usual budgets, where it *is* the
         best RecConcave plan) and RecConcave above; LearnThresholds with paper constants.
     N : int or None
         RecConcave's recursion-depth bound.
