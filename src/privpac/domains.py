@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import DataError, DomainError, InvalidParameterError
+from .formatting import int_from_text, int_to_text
 from .validation import check_array, check_int, check_real
 
 __all__ = ["IntegerDomain", "Grid", "ImplicitOrderedDomain", "as_domain", "index_array"]
@@ -101,7 +102,7 @@ class IntegerDomain:
         return self.lo + int(i)
 
     def to_dict(self) -> dict:
-        return {"type": "integer", "lo": str(self.lo), "hi": str(self.hi)}
+        return {"type": "integer", "lo": int_to_text(self.lo), "hi": int_to_text(self.hi)}
 
 
 def _as_integer_values(X, name: str) -> np.ndarray:
@@ -274,14 +275,14 @@ class ImplicitOrderedDomain:
         return self.size - 1
 
     def to_dict(self) -> dict:
-        return {"type": "implicit", "name": self.name, "size": str(self.size)}
+        return {"type": "implicit", "name": self.name, "size": int_to_text(self.size)}
 
 
 def domain_from_dict(d: dict):
     """Inverse of the ``to_dict`` methods (implicit domains cannot be restored from JSON)."""
     kind = d.get("type")
     if kind == "integer":
-        return IntegerDomain(int(d["lo"]), int(d["hi"]))
+        return IntegerDomain(int_from_text(d["lo"]), int_from_text(d["hi"]))
     if kind == "grid":
         return Grid(d["low"], d["high"], d["n_points"], clip=d.get("clip", False))
     raise InvalidParameterError(f"cannot restore a domain of type {kind!r}")

@@ -7,7 +7,16 @@ import numpy as np
 from ..domains import Grid, IntegerDomain, index_array
 from ..errors import DataError, DomainError, InvalidParameterError
 
-__all__ = ["one_d_values", "domain_indices", "domain_size", "index_value", "prediction_indices"]
+__all__ = ["one_d_values", "domain_indices", "domain_size", "index_value", "prediction_indices", "show"]
+
+
+def show(value) -> str:
+    """A domain value for messages: huge integers as ``2^k ...`` (see :func:`privpac.formatting.fmt_int`)."""
+    from ..formatting import fmt_int
+
+    if isinstance(value, int) and not isinstance(value, bool):
+        return fmt_int(value)
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def one_d_values(X, name: str = "X") -> np.ndarray:
