@@ -5,9 +5,15 @@
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .histogram import PrivateHistogram
+from .median import PrivateMedian, private_interior_point, private_median
+from .point import PrivatePointClassifier
+from .threshold import PrivateThresholdClassifier
 
 MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
+    "median": PrivateMedian,
+    "point": PrivatePointClassifier,
+    "threshold": PrivateThresholdClassifier,
 }
 
 __all__ = [
@@ -16,4 +22,9 @@ __all__ = [
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
     "PrivateHistogram",
+    "PrivateMedian",
+    "PrivatePointClassifier",
+    "PrivateThresholdClassifier",
+    "private_interior_point",
+    "private_median",
 ]
