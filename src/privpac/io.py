@@ -98,9 +98,6 @@ def model_from_dict(doc: dict):
     params = dict(doc["params"])
     if isinstance(params.get("domain"), dict):
         params["domain"] = domain_from_dict(params["domain"])
-    elif isinstance(params.get("domain"), list):
-        # A short form such as (lo, hi) given as a tuple comes back from JSON as a list.
-        params["domain"] = tuple(int(v) if isinstance(v, str) else v for v in params["domain"])
     if isinstance(params.get("labels"), list):
         params["labels"] = tuple(params["labels"])
     estimator = MODELS[name](**params)
