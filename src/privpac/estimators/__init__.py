@@ -5,15 +5,23 @@
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .histogram import PrivateHistogram
+from .label_private import LabelPrivateClassifier
+from .sanitizers import KPointSanitizer, PointSanitizer
 
 MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
+    "label-private": LabelPrivateClassifier,
+    "san-points": PointSanitizer,
+    "k-point": KPointSanitizer,
 }
 
 __all__ = [
     "CONSTANTS",
+    "KPointSanitizer",
+    "LabelPrivateClassifier",
     "MODELS",
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
     "PrivateHistogram",
+    "PointSanitizer",
 ]

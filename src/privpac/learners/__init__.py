@@ -1,0 +1,1 @@
+"""Private learners: each one a function over public parameters and private data."""
