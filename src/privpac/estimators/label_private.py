@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..domains import Grid, IntegerDomain
+from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import InvalidParameterError
 from ..learners.concept_classes import PointFunctions, Thresholds
 from ..learners.label_private import label_private_learner, semi_private_learner
@@ -72,7 +72,7 @@ class LabelPrivateClassifier(PrivateClassifierBase):
         self.n_unlabelled = n_unlabelled
 
     def _index(self, X, name="X"):
-        domain = self.domain_
+        domain = as_domain(self.domain_)
         X = np.asarray(X) if not (isinstance(X, np.ndarray) and X.dtype == object) else X
         if X.ndim == 2:
             if X.shape[1] != 1:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..domains import Grid, IntegerDomain
+from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import InvalidParameterError
 from ..sanitizers.database import SanitizedDatabase, fixed_output_size
 from ..sanitizers.points import k_point_sanitizer, san_points
@@ -31,7 +31,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
     guarantee_text = ""
 
     def _indices(self, X) -> tuple[np.ndarray, int]:
-        domain = self.domain_
+        domain = as_domain(self.domain_)
         X = np.asarray(X) if not (isinstance(X, np.ndarray) and X.dtype == object) else X
         if X.ndim == 2:
             if X.shape[1] != 1:
@@ -58,7 +58,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
     def answer(self, query) -> float:
         """The sanitized fraction of records matching ``query`` (e.g. ``"x<=1000"``)."""
         self._check_fitted()
-        return answer_query(self.database_, self.domain_, query)
+        return answer_query(self.database_, as_domain(self.domain_), query)
 
     def covers(self, query) -> bool:
         """Whether the accuracy theorem covers this query (point queries for SanPoints, ...)."""
@@ -75,7 +75,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         alpha = float(getattr(self, "alpha", 0.1))
         n = fixed_output_size(alpha, float(getattr(self, "beta", 0.1)), 1) if n is None else check_int(n, "n", low=1)
         idx = self.database_.sample(n, random_state, alpha=self.database_.info.get("alpha", alpha))
-        domain = self.domain_
+        domain = as_domain(self.domain_)
         if isinstance(domain, IntegerDomain):
             return np.asarray([domain.from_index(i) for i in idx], dtype=object if domain.hi > 2**62 else np.int64)
         return domain.from_index(np.asarray(idx, dtype=np.int64))

@@ -47,6 +47,7 @@ Cost ``O(m log m + m / alpha)``: counts are computed once by sorting.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -110,6 +111,11 @@ def san_points_plan(alpha: float, beta: float, epsilon: float, delta: float, con
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     check_choice(constants, "constants", ("tuned", "paper"))
+    return _plan(alpha, beta, epsilon, delta, constants)
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(alpha: float, beta: float, epsilon: float, delta: float, constants: str) -> SanPointsPlan:
     iterations = math.ceil(2.0 / alpha - 1e-12)
     k = 2 * iterations
     a_c, b_c = alpha / 2.0, alpha * beta / 4.0
@@ -188,8 +194,8 @@ def san_points(
         if not unsafe_skip_precondition:
             raise PreconditionError(
                 f"SanPoints (Fig. 9) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
-                f"its choosing-mechanism calls (Lemma 4.4, alpha={plan.choosing_alpha:.4g}, "
-                f"beta={plan.choosing_beta:.4g}, epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) "
+                "the privacy precondition of its choosing-mechanism calls "
+                f"(Lemma 4.4, alpha={plan.choosing_alpha:.4g}, beta={plan.choosing_beta:.4g}, epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) "
                 f"need it; got m = {m:,}. Use more data, a larger alpha or epsilon."
             )
         warnings.warn(
