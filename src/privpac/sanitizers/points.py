@@ -195,7 +195,8 @@ def san_points(
             raise PreconditionError(
                 f"SanPoints (Fig. 9) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
                 "the privacy precondition of its choosing-mechanism calls "
-                f"(Lemma 4.4, alpha={plan.choosing_alpha:.4g}, beta={plan.choosing_beta:.4g}, epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) "
+                f"(Lemma 4.4, alpha={plan.choosing_alpha:.4g}, beta={plan.choosing_beta:.4g}, "
+                f"epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) "
                 f"need it; got m = {m:,}. Use more data, a larger alpha or epsilon."
             )
         warnings.warn(
