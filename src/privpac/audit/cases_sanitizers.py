@@ -8,6 +8,10 @@
   the same projection.
 * ``san-points-below-precondition``: the same run at ``m = 8``, far below the precondition, with
   the check switched off: the paper-literal reading (E18), which must be flagged.
+* ``san-thresholds``: the real :func:`~privpac.sanitizers.thresholds.san_thresholds` on a
+  16-point domain at the smallest ``m`` its precondition allows (millions of records, held as
+  counts per value); audited output: the interval ends that carry weight. Composite: no exact
+  distribution, empirical audit only.
 * ``label-private`` / ``semi-private``: the exponential mechanism over the candidate set ``H``,
   exact output distribution over ``H``. Label neighbours (one label of ``S2`` flipped, one label
   of ``S1`` flipped) for the label-private learner; a replaced labelled record for the
@@ -28,6 +32,7 @@ from ..mechanisms.choosing import choosing_plan
 from ..mechanisms.exponential import exponential_probabilities, sample_log_weights
 from ..sanitizers.database import CountedData
 from ..sanitizers.points import san_points, san_points_plan
+from ..sanitizers.thresholds import san_thresholds, san_thresholds_plan
 from .registry import AuditCase, NeighbourPair, register
 
 __all__ = ["san_points_key_distribution"]
@@ -268,5 +273,48 @@ register(
         exact=_sp_exact,
         delta=0.0,
         reference="Beimel, Nissim, Stemmer, section 6.2",
+    )
+)
+
+
+# -- SanThresholds ---------------------------------------------------------------------------------
+
+THR_ALPHA = 0.9
+THR_BETA = 0.5
+
+
+def _thr_run(counts, n, rng, epsilon, delta):
+    counted = _counted(counts)
+    outs = np.empty(n, dtype=object)
+    for t in range(n):
+        db = san_thresholds(
+            counted, alpha=THR_ALPHA, beta=THR_BETA, epsilon=epsilon, delta=delta, domain_size=DOMAIN, rng=rng
+        )
+        outs[t] = tuple(int(v) for v in db.points)  # the interval ends that carry weight
+    return outs
+
+
+def _thr_pairs(eps, delta):
+    m = math.ceil(san_thresholds_plan(THR_ALPHA, THR_BETA, eps, delta, DOMAIN).min_size)
+    half = m // 2
+    return [
+        NeighbourPair(f"a singleton beside a heavy point vs none (m={m})", {3: m - 1, 12: 1}, {3: m}),
+        NeighbourPair(
+            f"two heavy points, one record moves (m={m})", {3: half, 12: m - half}, {3: half + 1, 12: m - half - 1}
+        ),
+    ]
+
+
+register(
+    AuditCase(
+        name="san-thresholds",
+        description=(
+            f"SanThresholds (Fig. 11) at alpha={THR_ALPHA}, beta={THR_BETA}, |X|={DOMAIN} and the smallest m its "
+            "privacy precondition allows (data held as counts); audited output: the weighted interval ends"
+        ),
+        run=_thr_run,
+        pairs=_thr_pairs,
+        trials=20_000,
+        reference="Beimel, Nissim, Stemmer, Fig. 11, Lemma 4.8, Thm 4.13",
     )
 )

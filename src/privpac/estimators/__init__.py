@@ -6,13 +6,14 @@
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
-from .sanitizers import KPointSanitizer, PointSanitizer
+from .sanitizers import KPointSanitizer, PointSanitizer, ThresholdSanitizer
 
 MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
     "label-private": LabelPrivateClassifier,
     "san-points": PointSanitizer,
     "k-point": KPointSanitizer,
+    "san-thresholds": ThresholdSanitizer,
 }
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "PrivateEstimatorBase",
     "PrivateHistogram",
     "PointSanitizer",
+    "ThresholdSanitizer",
 ]

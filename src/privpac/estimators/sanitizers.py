@@ -17,10 +17,11 @@ from ..errors import InvalidParameterError
 from ..sanitizers.database import SanitizedDatabase, fixed_output_size
 from ..sanitizers.points import k_point_sanitizer, san_points
 from ..sanitizers.queries import answer_query, parse_query
+from ..sanitizers.thresholds import san_thresholds
 from ..validation import check_int
 from .base import PrivateEstimatorBase
 
-__all__ = ["PrivateSanitizerBase", "PointSanitizer", "KPointSanitizer"]
+__all__ = ["PrivateSanitizerBase", "PointSanitizer", "KPointSanitizer", "ThresholdSanitizer"]
 
 
 class PrivateSanitizerBase(PrivateEstimatorBase):
@@ -166,6 +167,50 @@ class KPointSanitizer(PointSanitizer):
         return k_point_sanitizer(
             idx,
             k=self.k,
+            alpha=self.alpha,
+            beta=self.beta,
+            epsilon=ledger.budget_epsilon,
+            delta=ledger.budget_delta,
+            domain_size=size,
+            constants=self.constants,
+            ledger=ledger,
+            rng=rng,
+            unsafe_skip_precondition=self.unsafe_skip_precondition,
+        )
+
+
+class ThresholdSanitizer(PrivateSanitizerBase):
+    """SanThresholds (Beimel, Nissim, Stemmer, Fig. 11, Thm 4.13): (epsilon, delta) proper sanitizer
+    for threshold queries ``x < v`` (hence ``x <= v`` and ranges, within ``2 alpha``).
+
+    Releases a weighted database. Private when ``m`` meets the choosing mechanism's
+    precondition (checked; :class:`~privpac.errors.PreconditionError` otherwise): about 1.6e8
+    records at ``alpha = 0.1``, ``epsilon = 1``, ``delta = 1e-6``, and accurate from about 4e8
+    (``privpac bounds san-thresholds-plan``). See :func:`privpac.sanitizers.thresholds.san_thresholds`.
+    """
+
+    algorithm_name = "SanThresholds (Beimel, Nissim, Stemmer, Fig. 11)"
+    guarantee_text = "threshold queries x < v (ranges within 2 alpha)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        alpha=0.1,
+        beta=0.1,
+        unsafe_skip_precondition=False,
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state)
+        self.alpha = alpha
+        self.beta = beta
+        self.unsafe_skip_precondition = unsafe_skip_precondition
+
+    def _run(self, idx, size, ledger, rng):
+        return san_thresholds(
+            idx,
             alpha=self.alpha,
             beta=self.beta,
             epsilon=ledger.budget_epsilon,

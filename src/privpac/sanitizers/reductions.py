@@ -326,17 +326,35 @@ def erm_points(d: LabelSanitizedDatabase) -> int:
 
 
 def make_base_sanitizer(name: str, *, alpha: float, beta: float, constants: str = "tuned") -> BaseSanitizer:
-    """A base sanitizer by name: ``"histogram"`` (pure DP, small domains) or ``"san-points"``.
+    """A base sanitizer by name: ``"histogram"`` (pure DP, small domains), ``"san-points"`` or
+    ``"san-thresholds"`` ((epsilon, delta); each needs its privacy precondition per block).
 
     ``"san-points"`` releases the completed distribution of Remark 2.18 (a proper output).
     """
-    check_choice(name, "base", ("histogram", "san-points"))
+    check_choice(name, "base", ("histogram", "san-points", "san-thresholds"))
     if name == "histogram":
 
         def hist(counted, epsilon, delta, *, ledger=None, rng=None):
             return dense_histogram_sanitizer(counted, epsilon=epsilon, domain_size=counted.size, ledger=ledger, rng=rng)
 
         return hist
+    if name == "san-thresholds":
+        from .thresholds import san_thresholds
+
+        def thresholds(counted, epsilon, delta, *, ledger=None, rng=None):
+            return san_thresholds(
+                counted,
+                alpha=alpha,
+                beta=beta,
+                epsilon=epsilon,
+                delta=delta,
+                domain_size=counted.size,
+                constants=constants,
+                ledger=ledger,
+                rng=rng,
+            )
+
+        return thresholds
     from .points import san_points
 
     def points(counted, epsilon, delta, *, ledger=None, rng=None):
