@@ -12,6 +12,8 @@
   16-point domain at the smallest ``m`` its precondition allows (millions of records, held as
   counts per value); audited output: the interval ends that carry weight. Composite: no exact
   distribution, empirical audit only.
+* ``rectangle-learner-bns``: the R-CDF rectangle learner on an 8 x 8 grid (counts per point);
+  audited output: the box. Empirical audit only.
 * ``label-private`` / ``semi-private``: the exponential mechanism over the candidate set ``H``,
   exact output distribution over ``H``. Label neighbours (one label of ``S2`` flipped, one label
   of ``S1`` flipped) for the label-private learner; a replaced labelled record for the
@@ -28,6 +30,7 @@ import numpy as np
 from ..errors import UnsafeConfigurationWarning
 from ..learners.concept_classes import PointFunctions, Thresholds
 from ..learners.label_private import label_private_candidates, label_private_distribution
+from ..learners.rectangles_bns import bns_rectangle_plan, learn_rectangle_bns
 from ..mechanisms.choosing import choosing_plan
 from ..mechanisms.exponential import exponential_probabilities, sample_log_weights
 from ..sanitizers.database import CountedData
@@ -316,5 +319,54 @@ register(
         pairs=_thr_pairs,
         trials=20_000,
         reference="Beimel, Nissim, Stemmer, Fig. 11, Lemma 4.8, Thm 4.13",
+    )
+)
+
+
+# -- BNS rectangle learner (R-CDF) -------------------------------------------------------------------
+
+RECT_ALPHA = 0.99
+RECT_BETA = 0.5
+RECT_AXES = (8, 8)
+
+
+def _rect_run(data, n, rng, epsilon, delta):
+    X, y, counts = data
+    outs = np.empty(n, dtype=object)
+    for t in range(n):
+        box = learn_rectangle_bns(
+            X, y, counts=counts, axis_sizes=RECT_AXES, alpha=RECT_ALPHA, beta=RECT_BETA, epsilon=epsilon,
+            delta=delta, rng=rng,
+        )  # fmt: skip
+        outs[t] = tuple(box.lower) + tuple(box.upper)
+    return outs
+
+
+def _rect_pairs(eps, delta):
+    m = math.ceil(bns_rectangle_plan(RECT_ALPHA, RECT_BETA, eps, delta, RECT_AXES).min_size)
+    X = np.array([[1, 1], [2, 5], [6, 3], [7, 7]])
+    y = np.array([1, 1, 1, 0])
+    base = np.array([m // 3, m // 3, m - 2 * (m // 3) - 1, 1])
+    moved = base.copy()
+    moved[3], moved[0] = 0, base[0] + 1  # the negative example (7, 7) becomes a positive (1, 1)
+    heavy = np.array([m // 2, m - m // 2 - 1, 1, 0])
+    heavy_moved = np.array([m // 2 + 1, m - m // 2 - 1, 0, 0])
+    return [
+        NeighbourPair(f"a negative example becomes positive (m={m})", (X, y, base), (X, y, moved)),
+        NeighbourPair(f"a lone positive example moves onto a heavy one (m={m})", (X, y, heavy), (X, y, heavy_moved)),
+    ]
+
+
+register(
+    AuditCase(
+        name="rectangle-learner-bns",
+        description=(
+            f"BNS rectangle learner (R-CDF reconstruction of section 3.5) on an {RECT_AXES[0]}x{RECT_AXES[1]} grid, "
+            f"alpha={RECT_ALPHA}, at the smallest m SanThresholds' precondition allows; audited output: the box"
+        ),
+        run=_rect_run,
+        pairs=_rect_pairs,
+        trials=5_000,
+        reference="Beimel, Nissim, Stemmer, section 3.5, Thm 3.22 (spec 5.3 reconstruction)",
     )
 )
