@@ -23,9 +23,6 @@ def test_reduction_and_pure_dp_bounds():
     assert 5e5 < red["blow_up_t_over_m"] < 6e5
     assert red["stated_lower"] <= red["t"] <= red["stated_upper"]  # Lemma 5.4's bracket
     assert math.ceil(evaluate_bound("amplification-blocks", beta=0.1)["blocks"]) == 415
-    lb = evaluate_bound("pure-sanitizer-lower", domain_size=2**16, alpha=0.1, beta=0.1, epsilon=1.0)
-    assert round(lb["proper"], 1) == 44.3 and round(lb["improper"], 1) == 22.1  # spec section 9, LB1
-    assert evaluate_bound("blr-vc-lower", epsilon=1.0, vc=4)["alpha_floor"] == 0.05
     assert evaluate_bound("blr-pure-sanitizer", domain_size=2**16, alpha=0.5, beta=0.5, epsilon=1.0)[
         "stated_over_gamma"
     ] == pytest.approx(16 * 1 / 0.125 + 1 / 0.5)
@@ -36,3 +33,22 @@ def test_bounds_command():
     assert res.exit_code == 0 and "tuned_utility" in res.output
     res = CliRunner().invoke(main, ["bounds", "reduction-sizes", "--set", "m=1000"])
     assert res.exit_code == 0 and "blow_up" in res.output
+
+
+def test_paper_plans_agree_with_the_consolidated_table():
+    """The code's paper-constant plans and privpac.bounds.bns compute the same numbers."""
+    from privpac.bounds import bns
+    from privpac.learners.label_private import label_private_sizes
+    from privpac.sanitizers.thresholds import san_thresholds_plan
+
+    for alpha in (0.1, 0.25):
+        plan = san_points_plan(alpha, 0.1, 1.0, 1e-6, "paper")
+        table = bns.san_points_sizes(alpha, 0.1, 1.0, 1e-6)
+        assert plan.min_size == pytest.approx(table["choosing precondition (binding)"], rel=1e-9)
+        thr = san_thresholds_plan(alpha, 0.1, 1.0, 1e-6, 2**32, "paper")
+        table = bns.san_thresholds_sizes(2**32, alpha, 0.1, 1.0, 1e-6)
+        assert thr.min_size == pytest.approx(table["choosing precondition"], rel=1e-9)
+        assert thr.laplace_size == pytest.approx(table["Laplace condition (B1)"], rel=1e-9)
+        ours = label_private_sizes(alpha, 0.1, 1.0, 1, "paper")
+        table = bns.label_private_sizes(alpha, 0.1, 1.0, 1)
+        assert ours.n == table["unlabelled part n"] and ours.m_required == pytest.approx(table["stated"])

@@ -76,3 +76,18 @@ def test_call_ledger_empty_and_bad_inputs():
         RecConcaveInteriorPoint(constants="fast")
     with pytest.raises(InvalidParameterError, match="delta"):
         ip([1, 2], 0, 2**64, 1.0, 0.0)
+
+
+def test_batched_samples_agree_with_exact_distribution():
+    from conftest import chi_square_pvalue
+    from privpac.random import SeededRandom, audit_source
+
+    ip = RecConcaveInteriorPoint(beta=0.1, N=3, base_case_max=2)
+    vals = [10, 20, 30, 40, 50]
+    P = ip.output_distribution(vals, 0, 63, 6.0, 1e-2)
+    probs = [P[i] for i in range(64)]
+    batch = ip.samples(vals, 0, 63, 6.0, 1e-2, 20_000, rng=audit_source(1))
+    assert chi_square_pvalue(np.bincount(batch, minlength=64), probs) > 1e-3
+    src = SeededRandom(2)
+    real = [ip(vals, 0, 63, 6.0, 1e-2, rng=src) for _ in range(800)]
+    assert chi_square_pvalue(np.bincount(real, minlength=64), probs) > 1e-3

@@ -10,8 +10,9 @@ This module adds what is specific to privpac's implementations and what that tab
   computed by the algorithms' own plan functions, so the calculator and the code cannot drift.
 * ``amplification-blocks`` (Lemma 5.1) and ``reduction-sizes`` (Lemma 5.4, Thm 5.5): the sizes of
   the sanitization-to-learning chain, which show why the reduction is of theoretical interest.
-* ``blr-pure-sanitizer`` (Thm 2.19), ``pure-sanitizer-lower`` (Lemma 4.15) and
-  ``blr-vc-lower`` (Thm 2.20): what the paper gives for pure-DP sanitization (section 4.4).
+* ``blr-pure-sanitizer`` (Thm 2.19): the pure-DP generic sanitizer's size, without its
+  unspecified constant. The pure-DP lower bounds (Lemma 4.15, Thm 2.20) are
+  ``bns-lb-sanitizer`` and ``bns-lb-blr`` in :mod:`privpac.bounds.bns`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import math
 from ..validation import check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
 
-__all__ = ["pure_sanitizer_lower_bound", "blr_upper_bound_over_gamma", "amplification_blocks"]
+__all__ = ["blr_upper_bound_over_gamma", "amplification_blocks"]
 
 
 def _defaults(epsilon, delta, alpha, beta):
@@ -108,15 +109,6 @@ def _reduction(m=100, alpha=None, beta=None, epsilon=None, vc=1):
         "stated_lower": 100.0 * s.m / alpha**2 * math.log(1.0 / (alpha * beta)),
         "stated_upper": 150.0 / (alpha**2 * beta) * math.log(2.0 / (alpha * beta)) * (s.m + 1.0 / epsilon),
     }
-
-
-def pure_sanitizer_lower_bound(domain_size: int, alpha: float, beta: float, epsilon: float, proper: bool = True):
-    """Lemma 4.15's explicit form: ``ln((X_C - 1)(1 - beta)/beta) / (3 eps alpha)`` (``2 alpha`` if improper)."""
-    alpha, beta = check_probability(alpha, "alpha"), check_probability(beta, "beta")
-    epsilon = check_epsilon(epsilon)
-    x = check_int(domain_size, "domain_size", low=2)
-    a = alpha if proper else 2.0 * alpha
-    return math.log((x - 1) * (1.0 - beta) / beta) / (3.0 * epsilon * a)
 
 
 def blr_upper_bound_over_gamma(domain_size: int, alpha: float, beta: float, epsilon: float, vc: int = 1) -> float:
@@ -212,41 +204,6 @@ register_bound(
                 1.0 if epsilon is None else epsilon,
                 int(vc),
             ),
-        },
-    )
-)
-register_bound(
-    Bound(
-        "pure-sanitizer-lower",
-        "every epsilon-DP sanitizer for a class with effective domain size X_C (points, thresholds: |X|)",
-        "Beimel, Nissim, Stemmer, Lemma 4.15",
-        "lower",
-        lambda domain_size=2**16, alpha=None, beta=None, epsilon=None: {
-            "proper": pure_sanitizer_lower_bound(
-                int(domain_size),
-                0.1 if alpha is None else alpha,
-                0.1 if beta is None else beta,
-                1.0 if epsilon is None else epsilon,
-            ),
-            "improper": pure_sanitizer_lower_bound(
-                int(domain_size),
-                0.1 if alpha is None else alpha,
-                0.1 if beta is None else beta,
-                1.0 if epsilon is None else epsilon,
-                proper=False,
-            ),
-        },
-    )
-)
-register_bound(
-    Bound(
-        "blr-vc-lower",
-        "a sanitizer on m <= VC/2 records cannot be more accurate than alpha = 1/(4 + 16 eps) (eps <= 1)",
-        "Beimel, Nissim, Stemmer, Thm 2.20 (Blum, Ligett, Roth)",
-        "lower",
-        lambda epsilon=None, vc=1: {
-            "records": int(vc) / 2.0,
-            "alpha_floor": 1.0 / (4.0 + 16.0 * (1.0 if epsilon is None else check_epsilon(epsilon))),
         },
     )
 )

@@ -6,10 +6,16 @@
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
+from .median import PrivateMedian, private_interior_point, private_median
+from .point import PrivatePointClassifier
 from .sanitizers import KPointSanitizer, PointSanitizer, ThresholdSanitizer
+from .threshold import PrivateThresholdClassifier
 
 MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
+    "median": PrivateMedian,
+    "point": PrivatePointClassifier,
+    "threshold": PrivateThresholdClassifier,
     "label-private": LabelPrivateClassifier,
     "san-points": PointSanitizer,
     "k-point": KPointSanitizer,
@@ -24,6 +30,11 @@ __all__ = [
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
     "PrivateHistogram",
+    "PrivateMedian",
+    "PrivatePointClassifier",
+    "PrivateThresholdClassifier",
+    "private_interior_point",
+    "private_median",
     "PointSanitizer",
     "ThresholdSanitizer",
 ]

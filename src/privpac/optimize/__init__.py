@@ -16,6 +16,7 @@ from .recconcave import (
     rec_concave,
     rec_concave_distribution,
     rec_concave_run,
+    rec_concave_sample,
     required_quality,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "rec_concave",
     "rec_concave_distribution",
     "rec_concave_run",
+    "rec_concave_sample",
     "required_quality",
 ]

@@ -88,7 +88,7 @@ from ..domains import ImplicitOrderedDomain, IntegerDomain
 from ..errors import InvalidParameterError
 from ..formatting import fmt_int
 from ..mechanisms.adist import _smallest_tail_index, adist, adist_plan
-from ..mechanisms.exponential import exponential_mechanism_step, step_piece_probabilities
+from ..mechanisms.exponential import exponential_mechanism_step, sample_log_weights, step_piece_probabilities
 from ..random import as_random_source
 from ..stepfunc import StepFunction
 from ..validation import as_fraction, check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
@@ -105,6 +105,7 @@ __all__ = [
     "rec_concave",
     "rec_concave_distribution",
     "rec_concave_run",
+    "rec_concave_sample",
     "required_quality",
 ]
 
@@ -875,3 +876,93 @@ def rec_concave_distribution(
     promise = check_real(promise, "promise")
     plan = plan_rec_concave(f.T, alpha, beta, epsilon, delta, N, constants, base_case_max)
     return _distribution(f, promise, plan, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Many runs at once (audits)
+# ---------------------------------------------------------------------------------------------
+
+
+def _em_samples(f: StepFunction, epsilon: float, n: int, src) -> np.ndarray:
+    from ..random import uniform_array
+
+    log_w = f.log_lengths() + epsilon * f.values.astype(np.float64) / 2.0
+    pieces = sample_log_weights(log_w, src, size=n)
+    lengths = f.lengths().astype(np.int64)
+    offsets = np.floor(uniform_array(n, src) * lengths[pieces]).astype(np.int64)
+    return f.starts.astype(np.int64)[pieces] + offsets
+
+
+def _sample(Q: StepFunction, r: float, plan: RecConcavePlan, i: int, n: int, src) -> np.ndarray:
+    from ..random import discrete_laplace_array
+
+    lp = plan.levels[i]
+    if lp.base:
+        return _em_samples(Q, lp.epsilon_em, n, src)
+    data = _level_data(Q, r, lp.alpha)
+    ks = _sample(data.q, lp.alpha * r / 2.0, plan, i + 1, n, src)
+    out = np.empty(n, dtype=np.int64)
+    for k in np.unique(ks):
+        sel = np.flatnonzero(ks == k)
+        width, u_a, u_b = _blocks_for(data.padded, int(k))
+        families = []
+        for u, offset in ((u_a, 0), (u_b, width // 2)):
+            if u is None:
+                continue
+            ap = adist_plan(u, lp.epsilon_adist, lp.delta_adist)
+            if ap.release_at is None:
+                released = np.ones(sel.size, dtype=bool)
+            else:
+                released = discrete_laplace_array(float(ap.scale), sel.size, src) >= ap.release_at
+            families.append((data.padded.block_interval(ap.leader, width, offset), released))
+        codes = np.zeros(sel.size, dtype=np.int64)
+        for bit, (_, released) in enumerate(families):
+            codes |= released.astype(np.int64) << bit
+        for code in np.unique(codes):
+            rows = sel[codes == code]
+            blocks = [b for bit, (b, _) in enumerate(families) if (int(code) >> bit) & 1]
+            intervals = _candidate_intervals(blocks, Q.T)
+            f = _restricted(Q, intervals) if intervals else Q
+            x = _em_samples(f, lp.epsilon_em, rows.size, src)
+            if intervals:
+                pos = np.empty_like(x)
+                start = 0
+                for lo, hi in intervals:
+                    width_i = hi - lo + 1
+                    mask = (x >= start) & (x < start + width_i)
+                    pos[mask] = lo + (x[mask] - start)
+                    start += width_i
+                x = pos
+            out[rows] = x
+    return out
+
+
+def rec_concave_sample(
+    quality,
+    promise: float,
+    alpha: float,
+    epsilon: float,
+    delta: float,
+    size: int,
+    *,
+    beta: float = 0.1,
+    N: int | None = None,
+    constants: str = "tuned",
+    base_case_max: int = BASE_CASE_MAX,
+    rng=None,
+) -> np.ndarray:
+    """``size`` independent runs of :func:`rec_concave` (offsets), drawn level by level in batches.
+
+    For privacy audits and experiments on small ranges (``T < 2^53``): the plan and every
+    data-dependent quantity are the ones :func:`rec_concave` computes; the mechanisms' draws are
+    batched with the floating-point noise paths (``audit_source``), not the exact samplers, so
+    this is never a release path. Its agreement with :func:`rec_concave` and with
+    :func:`rec_concave_distribution` is tested.
+    """
+    f, _ = _as_quality(quality, None)
+    if f.T >= 2**53:
+        raise InvalidParameterError("rec_concave_sample is for ranges below 2^53 points")
+    n = check_int(size, "size", low=1)
+    promise = check_real(promise, "promise")
+    plan = plan_rec_concave(f.T, alpha, beta, epsilon, delta, N, constants, base_case_max)
+    return _sample(f, promise, plan, 0, n, as_random_source(rng))
