@@ -126,3 +126,23 @@ def test_threshold_sanitizer_estimator_and_audit():
     est.fit(X)
     assert abs(est.answer("x<=100") - 0.5) < 0.2 and est.covers("x<=100")
     assert not run_audit("san-thresholds", trials=150).violation
+
+
+def test_cli_sanitize_with_counts(tmp_path):
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    plan = san_thresholds_plan(0.5, 0.5, 1.0, 1e-3, 2**20)
+    m = math.ceil(plan.utility_size)
+    data = tmp_path / "w.csv"
+    data.write_text(f"x,n\n100,{m // 4}\n5000,{m // 2}\n900000,{m - m // 4 - m // 2}\n")
+    out = tmp_path / "s.json"
+    args = ["sanitize", "san-thresholds", str(data), "--counts", "n", "--domain", "0:2**20-1", "--alpha", "0.5"]
+    res = CliRunner().invoke(main, [*args, "--beta", "0.5", "--delta", "1e-3", "--seed", "2", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["query", str(out), "x<5000", "x<=5000"])
+    lines = dict(line.split("\t") for line in res.output.strip().splitlines())
+    assert abs(float(lines["x<5000"]) - 0.25) <= 0.5 and abs(float(lines["x<=5000"]) - 0.75) <= 0.5
+    with pytest.raises(DataError, match="counts"):
+        ThresholdSanitizer(domain=(0, 9)).fit([1, 2], counts=[1.5, 2])

@@ -241,3 +241,31 @@ def test_unsafe_warning_is_raised_once(recwarn):
     warnings.simplefilter("always")
     san_points(np.zeros(10, dtype=np.int64), domain_size=8, rng=0, unsafe_skip_precondition=True, **SMALL)
     assert sum(issubclass(w.category, UnsafeConfigurationWarning) for w in recwarn.list) == 1
+
+
+# -- pure-DP generic sanitizer (Thm 2.19) ---------------------------------------------------------
+
+
+def test_blr_sanitizer_exact_privacy_and_accuracy():
+    from privpac.sanitizers.pure import blr_distribution, blr_sanitizer
+
+    x = np.array([0, 1, 1, 2, 5, 5, 5, 7])
+    for concept in ("thresholds", "points"):
+        P = blr_distribution(x, epsilon=1.0, domain_size=8, output_size=4, concept=concept)
+        assert math.isclose(sum(P.values()), 1.0)
+        for i in range(x.size):
+            for v in range(8):
+                y = x.copy()
+                y[i] = v
+                Q = blr_distribution(y, epsilon=1.0, domain_size=8, output_size=4, concept=concept)
+                assert exact_check(P, Q, 1.0, 0.0).passed
+        y = x.copy()
+        y[0] = 7
+        Q = blr_distribution(y, epsilon=1.0, domain_size=8, output_size=4, concept=concept)
+        assert not exact_check(P, Q, 0.05, 0.0).passed  # the check can fail
+    big = np.repeat(np.arange(8), [50, 0, 100, 0, 0, 200, 0, 50])
+    db = blr_sanitizer(big, epsilon=2.0, domain_size=8, output_size=8, rng=3)
+    truth = [np.mean(big < j) for j in range(9)]
+    assert max(abs(db.below(j) - truth[j]) for j in range(9)) <= 0.2 and db.total == 8
+    with pytest.raises(InvalidParameterError, match="max_candidates"):
+        blr_sanitizer(big, epsilon=1.0, domain_size=8, output_size=30)

@@ -233,6 +233,9 @@ SANITIZERS = ("san-points", "k-point", "san-thresholds")
 @click.argument("model")
 @click.argument("data", type=click.Path(exists=True, dir_okay=False))
 @click.option("--column", default=None, help="Column to sanitize (default: the only column).")
+@click.option(
+    "--counts", "counts_column", default=None, help="Column of multiplicities (each row = that many records)."
+)
 @click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
 @click.option("--epsilon", type=float, default=1.0, show_default=True)
 @click.option("--delta", type=float, default=1e-6, show_default=True)
@@ -249,7 +252,9 @@ SANITIZERS = ("san-points", "k-point", "san-thresholds")
     required=True,
     help="sanitized.json (database) or .csv (records).",
 )
-def sanitize(model, data, column, domain_spec, epsilon, delta, alpha, beta, constants, seed, n_out, extra, output):
+def sanitize(
+    model, data, column, counts_column, domain_spec, epsilon, delta, alpha, beta, constants, seed, n_out, extra, output
+):
     """Sanitize one column of a CSV file with MODEL (san-points, k-point, san-thresholds)."""
     from .estimators import MODELS
     from .io import read_csv, save_model, write_csv
@@ -260,11 +265,13 @@ def sanitize(model, data, column, domain_spec, epsilon, delta, alpha, beta, cons
     try:
         columns = read_csv(data)
         if column is None:
-            if len(columns) != 1:
-                _fail(f"{data} has {len(columns)} columns; choose one with --column")
-            column = next(iter(columns))
-        if column not in columns:
-            _fail(f"column {column!r} not in {data}")
+            rest = [c for c in columns if c != counts_column]
+            if len(rest) != 1:
+                _fail(f"{data} has {len(rest)} value columns; choose one with --column")
+            column = rest[0]
+        for name in (column, counts_column):
+            if name is not None and name not in columns:
+                _fail(f"column {name!r} not in {data}")
         params = dict(
             epsilon=epsilon,
             delta=delta,
@@ -278,7 +285,7 @@ def sanitize(model, data, column, domain_spec, epsilon, delta, alpha, beta, cons
         unknown = set(params) - set(cls().get_params())
         if unknown:
             _fail(f"{model} does not take {', '.join(sorted(unknown))}")
-        est = cls(**params).fit(columns[column])
+        est = cls(**params).fit(columns[column], counts=None if counts_column is None else columns[counts_column])
         est.feature_names_ = [column]
         if output.lower().endswith(".csv"):
             records = est.sample(n_out, random_state=None if seed is None else seed + 1)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import InvalidParameterError
-from ..sanitizers.database import SanitizedDatabase, fixed_output_size
+from ..errors import DataError, InvalidParameterError
+from ..sanitizers.database import CountedData, SanitizedDatabase, fixed_output_size
 from ..sanitizers.points import k_point_sanitizer, san_points
 from ..sanitizers.queries import answer_query, parse_query
 from ..sanitizers.thresholds import san_thresholds
@@ -47,12 +47,29 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
     def _run(self, idx, size, ledger, rng) -> SanitizedDatabase:  # subclasses
         raise InvalidParameterError(f"{type(self).__name__} has no sanitizer")
 
-    def fit(self, X, y=None):
-        """Sanitize ``X`` (one column of values in the public domain); returns ``self``."""
+    def fit(self, X, y=None, counts=None):
+        """Sanitize ``X`` (one column of values in the public domain); returns ``self``.
+
+        ``counts`` (optional, integers >= 0): row ``i`` stands for ``counts[i]`` identical records,
+        so theorem-size datasets (10^8 records and more) fit in memory. The privacy unit is still
+        one record: neighbours differ in one of the expanded records.
+        """
         ledger, rng = self._begin_fit()
         idx, size = self._indices(X)
-        self.database_ = self._run(idx, size, ledger, rng)
-        self.n_samples_ = int(len(idx))
+        if counts is None:
+            data = idx
+        else:
+            w = np.asarray(counts)
+            if w.shape != (len(idx),) or not np.issubdtype(w.dtype, np.integer) or np.any(w < 0) or w.sum() == 0:
+                raise DataError("counts must hold one integer >= 0 per record, not all 0")
+            totals: dict[int, int] = {}
+            for v, c in zip(idx.tolist(), w.tolist()):
+                if c:
+                    totals[int(v)] = totals.get(int(v), 0) + int(c)
+            keys = sorted(totals)
+            data = CountedData.from_counts(keys, [totals[k] for k in keys], size)
+        self.database_ = self._run(data, size, ledger, rng)
+        self.n_samples_ = int(len(idx)) if counts is None else int(np.sum(counts))
         self._end_fit(ledger)
         return self
 
