@@ -7,6 +7,8 @@ privpac predict model.json data.csv  predictions of a saved model
 privpac show model.json              a saved model and its privacy ledger
 privpac median data.csv ...          a private median or interior point of one column
 privpac bounds NAME | --list         sample-size bounds of the papers' theorems
+privpac sanitize MODEL data.csv ...  a private synthetic database (JSON) or synthetic records (CSV)
+privpac query sanitized.json "x<=10" answers of a saved sanitized database
 """
 
 from __future__ import annotations
@@ -222,6 +224,100 @@ def _feature_names(est, columns) -> list[str]:
             _fail(f"columns used at fit time are missing: {', '.join(missing)}")
         return names
     return list(columns)
+
+
+SANITIZERS = ("san-points", "k-point", "san-thresholds")
+
+
+@main.command()
+@click.argument("model")
+@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.option("--column", default=None, help="Column to sanitize (default: the only column).")
+@click.option(
+    "--counts", "counts_column", default=None, help="Column of multiplicities (each row = that many records)."
+)
+@click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
+@click.option("--epsilon", type=float, default=1.0, show_default=True)
+@click.option("--delta", type=float, default=1e-6, show_default=True)
+@click.option("--alpha", type=float, default=0.1, show_default=True, help="Accuracy of the answers.")
+@click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
+@click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)
+@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+@click.option("--size", "n_out", type=int, default=None, help="Synthetic records written to a CSV output.")
+@click.option("--set", "extra", multiple=True, help="Extra sanitizer parameter key=value (e.g. k=3).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="sanitized.json (database) or .csv (records).",
+)
+def sanitize(
+    model, data, column, counts_column, domain_spec, epsilon, delta, alpha, beta, constants, seed, n_out, extra, output
+):
+    """Sanitize one column of a CSV file with MODEL (san-points, k-point, san-thresholds)."""
+    from .estimators import MODELS
+    from .io import read_csv, save_model, write_csv
+
+    if model not in SANITIZERS or model not in MODELS:
+        _fail(f"unknown sanitizer {model!r}; available: {', '.join(m for m in SANITIZERS if m in MODELS)}")
+    cls = MODELS[model]
+    try:
+        columns = read_csv(data)
+        if column is None:
+            rest = [c for c in columns if c != counts_column]
+            if len(rest) != 1:
+                _fail(f"{data} has {len(rest)} value columns; choose one with --column")
+            column = rest[0]
+        for name in (column, counts_column):
+            if name is not None and name not in columns:
+                _fail(f"column {name!r} not in {data}")
+        params = dict(
+            epsilon=epsilon,
+            delta=delta,
+            alpha=alpha,
+            beta=beta,
+            domain=parse_domain(domain_spec),
+            constants=constants,
+            random_state=seed,
+        )
+        params.update(_parse_set(extra))
+        unknown = set(params) - set(cls().get_params())
+        if unknown:
+            _fail(f"{model} does not take {', '.join(sorted(unknown))}")
+        est = cls(**params).fit(columns[column], counts=None if counts_column is None else columns[counts_column])
+        est.feature_names_ = [column]
+        if output.lower().endswith(".csv"):
+            records = est.sample(n_out, random_state=None if seed is None else seed + 1)
+            write_csv(output, {column: records})
+            click.echo(f"wrote {len(records)} synthetic records to {output}")
+        else:
+            save_model(est, output)
+            click.echo(f"saved to {output}")
+    except PrivpacError as exc:
+        _fail(str(exc))
+    for line in est.summary():
+        click.echo(line)
+    click.echo(f"privacy spent: epsilon={est.privacy_spent_[0]:.6g}, delta={est.privacy_spent_[1]:.3g}")
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.argument("queries", nargs=-1, required=True)
+def query(path, queries):
+    """Answer counting queries ("x<=1000", "10<=x<20", "x==5", "x in {1,2}") from a sanitized file."""
+    from .io import load_model
+
+    try:
+        est = load_model(path)
+        if not hasattr(est, "answer"):
+            _fail(f"{path} is not a sanitized database")
+        for q in queries:
+            value = est.answer(q)
+            note = "" if est.covers(q) else "  (outside the accuracy guarantee: " + est.guarantee_text + ")"
+            click.echo(f"{q}\t{value:.6g}{note}")
+    except PrivpacError as exc:
+        _fail(str(exc))
 
 
 @main.command()

@@ -5,8 +5,10 @@
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .histogram import PrivateHistogram
+from .label_private import LabelPrivateClassifier
 from .median import PrivateMedian, private_interior_point, private_median
 from .point import PrivatePointClassifier
+from .sanitizers import KPointSanitizer, PointSanitizer, ThresholdSanitizer
 from .threshold import PrivateThresholdClassifier
 
 MODELS: dict[str, type] = {
@@ -14,10 +16,16 @@ MODELS: dict[str, type] = {
     "median": PrivateMedian,
     "point": PrivatePointClassifier,
     "threshold": PrivateThresholdClassifier,
+    "label-private": LabelPrivateClassifier,
+    "san-points": PointSanitizer,
+    "k-point": KPointSanitizer,
+    "san-thresholds": ThresholdSanitizer,
 }
 
 __all__ = [
     "CONSTANTS",
+    "KPointSanitizer",
+    "LabelPrivateClassifier",
     "MODELS",
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
@@ -27,4 +35,6 @@ __all__ = [
     "PrivateThresholdClassifier",
     "private_interior_point",
     "private_median",
+    "PointSanitizer",
+    "ThresholdSanitizer",
 ]

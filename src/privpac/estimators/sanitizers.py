@@ -1,0 +1,240 @@
+"""scikit-learn style sanitizers: ``fit(X)``, ``answer(query)``, ``sample(n)``.
+
+Each estimator runs one sanitizer of Beimel, Nissim and Stemmer on a one-dimensional dataset
+over a public domain (an :class:`~privpac.domains.IntegerDomain` or a one-dimensional
+:class:`~privpac.domains.Grid`) and keeps the released :class:`SanitizedDatabase` as
+``database_``. Everything after ``fit`` is post-processing of that release: answers to point,
+threshold and range queries (``answer("x<=1000")``), synthetic records of any size
+(``sample(n)``), saving (``privpac sanitize``) and querying a saved file (``privpac query``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..domains import Grid, IntegerDomain, as_domain
+from ..errors import DataError, InvalidParameterError
+from ..sanitizers.database import CountedData, SanitizedDatabase, fixed_output_size
+from ..sanitizers.points import k_point_sanitizer, san_points
+from ..sanitizers.queries import answer_query, parse_query
+from ..sanitizers.thresholds import san_thresholds
+from ..validation import check_int
+from .base import PrivateEstimatorBase
+
+__all__ = ["PrivateSanitizerBase", "PointSanitizer", "KPointSanitizer", "ThresholdSanitizer"]
+
+
+class PrivateSanitizerBase(PrivateEstimatorBase):
+    """Shared ``fit`` plumbing: 1-D public domain, data to indices, the release in ``database_``."""
+
+    requires_delta = True
+    #: query kinds the accuracy theorem covers, for messages
+    guarantee_text = ""
+
+    def _indices(self, X) -> tuple[np.ndarray, int]:
+        domain = as_domain(self.domain_)
+        X = np.asarray(X) if not (isinstance(X, np.ndarray) and X.dtype == object) else X
+        if X.ndim == 2:
+            if X.shape[1] != 1:
+                raise InvalidParameterError(f"{type(self).__name__} sanitizes one column; got {X.shape[1]} columns")
+            X = X[:, 0]
+        if isinstance(domain, IntegerDomain):
+            return domain.to_index(X, "X"), domain.size
+        if isinstance(domain, Grid) and domain.dim == 1:
+            return domain.to_index(np.asarray(X, dtype=float), "X"), int(domain.n_points[0])
+        raise InvalidParameterError("sanitizers need a one-dimensional domain (IntegerDomain or 1-D Grid)")
+
+    def _run(self, idx, size, ledger, rng) -> SanitizedDatabase:  # subclasses
+        raise InvalidParameterError(f"{type(self).__name__} has no sanitizer")
+
+    def fit(self, X, y=None, counts=None):
+        """Sanitize ``X`` (one column of values in the public domain); returns ``self``.
+
+        ``counts`` (optional, integers >= 0): row ``i`` stands for ``counts[i]`` identical records,
+        so theorem-size datasets (10^8 records and more) fit in memory. The privacy unit is still
+        one record: neighbours differ in one of the expanded records.
+        """
+        ledger, rng = self._begin_fit()
+        idx, size = self._indices(X)
+        if counts is None:
+            data = idx
+        else:
+            w = np.asarray(counts)
+            if w.shape != (len(idx),) or not np.issubdtype(w.dtype, np.integer) or np.any(w < 0) or w.sum() == 0:
+                raise DataError("counts must hold one integer >= 0 per record, not all 0")
+            totals: dict[int, int] = {}
+            for v, c in zip(idx.tolist(), w.tolist()):
+                if c:
+                    totals[int(v)] = totals.get(int(v), 0) + int(c)
+            keys = sorted(totals)
+            data = CountedData.from_counts(keys, [totals[k] for k in keys], size)
+        self.database_ = self._run(data, size, ledger, rng)
+        self.n_samples_ = int(len(idx)) if counts is None else int(np.sum(counts))
+        self._end_fit(ledger)
+        return self
+
+    def answer(self, query) -> float:
+        """The sanitized fraction of records matching ``query`` (e.g. ``"x<=1000"``)."""
+        self._check_fitted()
+        return answer_query(self.database_, as_domain(self.domain_), query)
+
+    def covers(self, query) -> bool:
+        """Whether the accuracy theorem covers this query (point queries for SanPoints, ...)."""
+        q = parse_query(query) if isinstance(query, str) else query
+        if self.database_.guarantee == "point":
+            return q.kind == "interval" and q.lo is not None and q.lo == q.hi
+        if self.database_.guarantee == "k-point":
+            return q.kind == "set" or (q.lo is not None and q.lo == q.hi)
+        return True
+
+    def sample(self, n: int | None = None, random_state=None) -> np.ndarray:
+        """``n`` synthetic records in domain units (default: the fixed size of spec 7.1)."""
+        self._check_fitted()
+        alpha = float(getattr(self, "alpha", 0.1))
+        n = fixed_output_size(alpha, float(getattr(self, "beta", 0.1)), 1) if n is None else check_int(n, "n", low=1)
+        idx = self.database_.sample(n, random_state, alpha=self.database_.info.get("alpha", alpha))
+        domain = as_domain(self.domain_)
+        if isinstance(domain, IntegerDomain):
+            return np.asarray([domain.from_index(i) for i in idx], dtype=object if domain.hi > 2**62 else np.int64)
+        return domain.from_index(np.asarray(idx, dtype=np.int64))
+
+    def _fitted_state(self) -> dict:
+        return {"database": self.database_.to_dict(), "n_samples": self.n_samples_}
+
+    def _restore_state(self, state: dict) -> None:
+        self.database_ = SanitizedDatabase.from_dict(state["database"])
+        self.n_samples_ = int(state["n_samples"])
+
+    def summary(self) -> list[str]:
+        self._check_fitted()
+        db = self.database_
+        return [
+            f"{self.algorithm_name}: n = {self.n_samples_}, {db.points.size} released points, "
+            f"{'proper' if db.proper else 'improper'} output, accurate for {self.guarantee_text}",
+        ]
+
+
+class PointSanitizer(PrivateSanitizerBase):
+    """SanPoints (Beimel, Nissim, Stemmer, Fig. 9, Thm 4.6): (epsilon, delta) sanitizer for point queries.
+
+    Every point query ``x == v`` is answered within ``alpha`` with probability ``1 - beta``, with
+    a sample size independent of the domain size, provided ``m`` meets the choosing
+    mechanism's privacy precondition (checked; :class:`~privpac.errors.PreconditionError`
+    otherwise). ``unsafe_skip_precondition=True`` voids the privacy guarantee (warns).
+    See :func:`privpac.sanitizers.points.san_points`.
+    """
+
+    algorithm_name = "SanPoints (Beimel, Nissim, Stemmer, Fig. 9)"
+    guarantee_text = "point queries x == v"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        alpha=0.1,
+        beta=0.1,
+        unsafe_skip_precondition=False,
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state)
+        self.alpha = alpha
+        self.beta = beta
+        self.unsafe_skip_precondition = unsafe_skip_precondition
+
+    def _run(self, idx, size, ledger, rng):
+        return san_points(
+            idx,
+            alpha=self.alpha,
+            beta=self.beta,
+            epsilon=ledger.budget_epsilon,
+            delta=ledger.budget_delta,
+            domain_size=size,
+            constants=self.constants,
+            ledger=ledger,
+            rng=rng,
+            unsafe_skip_precondition=self.unsafe_skip_precondition,
+        )
+
+
+class KPointSanitizer(PointSanitizer):
+    """The k-POINT sanitizer (Fig. 10, Thm 4.7): SanPoints at accuracy ``alpha/k``; a set query
+    ``x in {v1, ..., vk}`` is answered within ``alpha``."""
+
+    algorithm_name = "k-POINT sanitizer (Beimel, Nissim, Stemmer, Fig. 10)"
+    guarantee_text = "set queries x in {v1, ..., vk}"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        alpha=0.1,
+        beta=0.1,
+        k=2,
+        unsafe_skip_precondition=False,
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state, alpha, beta, unsafe_skip_precondition)
+        self.k = k
+
+    def _run(self, idx, size, ledger, rng):
+        return k_point_sanitizer(
+            idx,
+            k=self.k,
+            alpha=self.alpha,
+            beta=self.beta,
+            epsilon=ledger.budget_epsilon,
+            delta=ledger.budget_delta,
+            domain_size=size,
+            constants=self.constants,
+            ledger=ledger,
+            rng=rng,
+            unsafe_skip_precondition=self.unsafe_skip_precondition,
+        )
+
+
+class ThresholdSanitizer(PrivateSanitizerBase):
+    """SanThresholds (Beimel, Nissim, Stemmer, Fig. 11, Thm 4.13): (epsilon, delta) proper sanitizer
+    for threshold queries ``x < v`` (hence ``x <= v`` and ranges, within ``2 alpha``).
+
+    Releases a weighted database. Private when ``m`` meets the choosing mechanism's
+    precondition (checked; :class:`~privpac.errors.PreconditionError` otherwise): about 1.6e8
+    records at ``alpha = 0.1``, ``epsilon = 1``, ``delta = 1e-6``, and accurate from about 4e8
+    (``privpac bounds san-thresholds-plan``). See :func:`privpac.sanitizers.thresholds.san_thresholds`.
+    """
+
+    algorithm_name = "SanThresholds (Beimel, Nissim, Stemmer, Fig. 11)"
+    guarantee_text = "threshold queries x < v (ranges within 2 alpha)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        alpha=0.1,
+        beta=0.1,
+        unsafe_skip_precondition=False,
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state)
+        self.alpha = alpha
+        self.beta = beta
+        self.unsafe_skip_precondition = unsafe_skip_precondition
+
+    def _run(self, idx, size, ledger, rng):
+        return san_thresholds(
+            idx,
+            alpha=self.alpha,
+            beta=self.beta,
+            epsilon=ledger.budget_epsilon,
+            delta=ledger.budget_delta,
+            domain_size=size,
+            constants=self.constants,
+            ledger=ledger,
+            rng=rng,
+            unsafe_skip_precondition=self.unsafe_skip_precondition,
+        )

@@ -1,0 +1,1 @@
+"""Sanitizers: private synthetic databases that answer a class of counting queries."""
