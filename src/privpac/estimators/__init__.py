@@ -4,10 +4,12 @@
 """
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
+from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 
 MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
+    "halfspace-margin": PrivateHalfspaceClassifier,
 }
 
 __all__ = [
@@ -15,5 +17,6 @@ __all__ = [
     "MODELS",
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
+    "PrivateHalfspaceClassifier",
     "PrivateHistogram",
 ]

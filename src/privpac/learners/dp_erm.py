@@ -256,11 +256,11 @@ def select_candidate(
     Z, y = _check_inputs(Z, y)
     scores = -loss.totals(Z, y, candidates)
     if charged:
-        return exponential_mechanism(
-            scores, epsilon, sensitivity=loss.value_range, ledger=ledger, label=label, rng=rng
-        )
+        return exponential_mechanism(scores, epsilon, sensitivity=loss.value_range, ledger=ledger, label=label, rng=rng)
     if ledger is not None:
-        ledger.charge(label + " [uncharged, paper-literal]", 0.0, 0.0, f"exponential mechanism at epsilon={epsilon:.6g}")
+        ledger.charge(
+            label + " [uncharged, paper-literal]", 0.0, 0.0, f"exponential mechanism at epsilon={epsilon:.6g}"
+        )
     return exponential_mechanism(scores, epsilon, sensitivity=loss.value_range, ledger=None, rng=rng)
 
 

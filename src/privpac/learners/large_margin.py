@@ -338,4 +338,3 @@ def net_output_distribution(X, y, margin: float, epsilon: float) -> tuple[np.nda
     logw = -epsilon * counts / 2.0
     p = np.exp(logw - logw.max())
     return net, p / p.sum()
-

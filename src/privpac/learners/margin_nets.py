@@ -96,4 +96,3 @@ def violation_counts(Z: np.ndarray, y: np.ndarray, W: np.ndarray, threshold: flo
         margins = (Z @ W[lo : lo + chunk].T) * y[:, None]
         out[lo : lo + chunk] = np.count_nonzero(margins < threshold, axis=0)
     return out
-
