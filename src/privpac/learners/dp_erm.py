@@ -46,6 +46,7 @@ from ..mechanisms.exponential import exponential_mechanism
 from ..mechanisms.gaussian import bst14_noise_std, gaussian_gdp_block, gaussian_noise_block
 from ..random import as_random_source, uniform_array
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
+from .margin_nets import sphere_net, sphere_net_size, violation_counts
 
 __all__ = [
     "ERM_VARIANTS",
@@ -55,10 +56,12 @@ __all__ = [
     "boosted_erm",
     "noisy_gd",
     "noisy_sgd_bst14",
+    "net_runs",
     "select_candidate",
 ]
 
 ERM_VARIANTS = ("corrected", "paper-literal")
+OPTIMIZERS = ("bst14", "dpgd", "net")
 
 
 @dataclass(frozen=True)
@@ -234,6 +237,44 @@ def noisy_sgd_bst14(
     return W
 
 
+def net_runs(
+    Z,
+    y,
+    gamma: float,
+    epsilon: float,
+    *,
+    runs: int = 1,
+    max_candidates: int = 2_000_000,
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> np.ndarray:
+    """``runs`` independent draws of NUZ Algorithm 2's mechanism as a DP-ERM (shape (runs, m)).
+
+    Each draw is the exponential mechanism over the (gamma/10)-net of the unit sphere of ``R^m``
+    with utility ``-#{j : y_j <w, z_j> < gamma/10}`` (sensitivity 1): (epsilon, 0)-DP. "F is any
+    DP-ERM algorithm", so :func:`boosted_erm` accepts it as ``optimizer="net"``; its output
+    distribution is exactly computable, which is what the audit of the boosting's accounting uses.
+    """
+    Z, y = _check_inputs(Z, y)
+    m = Z.shape[1]
+    radius = gamma / 10.0
+    if sphere_net_size(m, radius) > max_candidates:
+        raise InvalidParameterError(
+            f"the (margin/10)-net in dimension {m} has about {sphere_net_size(m, radius):,} points, more than "
+            f"max_candidates={max_candidates:,}"
+        )
+    net = sphere_net(m, radius)
+    scores = -violation_counts(Z, y, net, radius).astype(np.float64)
+    src = as_random_source(rng)
+    picks = [
+        exponential_mechanism(
+            scores, epsilon, sensitivity=1.0, ledger=ledger, label=f"net mechanism, run {i + 1}", rng=src
+        )
+        for i in range(check_int(runs, "runs", low=1))
+    ]
+    return net[picks]
+
+
 def select_candidate(
     Z,
     y,
@@ -309,8 +350,8 @@ def boosted_erm(
     """
     Z, y = _check_inputs(Z, y)
     epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    check_choice(optimizer, "optimizer", ("bst14", "dpgd"))
+    check_choice(optimizer, "optimizer", OPTIMIZERS)
+    delta = check_delta(delta, allow_zero=optimizer == "net")
     check_choice(variant, "variant", ERM_VARIANTS)
     src = as_random_source(rng)
     k = boosting_rounds(beta) if boost else 1
@@ -327,9 +368,12 @@ def boosted_erm(
     else:
         eps_run, eps_sel = (epsilon / (2 * k), epsilon / 2) if k > 1 else (epsilon, 0.0)
     delta_run = delta / k
-    label = f"{'BST14 noisy SGD' if optimizer == 'bst14' else 'noisy gradient descent'}, {k} run(s)"
+    label = {"bst14": "BST14 noisy SGD", "dpgd": "noisy gradient descent", "net": "net mechanism"}[optimizer]
+    label = f"{label}, {k} run(s)"
     if optimizer == "bst14":
         candidates = noisy_sgd_bst14(Z, y, loss, eps_run, delta_run, runs=k, ledger=ledger, label=label, rng=src)
+    elif optimizer == "net":
+        candidates = net_runs(Z, y, loss.gamma, eps_run, runs=k, ledger=ledger, rng=src)
     else:
         candidates = noisy_gd(Z, y, loss, eps_run, delta_run, n_steps, runs=k, ledger=ledger, label=label, rng=src)
     if k == 1:
