@@ -144,7 +144,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         method="margin",
         variant="practical",
         projection_dim="auto",
-        n_steps=20,
+        n_steps=10,
         alpha=0.1,
         beta=0.1,
         optimizer="bst14",

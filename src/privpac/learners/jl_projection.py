@@ -47,16 +47,31 @@ AUTO_PROJECTION_CONSTANT = 16.0
 
 
 def normalize_rows(X: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (float64); zero rows stay zero. Norms never exceed 1."""
+    """Rows scaled to unit L2 norm (float64); zero rows stay zero. Norms never exceed 1.
+
+    Raises :class:`~privpac.errors.InvalidParameterError` on NaN or infinite entries. Rows that
+    already have norm in ``[1 - 1e-9, 1]`` are returned without a copy (one pass over the data).
+    """
     X = np.asarray(X, dtype=np.float64)
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    sq = np.einsum("ij,ij->i", X, X)
+    if not np.all(np.isfinite(sq)):
+        bad = ~np.isfinite(sq)
+        if not np.all(np.isfinite(X[bad])):
+            raise InvalidParameterError("X contains NaN or infinite values")
+        # Finite entries whose squares overflow: rescale those rows by their largest entry first.
+        X = X.copy()
+        X[bad] /= np.max(np.abs(X[bad]), axis=1)[:, None]
+        sq = np.einsum("ij,ij->i", X, X)
+    if sq.size and np.all(sq <= 1.0) and np.all(sq >= 1.0 - 1e-9):
+        return X
+    norms = np.sqrt(sq)
     scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
     Z = X * scale[:, None]
     # Rounding can leave a norm a hair above 1; the sensitivity arguments need <= 1.
-    again = np.sqrt(np.einsum("ij,ij->i", Z, Z))
+    again = np.einsum("ij,ij->i", Z, Z)
     over = again > 1.0
     if np.any(over):
-        Z[over] /= again[over, None] * (1.0 + 1e-15)
+        Z[over] /= np.sqrt(again[over])[:, None] * (1.0 + 1e-15)
     return Z
 
 

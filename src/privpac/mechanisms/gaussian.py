@@ -42,6 +42,7 @@ in float64.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -88,8 +89,11 @@ def gdp_mu(epsilon: float, delta: float) -> float:
 
     Examples: ``gdp_mu(1, 1e-6) = 0.2367``, ``gdp_mu(0.5, 1e-6) = 0.1241``, ``gdp_mu(2, 1e-6) = 0.4483``.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+    return _gdp_mu(check_epsilon(epsilon), check_delta(delta, allow_zero=False))
+
+
+@functools.lru_cache(maxsize=256)
+def _gdp_mu(epsilon: float, delta: float) -> float:
     lo, hi = 0.0, 1.0
     while gdp_delta(hi, epsilon) <= delta:
         lo, hi = hi, 2.0 * hi
