@@ -159,13 +159,14 @@ def noisy_gd(
     block = gaussian_gdp_block(2.0 * L, n_steps, m, epsilon, delta, runs=runs, ledger=ledger, label=label, rng=rng)
     s = block.sigma
     G = math.sqrt(n * n * L * L + m * s * s)
+    noise = block.noise(n_steps)  # (n_steps, runs, m): fresh noise for every release, drawn at once
     W = np.zeros((runs, m))
     total = np.zeros((runs, m))
     for t in range(1, n_steps + 1):
         margins = (Z @ W.T) * y[:, None]  # (n, runs)
         coeff = np.where(margins < loss.target, y[:, None], 0.0)
         grad_sum = -(coeff.T @ Z) / loss.width  # (runs, m): each record contributes norm <= L
-        W -= (2.0 / (G * math.sqrt(t))) * block.release(grad_sum)
+        W -= (2.0 / (G * math.sqrt(t))) * (grad_sum + noise[t - 1])
         _project_ball(W)
         total += W
     return total / n_steps if average else W
