@@ -15,7 +15,7 @@ from privpac.audit.cases_large_margin import (
     pure_net_distribution,
 )
 from privpac.datasets import make_margin_data, margin_direction
-from privpac.errors import InvalidParameterError, PaperLiteralWarning, UtilityWarning
+from privpac.errors import InvalidParameterError, PaperLiteralWarning, UnsafeConfigurationWarning, UtilityWarning
 from privpac.learners.dp_erm import MarginHingeLoss, boosted_erm, boosting_rounds, noisy_gd
 from privpac.learners.jl_projection import (
     SignProjection,
@@ -107,7 +107,7 @@ def test_pinned_constants():
 def test_nets_cover_the_sphere(m, gamma):
     net = sphere_net(m, gamma / 10)
     assert np.allclose(np.linalg.norm(net, axis=1), 1.0)
-    u = np.random.default_rng(m).standard_normal((5000, m))
+    u = np.random.default_rng(m).standard_normal((2000, m))
     u /= np.linalg.norm(u, axis=1)[:, None]
     nearest = np.sqrt(np.maximum(0.0, 2.0 - 2.0 * (u @ net.T).max(axis=1)))
     assert nearest.max() <= gamma / 10 + 1e-12
@@ -343,6 +343,12 @@ def test_projection_dimension_larger_than_d_and_tiny_inputs():
     X1, y1, _ = data(30, 1, 0.3, 15)
     assert learn_margin_pure(X1, y1, 0.3, 1.0, rng=0).coef.shape == (1,)
     assert learn_margin_practical(X1, y1, 0.3, 1.0, 1e-6, rng=0).coef.shape == (1,)
+
+
+def test_large_delta_warns():
+    X, y, _ = data(20, 4, 0.3, 17)
+    with pytest.warns(UnsafeConfigurationWarning, match="1/n"):
+        learn_margin_practical(X, y, 0.3, 1.0, 0.1, rng=0)
 
 
 def test_invalid_parameters():

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..errors import InvalidParameterError, UtilityWarning
+from ..errors import InvalidParameterError, UnsafeConfigurationWarning, UtilityWarning
 from ..mechanisms.exponential import exponential_mechanism
 from ..random import as_random_source
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real
@@ -130,6 +130,17 @@ def _resolve_dim(projection_dim, d: int, auto: int | None, paper: int) -> tuple[
     return requested, requested
 
 
+def _warn_large_delta(delta: float, n: int) -> None:
+    # A public-input check (n is public): delta >= 1/n admits mechanisms that publish a record.
+    if delta >= 1.0 / n:
+        warnings.warn(
+            f"delta = {delta:g} is at least 1/n = {1.0 / n:g}: (epsilon, delta)-DP then allows releasing a record "
+            "in the clear; choose delta much smaller than 1/n",
+            UnsafeConfigurationWarning,
+            stacklevel=3,
+        )
+
+
 def _prepare(X, m: int | None, rng):
     """Draw the projection (before the data is read), then map every record."""
     projection = None if m is None else SignProjection.draw(m, X.shape[1], rng)
@@ -165,6 +176,7 @@ def learn_margin_practical(
     delta = check_delta(delta, allow_zero=False)
     n_steps = check_int(n_steps, "n_steps", low=1)
     n, d = X.shape
+    _warn_large_delta(delta, n)
     src = as_random_source(rng)
     m, requested = _resolve_dim(projection_dim, d, auto_projection_dim(gamma, d, n_steps), _paper_dim(gamma, n))
     projection, Z = _prepare(X, m, src)
@@ -213,6 +225,7 @@ def learn_margin_faithful(
     if variant not in ERM_VARIANTS:
         raise InvalidParameterError(f"variant must be one of {list(ERM_VARIANTS)}, got {variant!r}")
     n, d = X.shape
+    _warn_large_delta(delta, n)
     src = as_random_source(rng)
     paper = paper_projection_dim(gamma, alpha, beta, n)
     m, requested = _resolve_dim(projection_dim, d, auto_projection_dim(gamma, d, n_steps), paper)
