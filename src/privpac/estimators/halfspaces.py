@@ -97,8 +97,9 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         (epsilon, delta)-DP; warns; for reproduction and audits only).
     projection_dim : "auto", "paper", "none" or int
         ``"auto"`` resolves per variant: the practical rule
-        (:func:`~privpac.learners.jl_projection.auto_projection_dim`), the paper's ``m`` for the
-        faithful variants when ``constants="paper"``, the identity for the pure learner (d <= 3).
+        (:func:`~privpac.learners.jl_projection.auto_projection_dim`); for the faithful variants
+        ``ceil(16/gamma^2)`` when smaller than ``d`` (BST14 costs O(k n^2 m)), or the paper's ``m``
+        when ``constants="paper"``; the identity for the pure learner (d <= 3).
     n_steps : int
         Gradient steps of the practical optimiser (and of ``optimizer="dpgd"``).
     alpha, beta : float

@@ -49,6 +49,7 @@ Deviations from the paper (docs/errata.md)
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -60,7 +61,13 @@ from ..mechanisms.exponential import exponential_mechanism
 from ..random import as_random_source
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real
 from .dp_erm import ERM_VARIANTS, MarginHingeLoss, boosted_erm, noisy_gd
-from .jl_projection import SignProjection, auto_projection_dim, paper_projection_dim, project_records
+from .jl_projection import (
+    AUTO_PROJECTION_CONSTANT,
+    SignProjection,
+    auto_projection_dim,
+    paper_projection_dim,
+    project_records,
+)
 from .margin_nets import sphere_net, sphere_net_size, violation_counts
 
 __all__ = [
@@ -228,7 +235,13 @@ def learn_margin_faithful(
     _warn_large_delta(delta, n)
     src = as_random_source(rng)
     paper = paper_projection_dim(gamma, alpha, beta, n)
-    m, requested = _resolve_dim(projection_dim, d, auto_projection_dim(gamma, d, n_steps), paper)
+    if optimizer == "bst14":
+        # BST14 costs O(k n^2 m): projecting to ceil(16 / gamma^2) < d dimensions always pays.
+        auto = math.ceil(AUTO_PROJECTION_CONSTANT / gamma**2)
+        auto = auto if auto < d else None
+    else:
+        auto = auto_projection_dim(gamma, d, n_steps)
+    m, requested = _resolve_dim(projection_dim, d, auto, paper)
     if m is None and requested > d:
         warnings.warn(
             f"the projection dimension {requested:,} is at least d = {d}: the identity map is used "
