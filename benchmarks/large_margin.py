@@ -259,6 +259,17 @@ def done_criterion(summary):
     return checks
 
 
+def read_rows(path):
+    rows = []
+    with open(path, newline="") as fh:
+        for r in csv.DictReader(fh):
+            r["gamma"], r["d"], r["n"] = float(r["gamma"]), int(r["d"]), int(r["n"])
+            r["epsilon"] = "" if r["epsilon"] == "" else float(r["epsilon"])
+            r["test_error"], r["fit_seconds"] = float(r["test_error"]), float(r["fit_seconds"])
+            rows.append(r)
+    return rows
+
+
 def write_csv(path, rows):
     if not rows:
         return
@@ -286,12 +297,19 @@ def plot(summary, suffix):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    def legend(axes):
+        for ax in axes.ravel():
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
+                return
 
     def series(dataset, gamma, d, arm, eps, x="n", fixed_n=None):
         pts = [
             s for s in summary
             if s["dataset"] == dataset and s["gamma"] == gamma and s["d"] == d and s["arm"] == arm
-            and (s["epsilon"] == eps or s["epsilon"] == "") and (fixed_n is None or s["n"] == fixed_n)
+            and (eps is None or s["epsilon"] == eps or s["epsilon"] == "") and (fixed_n is None or s["n"] == fixed_n)
         ]  # fmt: skip
         pts.sort(key=lambda s: s[x] if x == "n" else float(s["epsilon"] or 0))
         return [s[x] for s in pts], [s["mean_test_error"] for s in pts], [s["mean_fit_seconds"] for s in pts]
@@ -310,12 +328,13 @@ def plot(summary, suffix):
                     color, fmt = STYLE[arm]
                     ax.plot(xs, ys, fmt, color=color, label=arm, ms=4)
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_ylim(-0.02, 0.55)
             ax.axhline(0.05, color="0.8", lw=0.8)
             ax.set_title(f"gamma={gamma}, d={d}, eps=1", fontsize=9)
             ax.set_xlabel("n")
             ax.set_ylabel("test error")
-    axes[0][0].legend(fontsize=7)
+    legend(axes)
     fig.tight_layout()
     fig.savefig(RESULTS / f"large_margin_error_vs_n{suffix}.png", dpi=110)
     plt.close(fig)
@@ -331,14 +350,16 @@ def plot(summary, suffix):
         for arm in arms:
             xs, ys, _ = series("synthetic", gamma, d, arm, None, x="epsilon", fixed_n=n_fixed)
             pts = [(float(x), y) for x, y in zip(xs, ys) if x != ""]
+            color, fmt = STYLE[arm]
             if pts:
-                color, fmt = STYLE[arm]
                 ax.plot(*zip(*pts), fmt, color=color, label=arm, ms=4)
+            elif ys:  # non-private: no epsilon
+                ax.axhline(ys[0], color=color, ls=":", label=arm)
         ax.set_title(f"gamma={gamma}, d={d}, n={n_fixed}", fontsize=9)
         ax.set_xlabel("epsilon")
         ax.set_ylabel("test error")
         ax.set_ylim(-0.02, 0.55)
-    axes[0][0].legend(fontsize=7)
+    legend(axes)
     fig.tight_layout()
     fig.savefig(RESULTS / f"large_margin_error_vs_eps{suffix}.png", dpi=110)
     plt.close(fig)
@@ -354,10 +375,11 @@ def plot(summary, suffix):
                 ax.plot(xs, ts, fmt, color=color, label=arm, ms=4)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"fit time, gamma={gamma}, d={d}, eps=1", fontsize=9)
         ax.set_xlabel("n")
         ax.set_ylabel("seconds")
-    axes[0][0].legend(fontsize=7)
+    legend(axes)
     fig.tight_layout()
     fig.savefig(RESULTS / f"large_margin_time{suffix}.png", dpi=110)
     plt.close(fig)
@@ -385,7 +407,7 @@ def plot(summary, suffix):
             ax.set_title(f"{ds} (margin 0.1)", fontsize=9)
             ax.set_xlabel("epsilon")
             ax.set_ylabel("test error")
-        axes[0][0].legend(fontsize=7)
+        legend(axes)
         fig.tight_layout()
         fig.savefig(RESULTS / f"large_margin_digits{suffix}.png", dpi=110)
         plt.close(fig)
@@ -394,10 +416,14 @@ def plot(summary, suffix):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a small grid (minutes)")
+    parser.add_argument("--plot-only", action="store_true", help="redraw the plots from the saved CSV")
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     eps_grid = (0.5, 1.0, 2.0)
     suffix = "_quick" if args.quick else ""
+    if args.plot_only:
+        plot(summarise(read_rows(RESULTS / f"large_margin{suffix}.csv")), suffix)
+        return
     print(f"python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}")
     if HAVE_DIFFPRIVLIB:
         print(f"diffprivlib {diffprivlib.__version__}")
