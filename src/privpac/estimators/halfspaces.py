@@ -268,7 +268,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
             norms = np.sqrt(np.einsum("ij,ij->i", X, X))
             if np.any(norms > a * (1.0 + 1e-12)):
                 i = int(np.argmax(norms))
-                raise DomainError(f"X[{i}] has norm {norms[i]:.6g}, outside the declared norm bound {a:.6g}")
+                raise DomainError(f"X[{i}] has norm {float(norms[i])!r}, outside the declared norm bound {a!r}")
             return X
         if isinstance(self.domain, Grid) and self.domain.clip:
             return np.clip(X, a, b)
