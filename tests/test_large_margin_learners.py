@@ -245,7 +245,9 @@ def test_paper_literal_ledger_shows_the_uncharged_pick():
     X, y, _ = data(40, 5, 0.3, 4)
     ledger = PrivacyLedger(1.0, 1e-6)
     with pytest.warns(PaperLiteralWarning):
-        learn_margin_faithful(X, y, 0.3, 1.0, 1e-6, optimizer="dpgd", variant="paper-literal", ledger=ledger, rng=0)
+        learn_margin_faithful(
+            X, y, 0.3, 1.0, 1e-6, projection_dim="none", optimizer="dpgd", variant="paper-literal", ledger=ledger, rng=0
+        )
     assert any("uncharged" in line for line in ledger.lines())
     ledger = PrivacyLedger(1.0, 1e-6)
     with pytest.warns(UtilityWarning):
