@@ -28,10 +28,15 @@ def _fail(message: str) -> None:
 
 
 def parse_domain(spec: str):
-    """``lo:hi`` (integers) is an integer domain, ``low:high:n`` a grid, or a JSON object."""
+    """``lo:hi`` (integers) is an integer domain, ``low:high:n`` a grid, ``norm:R`` a norm bound, or JSON."""
     from .domains import Grid, IntegerDomain, as_domain
 
     spec = spec.strip()
+    if spec.startswith("norm:"):  # an L2 norm bound on the features (linear classifiers)
+        try:
+            return float(spec[5:])
+        except ValueError as exc:
+            raise click.BadParameter(f"cannot read the norm bound in {spec!r}") from exc
     if spec.startswith("{"):
         return as_domain(json.loads(spec))
     parts = spec.split(":")
@@ -42,7 +47,7 @@ def parse_domain(spec: str):
             return Grid(float(parts[0]), float(parts[1]), int(parts[2]))
     except ValueError as exc:
         raise click.BadParameter(f"cannot read domain {spec!r}: {exc}") from exc
-    raise click.BadParameter(f"domain must be lo:hi (integers), low:high:n_points or JSON; got {spec!r}")
+    raise click.BadParameter(f"domain must be lo:hi (integers), low:high:n_points, norm:R or JSON; got {spec!r}")
 
 
 def eval_int(text: str) -> int:

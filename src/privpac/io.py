@@ -102,8 +102,11 @@ def model_from_dict(doc: dict):
         params["labels"] = tuple(params["labels"])
     estimator = MODELS[name](**params)
     estimator._restore_state(doc["state"])
-    if params.get("domain") is not None:
-        estimator.domain_ = as_domain(params["domain"])
+    domain = params.get("domain")
+    if domain is not None:
+        # A plain number is a norm bound (halfspace learners); anything else is a domain object.
+        is_norm_bound = isinstance(domain, int | float) and not isinstance(domain, bool)
+        estimator.domain_ = domain if is_norm_bound else as_domain(domain)
     if "labels" in params:
         estimator.classes_ = np.asarray(params["labels"])
     if doc.get("feature_names"):

@@ -29,6 +29,7 @@ CASE_MODULES = [
     "privpac.audit.cases_mechanisms",
     "privpac.audit.cases_bns",
     "privpac.audit.cases_sanitizers",
+    "privpac.audit.cases_large_margin",
 ]
 
 

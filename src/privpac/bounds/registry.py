@@ -26,6 +26,7 @@ BOUND_MODULES = [
     "privpac.bounds.generalization",
     "privpac.bounds.bns",
     "privpac.bounds.bns_sanitizers",
+    "privpac.bounds.large_margin",
 ]
 
 

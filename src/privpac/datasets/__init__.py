@@ -4,6 +4,14 @@ Every loader and generator returns data together with a *public* domain, fixed a
 what the data measures (or from the generator's parameters), never from the data itself.
 """
 
+from .margin import load_digits_pair, make_margin_data, margin_direction
 from .real import BREAST_CANCER_BOUNDS, Dataset, load_breast_cancer_feature
 
-__all__ = ["BREAST_CANCER_BOUNDS", "Dataset", "load_breast_cancer_feature"]
+__all__ = [
+    "BREAST_CANCER_BOUNDS",
+    "Dataset",
+    "load_breast_cancer_feature",
+    "load_digits_pair",
+    "make_margin_data",
+    "margin_direction",
+]

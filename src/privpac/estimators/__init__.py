@@ -4,6 +4,7 @@
 """
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
+from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
 from .median import PrivateMedian, private_interior_point, private_median
@@ -20,6 +21,7 @@ MODELS: dict[str, type] = {
     "san-points": PointSanitizer,
     "k-point": KPointSanitizer,
     "san-thresholds": ThresholdSanitizer,
+    "halfspace-margin": PrivateHalfspaceClassifier,
 }
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "MODELS",
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
+    "PrivateHalfspaceClassifier",
     "PrivateHistogram",
     "PrivateMedian",
     "PrivatePointClassifier",

@@ -1,0 +1,395 @@
+"""Private empirical risk minimisation for the large-margin learners: the loss, two noisy optimisers, boosting.
+
+Nguyen, Ullman and Zakynthinou (ALT 2020), Algorithm 3 ("F" and "A_Noise-GD"), which runs
+Bassily, Smith and Thakurta's noisy projected SGD (FOCS 2014, Alg 1 and Appendix D) on the margin
+hinge loss over the unit ball ``C = B^m`` (diameter 2).
+
+* :class:`MarginHingeLoss`: ``l(w; (z, y)) = max(0, (0.96 gamma - y <w, z>) / (0.86 gamma))``,
+  convex, ``L = 100 / (86 gamma)``-Lipschitz on ``||z|| <= 1``, with values in
+  ``[0, (1 + 0.96 gamma) / (0.86 gamma)]``; ``l >= 1`` whenever the margin is below gamma/10.
+* :func:`noisy_sgd_bst14`: ``n^2 - 1`` steps, one record sampled with replacement per step,
+  ``w <- Pi_C(w - eta_t (n grad l(w; z_j) + b_t))``, ``b_t ~ N(0, sigma^2 I)`` with BST14's
+  ``sigma`` (:func:`privpac.mechanisms.bst14_noise_std`), ``eta_t = 2 / sqrt(t (n^2 L^2 + m sigma^2))``;
+  returns the last iterate. (epsilon, delta)-DP by BST14 Thm 2.1.
+* :func:`noisy_gd`: the practical optimiser of spec 3.8 item 2 (not in the paper): ``T`` full-batch
+  steps on the gradient *sum*, whose replace-one L2 sensitivity is ``2L``; the ``T`` releases are
+  exactly ``sqrt(T) 2L / s``-GDP and ``s`` is calibrated by :func:`privpac.mechanisms.gdp_mu`.
+  Returns the average (or last) iterate, post-processing.
+* :func:`select_candidate` and :func:`boosted_erm`: ``k = ceil(log2(8 / beta))`` independent runs
+  and an exponential-mechanism pick with utility ``-sum_j l(w; z_j)`` (sensitivity: the loss range).
+
+Erratum (spec 3.4, docs/errata.md E-NUZ1)
+----------------------------------------
+The paper gives each run (epsilon/k, delta/k) and charges the final exponential mechanism
+nothing, so F as printed is (epsilon + epsilon_EM, delta)-DP, not (epsilon, delta). privpac splits
+``epsilon_GD + epsilon_EM = epsilon`` (half each) and charges both. ``variant="paper-literal"``
+reproduces the printed accounting (runs at epsilon/k, the selection at epsilon, charged zero),
+warns with :class:`~privpac.errors.PaperLiteralWarning`, and is flagged by the audit
+``margin-uncharged-selection``.
+
+Floating point: the Gaussian noise is floating point (see :mod:`privpac.mechanisms.gaussian`).
+Every per-record gradient is ``-y z / (0.86 gamma)`` with ``||z|| <= 1`` (checked on entry), so
+its norm is at most ``L`` without clipping.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..accounting import PrivacyLedger
+from ..errors import InvalidParameterError, PaperLiteralWarning, UtilityWarning
+from ..mechanisms.exponential import exponential_mechanism
+from ..mechanisms.gaussian import bst14_noise_std, gaussian_gdp_block, gaussian_noise_block
+from ..random import as_random_source, uniform_array
+from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
+from .margin_nets import sphere_net, sphere_net_size, violation_counts
+
+__all__ = [
+    "ERM_VARIANTS",
+    "MarginHingeLoss",
+    "BoostedResult",
+    "boosting_rounds",
+    "boosted_erm",
+    "noisy_gd",
+    "noisy_sgd_bst14",
+    "net_runs",
+    "select_candidate",
+]
+
+ERM_VARIANTS = ("corrected", "paper-literal")
+OPTIMIZERS = ("bst14", "dpgd", "net")
+
+
+@dataclass(frozen=True)
+class MarginHingeLoss:
+    """The rescaled hinge loss of NUZ Algorithm 1, step 4, for margin ``gamma``."""
+
+    gamma: float
+
+    def __post_init__(self):
+        check_real(self.gamma, "margin", low=0.0, low_open=True, high=1.0)
+
+    @property
+    def target(self) -> float:
+        """The loss is zero from margin ``0.96 gamma`` on."""
+        return 0.96 * self.gamma
+
+    @property
+    def width(self) -> float:
+        """``0.86 gamma``: the loss falls by 1 from margin gamma/10 to 0.96 gamma."""
+        return 0.86 * self.gamma
+
+    @property
+    def lipschitz(self) -> float:
+        """``L = 100 / (86 gamma)``: the largest gradient norm on ``||z|| <= 1``."""
+        return 1.0 / self.width
+
+    @property
+    def value_range(self) -> float:
+        """``(1 + 0.96 gamma) / (0.86 gamma)``: the largest loss on ``B^m x {||z|| <= 1}``."""
+        return (1.0 + self.target) / self.width
+
+    def value(self, margins) -> np.ndarray:
+        """``l`` as a function of the margin ``y <w, z>``."""
+        return np.maximum(0.0, (self.target - np.asarray(margins, dtype=np.float64)) / self.width)
+
+    def totals(self, Z: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+        """``sum_j l(w; z_j, y_j)`` for every row ``w`` of ``W`` (shape (k,))."""
+        margins = (Z @ np.atleast_2d(W).T) * y[:, None]
+        return self.value(margins).sum(axis=0)
+
+
+def _check_inputs(Z, y) -> tuple[np.ndarray, np.ndarray]:
+    Z = np.asarray(Z, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[0] == 0:
+        raise InvalidParameterError(f"Z must be a non-empty 2-D array, got shape {Z.shape}")
+    if y.shape != (Z.shape[0],) or not np.all(np.abs(y) == 1.0):
+        raise InvalidParameterError("y must hold one label in {-1, +1} per row of Z")
+    # The sensitivity bounds need every ||z|| <= 1 (the preprocessing guarantees it).
+    if np.max(np.einsum("ij,ij->i", Z, Z)) > 1.0 + 1e-12:
+        raise InvalidParameterError("every row of Z must have norm <= 1 (normalise the records first)")
+    return Z, y
+
+
+def _project_ball(W: np.ndarray) -> None:
+    """In place: each row onto the unit ball, ``w / max(1, ||w||)``."""
+    norms = np.sqrt(np.einsum("ij,ij->i", W, W))
+    np.maximum(norms, 1.0, out=norms)
+    W /= norms[:, None]
+
+
+def noisy_gd(
+    Z,
+    y,
+    loss: MarginHingeLoss,
+    epsilon: float,
+    delta: float,
+    n_steps: int = 10,
+    *,
+    runs: int = 1,
+    average: bool = True,
+    ledger: PrivacyLedger | None = None,
+    label: str = "noisy gradient descent",
+    rng=None,
+) -> np.ndarray:
+    """Full-batch projected noisy subgradient descent on the total loss (spec 3.8 item 2).
+
+    Step ``t`` releases ``sum_j grad l(w_t; z_j) + N(0, s^2 I_m)`` and moves
+    ``w <- Pi_C(w - eta_t * release)`` with ``eta_t = 2 / (G sqrt(t))``, ``G^2 = n^2 L^2 + m s^2``.
+    Privacy: the gradient sum has replace-one L2 sensitivity ``2L``; the ``n_steps`` adaptive
+    releases are ``mu``-GDP with ``mu = 2L sqrt(n_steps) / s``, and ``s`` is the smallest noise
+    with ``mu``-GDP implying (epsilon, delta)-DP (exact conversion). Step sizes and ``n_steps``
+    are public; the output (average or last iterate) is post-processing.
+
+    ``runs`` independent runs are computed together (shape (runs, m) returned); each is
+    (epsilon, delta)-DP and the ledger is charged for all of them.
+    """
+    Z, y = _check_inputs(Z, y)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    n_steps = check_int(n_steps, "n_steps", low=1)
+    runs = check_int(runs, "runs", low=1)
+    n, m = Z.shape
+    L = loss.lipschitz
+    block = gaussian_gdp_block(2.0 * L, n_steps, m, epsilon, delta, runs=runs, ledger=ledger, label=label, rng=rng)
+    s = block.sigma
+    G = math.sqrt(n * n * L * L + m * s * s)
+    noise = block.noise(n_steps)  # (n_steps, runs, m): fresh noise for every release, drawn at once
+    W = np.zeros((runs, m))
+    total = np.zeros((runs, m))
+    for t in range(1, n_steps + 1):
+        margins = (Z @ W.T) * y[:, None]  # (n, runs)
+        coeff = np.where(margins < loss.target, y[:, None], 0.0)
+        grad_sum = -(coeff.T @ Z) / loss.width  # (runs, m): each record contributes norm <= L
+        W -= (2.0 / (G * math.sqrt(t))) * (grad_sum + noise[t - 1])
+        _project_ball(W)
+        total += W
+    return total / n_steps if average else W
+
+
+def noisy_sgd_bst14(
+    Z,
+    y,
+    loss: MarginHingeLoss,
+    epsilon: float,
+    delta: float,
+    *,
+    runs: int = 1,
+    ledger: PrivacyLedger | None = None,
+    label: str = "BST14 noisy SGD",
+    rng=None,
+    chunk: int = 2048,
+) -> np.ndarray:
+    """Bassily-Smith-Thakurta's ``A_Noise-GD`` as in NUZ Algorithm 3, lines 12 to 19 (shape (runs, m)).
+
+    ``n^2 - 1`` steps; step ``t`` draws a record ``j`` uniformly with replacement and moves
+    ``w <- Pi_C(w - eta(t) (n grad l(w; z_j) + b_t))``, ``b_t ~ N(0, sigma^2 I_m)``,
+    ``sigma^2 = 32 L^2 n^2 ln(n/delta) ln(1/delta) / epsilon^2``,
+    ``eta(t) = 2 / sqrt(t (n^2 L^2 + m sigma^2))``, ``w_1 = 0``; returns the last iterate.
+    (epsilon, delta)-DP per run by BST14 Thm 2.1. Cost ``O(n^2 m)`` per run; ``runs`` independent
+    runs share the loop (vectorised). ``n = 1`` performs no step and returns ``w_1 = 0``.
+    """
+    Z, y = _check_inputs(Z, y)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    runs = check_int(runs, "runs", low=1)
+    n, m = Z.shape
+    L = loss.lipschitz
+    sigma = bst14_noise_std(L, n, epsilon, delta)
+    steps = n * n - 1
+    if steps == 0:
+        warnings.warn("noisy SGD on a single record performs no step and returns w = 0", UtilityWarning, stacklevel=2)
+    src = as_random_source(rng)
+    block = gaussian_noise_block(
+        sigma,
+        steps,
+        m,
+        epsilon,
+        delta,
+        runs=runs,
+        mechanism="BST14 noisy SGD (Thm 2.1; NUZ Alg 3 lines 12-19)",
+        ledger=ledger,
+        label=label,
+        rng=src,
+    )
+    G2 = n * n * L * L + m * sigma * sigma
+    W = np.zeros((runs, m))
+    scale = n / loss.width
+    t = 1
+    while t <= steps:
+        c = min(chunk, steps - t + 1)
+        noise = block.noise(c)  # (c, runs, m)
+        picks = np.minimum((uniform_array((c, runs), src) * n).astype(np.int64), n - 1)
+        for i in range(c):
+            j = picks[i]
+            zj = Z[j]  # (runs, m)
+            yj = y[j]
+            active = yj * np.einsum("ij,ij->i", W, zj) < loss.target
+            step = noise[i]
+            step -= (scale * (active * yj))[:, None] * zj  # n * grad = -n y z / (0.86 gamma) when active
+            W -= step / math.sqrt(t * G2)
+            _project_ball(W)
+            t += 1
+    return W
+
+
+def net_runs(
+    Z,
+    y,
+    gamma: float,
+    epsilon: float,
+    *,
+    runs: int = 1,
+    max_candidates: int = 2_000_000,
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> np.ndarray:
+    """``runs`` independent draws of NUZ Algorithm 2's mechanism as a DP-ERM (shape (runs, m)).
+
+    Each draw is the exponential mechanism over the (gamma/10)-net of the unit sphere of ``R^m``
+    with utility ``-#{j : y_j <w, z_j> < gamma/10}`` (sensitivity 1): (epsilon, 0)-DP. "F is any
+    DP-ERM algorithm", so :func:`boosted_erm` accepts it as ``optimizer="net"``; its output
+    distribution is exactly computable, which is what the audit of the boosting's accounting uses.
+    """
+    Z, y = _check_inputs(Z, y)
+    m = Z.shape[1]
+    radius = gamma / 10.0
+    if sphere_net_size(m, radius) > max_candidates:
+        raise InvalidParameterError(
+            f"the (margin/10)-net in dimension {m} has about {sphere_net_size(m, radius):,} points, more than "
+            f"max_candidates={max_candidates:,}"
+        )
+    net = sphere_net(m, radius)
+    scores = -violation_counts(Z, y, net, radius).astype(np.float64)
+    src = as_random_source(rng)
+    picks = [
+        exponential_mechanism(
+            scores, epsilon, sensitivity=1.0, ledger=ledger, label=f"net mechanism, run {i + 1}", rng=src
+        )
+        for i in range(check_int(runs, "runs", low=1))
+    ]
+    return net[picks]
+
+
+def select_candidate(
+    Z,
+    y,
+    loss: MarginHingeLoss,
+    candidates: np.ndarray,
+    epsilon: float,
+    *,
+    charged: bool = True,
+    ledger: PrivacyLedger | None = None,
+    label: str = "final selection (exponential mechanism)",
+    rng=None,
+) -> int:
+    """The exponential mechanism over ``candidates`` with utility ``-sum_j l(w; z_j)`` (NUZ Alg 3 line 11).
+
+    Replacing one record changes the total loss of every candidate by at most the loss range
+    ``(1 + 0.96 gamma)/(0.86 gamma)``, the sensitivity used: (epsilon, 0)-DP given the candidates.
+    ``charged=False`` is the paper-literal accounting: the mechanism runs at ``epsilon`` but the
+    ledger records zero (the erratum).
+    """
+    Z, y = _check_inputs(Z, y)
+    scores = -loss.totals(Z, y, candidates)
+    if charged:
+        return exponential_mechanism(scores, epsilon, sensitivity=loss.value_range, ledger=ledger, label=label, rng=rng)
+    if ledger is not None:
+        ledger.charge(
+            label + " [uncharged, paper-literal]", 0.0, 0.0, f"exponential mechanism at epsilon={epsilon:.6g}"
+        )
+    return exponential_mechanism(scores, epsilon, sensitivity=loss.value_range, ledger=None, rng=rng)
+
+
+def boosting_rounds(beta: float) -> int:
+    """``k = ceil(log2(8 / beta))`` (base 2: all k runs fail with probability <= 2^-k <= beta/8; spec 3.4)."""
+    beta = check_probability(beta, "beta")
+    return int(math.ceil(math.log2(8.0 / beta) - 1e-12))
+
+
+@dataclass
+class BoostedResult:
+    """The selected vector, the candidates and how the budget was split."""
+
+    w: np.ndarray
+    candidates: np.ndarray
+    chosen: int
+    epsilon_runs: float  # per run
+    delta_runs: float  # per run
+    epsilon_selection: float
+    selection_charged: bool
+    details: dict = field(default_factory=dict)
+
+
+def boosted_erm(
+    Z,
+    y,
+    loss: MarginHingeLoss,
+    epsilon: float,
+    delta: float,
+    beta: float = 0.1,
+    *,
+    optimizer: str = "bst14",
+    n_steps: int = 10,
+    boost: bool = True,
+    variant: str = "corrected",
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> BoostedResult:
+    """NUZ Algorithm 3's ``F``: ``k`` independent private runs and a private pick of the best.
+
+    ``variant="corrected"`` (default): runs at ``(epsilon / (2k), delta / k)`` each and the pick at
+    ``epsilon / 2``, all charged: (epsilon, delta)-DP by basic composition. ``boost=False``: one run
+    with the whole budget and no pick (k = 1). ``variant="paper-literal"``: runs at
+    ``(epsilon / k, delta / k)`` and an uncharged pick at ``epsilon`` -- really
+    (2 epsilon, delta)-DP; warns.
+    """
+    Z, y = _check_inputs(Z, y)
+    epsilon = check_epsilon(epsilon)
+    check_choice(optimizer, "optimizer", OPTIMIZERS)
+    delta = check_delta(delta, allow_zero=optimizer == "net")
+    check_choice(variant, "variant", ERM_VARIANTS)
+    src = as_random_source(rng)
+    k = boosting_rounds(beta) if boost else 1
+    if variant == "paper-literal":
+        if not boost:
+            raise InvalidParameterError("variant='paper-literal' reproduces the boosted F; it needs boost=True")
+        warnings.warn(
+            "paper-literal F: the final exponential mechanism is charged no budget (NUZ Alg 3 line 11); "
+            "the result is (2 epsilon, delta)-DP, not (epsilon, delta)-DP",
+            PaperLiteralWarning,
+            stacklevel=2,
+        )
+        eps_run, eps_sel = epsilon / k, epsilon
+    else:
+        eps_run, eps_sel = (epsilon / (2 * k), epsilon / 2) if k > 1 else (epsilon, 0.0)
+    delta_run = delta / k
+    label = {"bst14": "BST14 noisy SGD", "dpgd": "noisy gradient descent", "net": "net mechanism"}[optimizer]
+    label = f"{label}, {k} run(s)"
+    if optimizer == "bst14":
+        candidates = noisy_sgd_bst14(Z, y, loss, eps_run, delta_run, runs=k, ledger=ledger, label=label, rng=src)
+    elif optimizer == "net":
+        candidates = net_runs(Z, y, loss.gamma, eps_run, runs=k, ledger=ledger, rng=src)
+    else:
+        candidates = noisy_gd(Z, y, loss, eps_run, delta_run, n_steps, runs=k, ledger=ledger, label=label, rng=src)
+    if k == 1:
+        chosen = 0
+    else:
+        chosen = select_candidate(
+            Z, y, loss, candidates, eps_sel, charged=variant == "corrected", ledger=ledger, rng=src
+        )
+    return BoostedResult(
+        w=candidates[chosen].copy(),
+        candidates=candidates,
+        chosen=int(chosen),
+        epsilon_runs=eps_run,
+        delta_runs=delta_run,
+        epsilon_selection=eps_sel,
+        selection_charged=variant == "corrected",
+        details={"k": k, "optimizer": optimizer, "variant": variant},
+    )
