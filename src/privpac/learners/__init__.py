@@ -1,0 +1,1 @@
+"""Private learners: each module holds one algorithm; import from the module."""
