@@ -5,5 +5,14 @@ what the data measures (or from the generator's parameters), never from the data
 """
 
 from .real import BREAST_CANCER_BOUNDS, Dataset, load_breast_cancer_feature
+from .rectangles import RectangleDataset, RectangleDistribution, make_rectangle_distribution, make_rectangles
 
-__all__ = ["BREAST_CANCER_BOUNDS", "Dataset", "load_breast_cancer_feature"]
+__all__ = [
+    "BREAST_CANCER_BOUNDS",
+    "Dataset",
+    "RectangleDataset",
+    "RectangleDistribution",
+    "load_breast_cancer_feature",
+    "make_rectangle_distribution",
+    "make_rectangles",
+]

@@ -5,9 +5,11 @@
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .histogram import PrivateHistogram
+from .rectangles import PrivateRectangleClassifier
 
 MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
+    "rectangle": PrivateRectangleClassifier,
 }
 
 __all__ = [
@@ -16,4 +18,5 @@ __all__ = [
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
     "PrivateHistogram",
+    "PrivateRectangleClassifier",
 ]
