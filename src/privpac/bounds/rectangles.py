@@ -41,6 +41,7 @@ __all__ = [
     "generic_pure_sample_size",
     "nonprivate_box_sample_size",
     "randmargins_crossover",
+    "plan_sample_size",
 ]
 
 
@@ -310,3 +311,31 @@ register_bound(
         },
     )
 )
+
+
+def plan_sample_size(plan, alpha: float, beta: float) -> int:
+    """The sufficient sample size of spec 5.2 for a fixed plan (RandMargins or the baseline).
+
+    For RandMargins the plan's per-round failure probability must be at most ``beta/(4D)`` (it is
+    for :func:`~privpac.learners.randmargins.plan_randmargins`); for the baseline ``beta/(2D)``.
+    """
+    from ..learners.randmargins import RandMarginsPlan
+    from ..learners.rectangles_composition import CompositionPlan
+
+    alpha, beta = check_probability(alpha, "alpha"), check_probability(beta, "beta")
+    D = plan.directions.n_directions
+    if isinstance(plan, RandMarginsPlan):
+        if plan.beta_call > beta / (4.0 * D) * (1 + 1e-12):
+            raise InvalidParameterError(
+                f"the plan's beta_call={plan.beta_call:.3g} exceeds beta/(4D)={beta / (4 * D):.3g}"
+            )
+        deletions = D * math.ceil(6.0 * plan.window * math.log(1.0 / plan.beta_call))
+    elif isinstance(plan, CompositionPlan):
+        if plan.beta_call > beta / (2.0 * D) * (1 + 1e-12):
+            raise InvalidParameterError(
+                f"the plan's beta_call={plan.beta_call:.3g} exceeds beta/(2D)={beta / (2 * D):.3g}"
+            )
+        deletions = D * plan.window
+    else:
+        raise InvalidParameterError(f"plan must be a RandMarginsPlan or a CompositionPlan, got {type(plan).__name__}")
+    return max(math.ceil(2.0 * deletions / alpha), generalization_sample_size(alpha, beta, D))

@@ -176,7 +176,11 @@ def _to_add_remove(epsilon: float, delta: float, neighbours: str) -> tuple[float
     if neighbours == "add-remove":
         return epsilon, delta
     # Group privacy over remove-then-add: (e, d) add/remove -> (2e, (1 + e^e) d) replace-one.
-    return epsilon / 2.0, delta / (1.0 + math.exp(epsilon / 2.0))
+    shrink = math.exp(-epsilon / 2.0)
+    delta_ar = delta * shrink / (1.0 + shrink)  # delta / (1 + e^(eps/2)) without overflow
+    if delta_ar <= 0.0:
+        raise InvalidParameterError(f"epsilon={epsilon} is too large for the replace-one conversion")
+    return epsilon / 2.0, delta_ar
 
 
 @dataclass(frozen=True)
@@ -457,6 +461,9 @@ class RandMarginsTrace:
     inner_real: list[int] = field(default_factory=list)  # |D_j ∩ real|
     inner_dummies: list[int] = field(default_factory=list)
     deleted: list[int] = field(default_factory=list)  # real points deleted in the round
+    alive: list[np.ndarray] = field(default_factory=list)  # record indices alive before the round
+    window: list[np.ndarray] = field(default_factory=list)  # record indices in B_j
+    inner: list[np.ndarray] = field(default_factory=list)  # record indices in D_j
 
 
 @dataclass
@@ -532,6 +539,7 @@ def run_randmargins(
         k = int(window_sizes[j])
         lo_key, hi_key = plan.key_range(directions.column(j))
         kb, nd, r_lo, r_hi = inner_window(idx.size, k, plan.window, dummies)
+        sel = np.empty(0, dtype=np.int64)
         if plan.robust and (k <= 0 or (idx.size == 0 and not dummies)):
             p_ref = SENTINEL  # an empty window: no data is read
         else:
@@ -557,6 +565,12 @@ def run_randmargins(
             trace.inner_real.append(r_hi - r_lo)
             trace.inner_dummies.append(nd)
             trace.deleted.append(int(removed.size))
+            trace.alive.append(idx)
+            ranks = (
+                _pair_rank_slice(v, u, idx.size - kb, idx.size) if K > 1 else _rank_slice(v, idx.size - kb, idx.size)
+            )
+            trace.window.append(np.sort(idx[ranks]))
+            trace.inner.append(np.sort(idx[sel]))
     hypothesis = BoxHypothesis.from_thresholds(thresholds, plan.x_max, plan.shape)
     return RandMarginsResult(hypothesis, thresholds, references, window_sizes, plan, trace)
 
