@@ -80,7 +80,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..errors import InvalidParameterError, PaperLiteralWarning
+from ..errors import DataError, InvalidParameterError, PaperLiteralWarning
 from ..mechanisms.margins import margin_window_sizes
 from ..optimize.interior_point import ExponentialInteriorPoint, InteriorPoint
 from ..random import as_random_source
@@ -598,7 +598,9 @@ def randmargins(
     ``X`` holds grid indices (shape ``(n, d)``), ``y`` labels in {0, 1}; only the positives are
     read. Returns a :class:`RandMarginsResult`; ``result.hypothesis.predict(X)`` classifies.
     """
-    x_max = check_x_max(x_max, np.shape(X)[1] if np.ndim(X) == 2 else None)
+    if np.ndim(X) != 2:
+        raise DataError(f"X must be 2-dimensional (n, d), got shape {np.shape(X)} (use X.reshape(-1, 1) for d = 1)")
+    x_max = check_x_max(x_max, np.shape(X)[1])
     plan = plan_randmargins(
         epsilon,
         delta,

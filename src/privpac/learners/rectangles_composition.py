@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting import Calibration, PrivacyLedger, advanced_composition_inverse, calibrate
-from ..errors import InvalidParameterError
+from ..errors import DataError, InvalidParameterError
 from ..optimize.interior_point import ExponentialInteriorPoint, InteriorPoint
 from ..random import as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_labels, check_probability
@@ -196,7 +196,9 @@ def rectangles_composition(
     ledger: PrivacyLedger | None = None,
 ) -> CompositionResult:
     """Learn a box with the composition baseline from labelled grid points (positives only are read)."""
-    x_max = check_x_max(x_max, np.shape(X)[1] if np.ndim(X) == 2 else None)
+    if np.ndim(X) != 2:
+        raise DataError(f"X must be 2-dimensional (n, d), got shape {np.shape(X)} (use X.reshape(-1, 1) for d = 1)")
+    x_max = check_x_max(x_max, np.shape(X)[1])
     plan = plan_composition(epsilon, delta, x_max, shape=shape, beta=beta, ip=ip, form=form)
     P = as_grid_points(X, x_max)
     y01 = check_labels(y, (0, 1), P.shape[0])
