@@ -317,6 +317,7 @@ def randmargins_exact_privacy(
                 frozen.append((rounds, cells))  # the runs coincide from here on: the loss is final
                 continue
             active[(mask, dummies)] = cells
+        states = active
         if not active:
             break
         rounds += 1
