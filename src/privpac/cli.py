@@ -5,6 +5,8 @@ privpac audit NAME | --list          empirical and exact privacy audits
 privpac fit MODEL data.csv ...       fit a private model, save it as JSON
 privpac predict model.json data.csv  predictions of a saved model
 privpac show model.json              a saved model and its privacy ledger
+privpac median data.csv ...          a private median or interior point of one column
+privpac bounds NAME | --list         sample-size bounds of the papers' theorems
 """
 
 from __future__ import annotations
@@ -284,6 +286,47 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
     click.echo("parameters: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     for key, value in result.items():
         click.echo(f"  {key}: {_fmt_number(value)}")
+
+
+@main.command()
+@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.option("--column", default=None, help="Column to summarise (default: the first).")
+@click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
+@click.option("--epsilon", type=float, default=1.0, show_default=True)
+@click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP.")
+@click.option("--alpha", type=float, default=0.1, show_default=True, help="Rank accuracy of the median.")
+@click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
+@click.option("--method", type=click.Choice(["auto", "exponential", "recconcave"]), default="auto", show_default=True)
+@click.option("--interior", is_flag=True, help="An interior point (private under add/remove too) instead of a median.")
+@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, interior, seed):
+    """A private median (or interior point) of one CSV column, with its ledger."""
+    from .accounting import PrivacyLedger
+    from .estimators import private_interior_point, private_median
+    from .io import read_csv
+
+    try:
+        columns = read_csv(data)
+        name = column if column is not None else next(iter(columns))
+        if name not in columns:
+            _fail(f"column {name!r} not in {data}; columns: {', '.join(columns)}")
+        ledger = PrivacyLedger(epsilon, delta, label="median" if not interior else "interior point")
+        domain = parse_domain(domain_spec)
+        if interior:
+            value = private_interior_point(
+                columns[name], domain, epsilon, delta, beta=beta, method=method, rng=seed, ledger=ledger
+            )
+        else:
+            value = private_median(
+                columns[name], domain, epsilon, delta, alpha=alpha, beta=beta, method=method, rng=seed, ledger=ledger
+            )
+    except PrivpacError as exc:
+        _fail(str(exc))
+    what = "interior point" if interior else "median"
+    click.echo(f"private {what} of {name!r}: {value}")
+    click.echo("privacy ledger")
+    for line in ledger.lines():
+        click.echo(f"  {line}")
 
 
 def _fmt_number(value) -> str:

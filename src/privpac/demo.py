@@ -1,56 +1,61 @@
-"""``privpac demo``: the main job on a real bundled dataset, private beside non-private."""
+"""``privpac demo``: a private threshold classifier on real data, beside the non-private stump."""
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.tree import DecisionTreeClassifier
 
-from .accounting import PrivacyLedger
 from .datasets import load_breast_cancer_feature
-from .estimators import PrivateHistogram
-from .optimize import ExponentialInteriorPoint
+from .estimators import PrivateThresholdClassifier
 from .random import as_random_source
 
 
 def run_demo(epsilon: float = 1.0, delta: float = 1e-6, seed: int | None = None, echo=print) -> dict:
-    """Private histogram and private median of one breast-cancer feature, with the ledger."""
+    """Learn "malignant iff mean radius >= t" privately on a train split; compare test accuracy.
+
+    The split is seeded (it is part of the experiment, not of the private algorithm); the private
+    learner uses ``seed`` (``None``: secure randomness).
+    """
     data = load_breast_cancer_feature("mean radius", n_points=4001)
-    grid = data.domain
+    X_train, X_test, y_train, y_test = data.split(test_fraction=0.25, rng=0)
     rng = as_random_source(seed)
     echo(f"data: {data.description}")
-    echo(f"records: {len(data.y)} (the count is public: neighbouring datasets replace one record)")
-    echo(f"budget: epsilon={epsilon}, delta={delta}; half for the histogram, half for the median")
-    echo("")
-
-    hist = PrivateHistogram(epsilon=epsilon / 2, domain=grid, n_bins=8, random_state=rng.spawn()).fit(data.X)
-    true_counts, _ = np.histogram(data.X, bins=hist.bin_edges_)
-    echo("histogram of mean radius (8 public bins)")
-    echo(f"  {'bin':>16}  {'private':>8}  {'true':>6}")
-    for lo, hi, c, t in zip(hist.bin_edges_[:-1], hist.bin_edges_[1:], hist.counts_, true_counts):
-        echo(f"  [{lo:5.1f}, {hi:5.1f})  {int(c):8d}  {int(t):6d}")
-    echo("")
-
-    ledger = PrivacyLedger(epsilon / 2, 0.0, label="private median")
-    idx = grid.to_index(data.X)
-    point = ExponentialInteriorPoint()(idx, 0, grid.max_index, epsilon / 2, rng=rng.spawn(), ledger=ledger)
-    private_median = float(grid.from_index(point))
-    true_median = float(np.median(data.X))
-    rank = float(np.mean(data.X <= private_median))
-    echo("median of mean radius (exponential mechanism over the 4001 grid points)")
     echo(
-        f"  private: {private_median:.3f}   non-private: {true_median:.3f}   "
-        f"(the private value sits at the {100 * rank:.1f}th percentile)"
+        f"split: {len(y_train)} training records (the count is public: neighbouring datasets replace one "
+        f"record), {len(y_test)} test records"
     )
+    echo(f"budget: epsilon={epsilon}, delta={delta}")
+    echo("")
+
+    private = PrivateThresholdClassifier(
+        epsilon=epsilon, delta=delta, domain=data.domain, orientation="above", random_state=rng.spawn()
+    ).fit(X_train.reshape(-1, 1), y_train)
+    stump = DecisionTreeClassifier(max_depth=1).fit(X_train.reshape(-1, 1), y_train)
+    private_acc = float(private.score(X_test.reshape(-1, 1), y_test))
+    stump_acc = float(stump.score(X_test.reshape(-1, 1), y_test))
+    stump_cut = float(stump.tree_.threshold[0]) if stump.tree_.node_count > 1 else float("nan")
+    how = "exponential mechanism" if private.method_ == "em" else f"RecConcave ({private.depth_} levels)"
+    echo("threshold classifier: malignant iff mean radius >= t")
+    echo(f"  {'learner':<34} {'t':>8}  {'test accuracy':>13}")
+    echo(f"  {'private (' + how + ')':<34} {private.threshold_value_:8.3f}  {private_acc:13.3f}")
+    echo(f"  {'non-private decision stump':<34} {stump_cut:8.3f}  {stump_acc:13.3f}")
     echo("")
 
     echo("privacy ledger")
-    for line in hist.ledger_.lines()[:-1] + ledger.lines()[:-1]:
+    for line in private.ledger_.lines():
         echo(f"  {line}")
-    total_eps = hist.privacy_spent_[0] + ledger.spent[0]
-    echo(f"  total: epsilon={total_eps:.6g}, delta=0 (pure differential privacy)")
+    eps_spent, delta_spent = private.privacy_spent_
+    kind = "pure differential privacy" if delta_spent == 0.0 else "approximate differential privacy"
+    echo(f"  ({kind}: epsilon={eps_spent:.6g}, delta={delta_spent:.3g})")
     return {
-        "private_counts": hist.counts_.tolist(),
-        "true_counts": true_counts.tolist(),
-        "private_median": private_median,
-        "true_median": true_median,
-        "epsilon_spent": total_eps,
+        "private_threshold": private.threshold_value_,
+        "private_accuracy": private_acc,
+        "stump_threshold": stump_cut,
+        "stump_accuracy": stump_acc,
+        "method": private.method_,
+        "epsilon_spent": eps_spent,
+        "delta_spent": delta_spent,
+        "test_size": int(len(y_test)),
+        "n_train": int(len(y_train)),
+        "positive_rate_test": float(np.mean(y_test)),
     }

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import __version__
 from .accounting import PrivacyLedger
-from .domains import Grid, ImplicitOrderedDomain, IntegerDomain, domain_from_dict
+from .domains import Grid, ImplicitOrderedDomain, IntegerDomain, as_domain, domain_from_dict
 from .errors import InvalidParameterError
 
 __all__ = ["model_to_dict", "model_from_dict", "save_model", "load_model", "to_jsonable", "read_csv", "write_csv"]
@@ -67,13 +67,17 @@ def model_to_dict(estimator) -> dict:
     estimator._check_fitted()
     ledger: PrivacyLedger = estimator.ledger_
     eps, delta = ledger.spent
+    params = estimator.get_params(deep=False)
+    if params.get("domain") is not None and getattr(estimator, "domain_", None) is not None:
+        # Short forms such as (0, 2**64 - 1) are saved resolved, so big ints survive the round trip.
+        params["domain"] = estimator.domain_
     return {
         "format": FORMAT,
         "privpac_version": __version__,
         "model": _model_name(estimator),
         "class": type(estimator).__name__,
         "algorithm": estimator.algorithm_name,
-        "params": to_jsonable(estimator.get_params(deep=False)),
+        "params": to_jsonable(params),
         "state": to_jsonable(estimator._fitted_state()),
         "feature_names": to_jsonable(getattr(estimator, "feature_names_", None)),
         "privacy": {"epsilon": eps, "delta": delta, "neighbours": "replace-one"},
@@ -98,7 +102,7 @@ def model_from_dict(doc: dict):
     estimator = MODELS[name](**params)
     estimator._restore_state(doc["state"])
     if params.get("domain") is not None:
-        estimator.domain_ = params["domain"]
+        estimator.domain_ = as_domain(params["domain"])
     if "labels" in params:
         estimator.classes_ = np.asarray(params["labels"])
     if doc.get("feature_names"):

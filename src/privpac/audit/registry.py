@@ -27,6 +27,7 @@ __all__ = ["NeighbourPair", "AuditCase", "AuditReport", "register", "get_case", 
 
 CASE_MODULES = [
     "privpac.audit.cases_mechanisms",
+    "privpac.audit.cases_bns",
     "privpac.audit.cases_rectangles",
 ]
 

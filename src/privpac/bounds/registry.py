@@ -24,6 +24,7 @@ __all__ = ["Bound", "register_bound", "get_bound", "list_bounds", "evaluate_boun
 
 BOUND_MODULES = [
     "privpac.bounds.generalization",
+    "privpac.bounds.bns",
     "privpac.bounds.rectangles",
 ]
 

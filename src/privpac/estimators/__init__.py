@@ -5,11 +5,17 @@
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .histogram import PrivateHistogram
+from .median import PrivateMedian, private_interior_point, private_median
+from .point import PrivatePointClassifier
 from .rectangles import PrivateRectangleClassifier
+from .threshold import PrivateThresholdClassifier
 
 MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
+    "median": PrivateMedian,
+    "point": PrivatePointClassifier,
     "rectangle": PrivateRectangleClassifier,
+    "threshold": PrivateThresholdClassifier,
 }
 
 __all__ = [
@@ -18,5 +24,10 @@ __all__ = [
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
     "PrivateHistogram",
+    "PrivateMedian",
+    "PrivatePointClassifier",
     "PrivateRectangleClassifier",
+    "PrivateThresholdClassifier",
+    "private_interior_point",
+    "private_median",
 ]

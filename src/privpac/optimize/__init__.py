@@ -1,5 +1,39 @@
 """Private optimisers: interior points, RecConcave and the high-dimensional optimisers."""
 
-from .interior_point import ExponentialInteriorPoint, InteriorPoint, interior_point_quality
+from .interior_point import (
+    ExponentialInteriorPoint,
+    InteriorPoint,
+    RecConcaveInteriorPoint,
+    interior_point_quality,
+)
+from .recconcave import (
+    BASE_CASE_MAX,
+    RecConcavePlan,
+    RecConcaveResult,
+    levels,
+    log_star,
+    plan_rec_concave,
+    rec_concave,
+    rec_concave_distribution,
+    rec_concave_run,
+    rec_concave_sample,
+    required_quality,
+)
 
-__all__ = ["ExponentialInteriorPoint", "InteriorPoint", "interior_point_quality"]
+__all__ = [
+    "BASE_CASE_MAX",
+    "ExponentialInteriorPoint",
+    "InteriorPoint",
+    "RecConcaveInteriorPoint",
+    "RecConcavePlan",
+    "RecConcaveResult",
+    "interior_point_quality",
+    "levels",
+    "log_star",
+    "plan_rec_concave",
+    "rec_concave",
+    "rec_concave_distribution",
+    "rec_concave_run",
+    "rec_concave_sample",
+    "required_quality",
+]

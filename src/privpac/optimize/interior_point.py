@@ -11,10 +11,15 @@ value changes each count by at most one, so ``q`` has sensitivity 1 under both n
 ``q(y) >= 1`` exactly when ``min v <= y <= max v``, the median has ``q >= ceil(m/2)``, and ``q`` is
 quasi-concave (it rises then falls), which is what RecConcave needs.
 
-Plug-in here: :class:`ExponentialInteriorPoint`, the exponential mechanism over every point of
-``[lo, hi]`` with quality ``q`` (spec ss-rectangles 3.2): pure epsilon-DP for both neighbour
-notions and any input size (including 0, which gives the uniform distribution), exact sampler,
-``O(m log m)`` whatever the domain size.
+Plug-ins here:
+
+* :class:`ExponentialInteriorPoint`, the exponential mechanism over every point of ``[lo, hi]``
+  with quality ``q`` (spec ss-rectangles 3.2): pure epsilon-DP for both neighbour notions and any
+  input size (including 0, which gives the uniform distribution), exact sampler, ``O(m log m)``
+  whatever the domain size.
+* :class:`RecConcaveInteriorPoint`, RecConcave (Beimel, Nissim, Stemmer, Fig. 5) on the same
+  quality with a *public* promise (spec bns-pure-vs-approx, section 13): ``2^O(log* |X|)``
+  samples, (epsilon, delta)-DP for both neighbour notions and any input size.
 """
 
 from __future__ import annotations
@@ -29,9 +34,9 @@ from ..domains import IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.exponential import exponential_mechanism_step
 from ..stepfunc import StepFunction
-from ..validation import check_delta, check_epsilon, check_probability
+from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 
-__all__ = ["InteriorPoint", "ExponentialInteriorPoint", "interior_point_quality"]
+__all__ = ["InteriorPoint", "ExponentialInteriorPoint", "RecConcaveInteriorPoint", "interior_point_quality"]
 
 
 def interior_point_quality(values, lo: int, hi: int) -> StepFunction:
@@ -135,3 +140,147 @@ class ExponentialInteriorPoint:
 
     def __repr__(self) -> str:
         return "ExponentialInteriorPoint()"
+
+
+class RecConcaveInteriorPoint:
+    """Interior point by RecConcave on ``q(y) = min(#{v <= y}, #{v >= y})`` with a public promise.
+
+    Beimel, Nissim, Stemmer, Fig. 5 and Thm 3.15 (spec bns-pure-vs-approx, sections 4 and 13):
+    ``q`` is quasi-concave, sensitivity 1, ``q(y) >= 1`` exactly on ``[min, max]`` and
+    ``q(median) >= ceil(m/2)``, so RecConcave at accuracy ``1/2`` with promise ``r0`` returns a
+    point of quality ``>= r0/2 >= 1``, an interior point, once ``ceil(m/2) >= r0``.
+
+    Parameters
+    ----------
+    beta : float
+        Failure probability the promise is sized for. The promise must be public and cannot
+        depend on the input size (which add/remove neighbours change), so it is fixed per
+        instance: :meth:`sample_complexity` answers for any ``beta >= self.beta`` and raises for a
+        smaller one (construct the instance with the ``beta`` your proof needs).
+    N : int or None
+        Recursion-depth bound (``None``: chosen by ``constants``; see
+        :func:`~privpac.optimize.recconcave.plan_rec_concave`).
+    constants : {"tuned", "paper"}
+        Budget split of RecConcave: tuned (default) or Thm 3.15's ``eps/3N`` per mechanism.
+    base_case_max : int
+        Test-only: lower it to force recursion on small domains (Fig. 5 uses 32).
+
+    Privacy: (epsilon, delta)-DP under replacement *and* addition/removal of one value, for any
+    input size including 0. ``q`` has sensitivity 1 under both relations, the promise ``r0`` and
+    the plan (depth, budgets) depend only on (epsilon, delta, beta, domain size), and RecConcave is
+    private for any quality of sensitivity 1 (Lemma 3.12): every derived score is a max/min of
+    sensitivity-1 functions, whichever relation the neighbours satisfy.
+
+    Utility: :meth:`sample_complexity` is proven. For a plan of depth 1 (the plain exponential
+    mechanism) ``Pr[q(out) = 0] <= |hi - lo| exp(-epsilon ceil(m/2) / 2)``; for deeper plans the
+    promise ``r0 = ceil(required_quality(hi - lo, 1/2, beta, epsilon, delta, mode="tight"))`` is
+    met once ``ceil(m/2) >= r0`` (proof of Lemma 3.14 with the library's exact constants).
+    """
+
+    is_pure = False
+    name = "RecConcave"
+    alpha = 0.5
+
+    def __init__(self, beta: float = 1e-3, N: int | None = None, constants: str = "tuned", base_case_max: int = 32):
+        self.beta = check_probability(beta, "beta")
+        self.N = None if N is None else check_int(N, "N", low=1)
+        self.constants = check_choice(constants, "constants", ("tuned", "paper"))
+        self.base_case_max = check_int(base_case_max, "base_case_max", low=1)
+
+    def plan(self, epsilon: float, delta: float, domain_size: int):
+        """The RecConcave plan (depth and budgets) for a domain of ``domain_size`` points."""
+        from .recconcave import plan_rec_concave
+
+        size = check_int(domain_size, "domain_size", low=1)
+        return plan_rec_concave(
+            size - 1, self.alpha, self.beta, epsilon, delta, self.N, self.constants, self.base_case_max
+        )
+
+    def promise(self, epsilon: float, delta: float, domain_size: int) -> int:
+        """The public promise ``r0`` (at least 2, so that ``r0/2 >= 1``)."""
+        return max(2, math.ceil(self.plan(epsilon, delta, domain_size).required_promise()))
+
+    def sample_complexity(self, epsilon: float, delta: float, beta: float, domain_size: int) -> int:
+        epsilon = check_epsilon(epsilon)
+        beta = check_probability(beta, "beta")
+        size = check_int(domain_size, "domain_size", low=1)
+        plan = self.plan(epsilon, delta, size)
+        if plan.depth == 1:
+            # Plain exponential mechanism with the full epsilon: Pr[q = 0] <= (size - 1) exp(-eps q_max / 2).
+            eps_em = plan.levels[0].epsilon_em
+            half = max(0, math.ceil(2.0 * (math.log(max(size - 1, 1)) - math.log(beta)) / eps_em))
+            return max(1, 2 * half - 1)
+        if beta < self.beta:
+            raise InvalidParameterError(
+                f"this RecConcaveInteriorPoint is sized for beta >= {self.beta}; construct it with "
+                f"RecConcaveInteriorPoint(beta={beta}) to get a proven bound at beta={beta}"
+            )
+        return 2 * self.promise(epsilon, delta, size) - 1
+
+    def __call__(self, values, lo: int, hi: int, epsilon: float, delta: float, rng=None, ledger=None) -> int:
+        from .recconcave import rec_concave_run
+
+        epsilon = check_epsilon(epsilon)
+        delta = check_delta(delta)
+        q = interior_point_quality(values, lo, hi)
+        size = q.T + 1
+        result = rec_concave_run(
+            q,
+            self.promise(epsilon, delta, size),
+            self.alpha,
+            epsilon,
+            delta,
+            beta=self.beta,
+            N=self.N,
+            constants=self.constants,
+            ledger=ledger,
+            rng=rng,
+            base_case_max=self.base_case_max,
+            label="interior point (RecConcave)",
+        )
+        return int(lo) + result.index
+
+    def samples(self, values, lo: int, hi: int, epsilon: float, delta: float, size: int, rng=None) -> np.ndarray:
+        """``size`` independent runs at once (audits; floating-point noise paths, never a release)."""
+        from .recconcave import rec_concave_sample
+
+        q = interior_point_quality(values, lo, hi)
+        offsets = rec_concave_sample(
+            q,
+            self.promise(epsilon, delta, q.T + 1),
+            self.alpha,
+            epsilon,
+            delta,
+            size,
+            beta=self.beta,
+            N=self.N,
+            constants=self.constants,
+            base_case_max=self.base_case_max,
+            rng=rng,
+        )
+        return int(lo) + offsets
+
+    def output_distribution(self, values, lo: int, hi: int, epsilon: float, delta: float) -> dict:
+        """Exact probability of every point (domains of at most 10^4 points; tests and audits)."""
+        from .recconcave import rec_concave_distribution
+
+        q = interior_point_quality(values, lo, hi)
+        probs = rec_concave_distribution(
+            q,
+            self.promise(epsilon, delta, q.T + 1),
+            self.alpha,
+            epsilon,
+            delta,
+            beta=self.beta,
+            N=self.N,
+            constants=self.constants,
+            base_case_max=self.base_case_max,
+        )
+        return {int(lo) + i: float(p) for i, p in enumerate(probs)}
+
+    def __repr__(self) -> str:
+        return (
+            f"RecConcaveInteriorPoint(beta={self.beta}, N={self.N}, constants={self.constants!r}"
+            + (f", base_case_max={self.base_case_max}" if self.base_case_max != 32 else "")
+            + ")"
+        )

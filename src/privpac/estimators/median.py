@@ -1,0 +1,218 @@
+"""Private medians and interior points of one-dimensional data, for users who want a statistic.
+
+* :func:`private_median`: a point whose rank is close to the median, by RecConcave (Beimel,
+  Nissim, Stemmer, Fig. 5) on ``q(y) = min(#{v <= y}, #{v >= y})`` with the public promise
+  ``ceil(m/2)`` (the median's quality). Replace-one neighbours: the number of records is public.
+  With the default ``method="auto"`` and tuned constants RecConcave's plan picks its depth, which
+  is the plain exponential mechanism (pure epsilon-DP) on every domain up to about ``2^600``.
+* :func:`private_interior_point`: a point between the smallest and the largest value, private
+  under replacement *and* addition/removal of a record (the interior-point plug-ins of
+  :mod:`privpac.optimize.interior_point`).
+* :class:`PrivateMedian`: the scikit-learn style estimator (``privpac fit median``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..accounting import PrivacyLedger
+from ..domains import as_domain
+from ..errors import DataError
+from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint, interior_point_quality
+from ..optimize.recconcave import levels, rec_concave_run
+from ..random import as_random_source
+from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from ._one_d import domain_indices, domain_size, index_value
+from .base import PrivateEstimatorBase
+
+__all__ = ["private_median", "private_interior_point", "PrivateMedian"]
+
+METHODS = ("auto", "exponential", "recconcave")
+
+
+def _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constants, rng, ledger):
+    domain = as_domain(domain)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    alpha = check_probability(alpha, "alpha")
+    beta = check_probability(beta, "beta")
+    method = check_choice(method, "method", METHODS)
+    idx = domain_indices(domain, values, "values")
+    m = int(idx.shape[0])
+    if m == 0:
+        raise DataError("values is empty: a median needs at least one record")
+    size = domain_size(domain)
+    q = interior_point_quality(idx, 0, size - 1)
+    if method == "exponential":
+        N = 1
+    elif method == "recconcave" and N is None:
+        N = levels(size - 1)
+    elif N is not None:
+        N = check_int(N, "N", low=1)
+    result = rec_concave_run(
+        q,
+        float(math.ceil(m / 2)),
+        min(alpha, 0.5),
+        epsilon,
+        delta,
+        beta=beta,
+        N=N,
+        constants=constants,
+        ledger=ledger,
+        rng=rng,
+        label="private median: RecConcave",
+    )
+    return index_value(domain, result.index), result
+
+
+def private_median(
+    values,
+    domain,
+    epsilon: float = 1.0,
+    delta: float = 0.0,
+    *,
+    alpha: float = 0.1,
+    beta: float = 0.1,
+    method: str = "auto",
+    N: int | None = None,
+    constants: str = "tuned",
+    rng=None,
+    ledger: PrivacyLedger | None = None,
+):
+    """A differentially private median of one-dimensional ``values`` on a public ``domain``.
+
+    Parameters
+    ----------
+    values : array of shape (n,) or (n, 1)
+    domain : IntegerDomain, one-dimensional Grid, ``(lo, hi)`` or ``(low, high, n_points)``
+    epsilon, delta : float
+        Total budget (replace-one neighbours). ``delta = 0`` restricts RecConcave to depth 1 (the
+        exponential mechanism, pure DP).
+    alpha, beta : float
+        Rank accuracy and failure probability: with probability ``1 - beta`` the output ``y`` has
+        ``min(#{v <= y}, #{v >= y}) >= (1 - alpha) ceil(n/2)`` once ``ceil(n/2)`` exceeds
+        ``required_quality(|X| - 1, alpha, beta, epsilon, delta)`` (``alpha`` is capped at 1/2).
+    method : {"auto", "exponential", "recconcave"}
+        ``"exponential"``: RecConcave with ``N = 1``; ``"recconcave"``: its full recursion (or
+        ``N``); ``"auto"``: the depth RecConcave's tuned plan prefers.
+
+    Returns the private median in data units (a Python int, or a float on a grid).
+    """
+    value, _ = _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constants, rng, ledger)
+    return value
+
+
+def private_interior_point(
+    values,
+    domain,
+    epsilon: float = 1.0,
+    delta: float = 0.0,
+    *,
+    beta: float = 0.1,
+    method: str = "auto",
+    N: int | None = None,
+    constants: str = "tuned",
+    rng=None,
+    ledger: PrivacyLedger | None = None,
+):
+    """A private point between ``min(values)`` and ``max(values)`` (any input size, including 0).
+
+    Private under replacement and addition/removal of one value. ``method="exponential"``:
+    :class:`~privpac.optimize.ExponentialInteriorPoint` (pure); ``"recconcave"``:
+    :class:`~privpac.optimize.RecConcaveInteriorPoint` sized for ``beta`` with its full recursion
+    (or ``N``); ``"auto"``: the exponential mechanism when ``delta = 0``, else whichever has the
+    smaller proven sample complexity for this domain and budget (public parameters only).
+    """
+    domain = as_domain(domain)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    beta = check_probability(beta, "beta")
+    method = check_choice(method, "method", METHODS)
+    idx = domain_indices(domain, values, "values")
+    size = domain_size(domain)
+    em = ExponentialInteriorPoint()
+    if method == "recconcave" and N is None:
+        N = levels(size - 1)
+    rc = RecConcaveInteriorPoint(beta=beta, N=N, constants=constants)
+    if method == "auto":
+        if delta == 0.0:
+            method = "exponential"
+        else:
+            better = rc.sample_complexity(epsilon, delta, beta, size) < em.sample_complexity(epsilon, delta, beta, size)
+            method = "recconcave" if better else "exponential"
+    plug_in = em if method == "exponential" else rc
+    offset = plug_in(idx, 0, size - 1, epsilon, delta, rng=as_random_source(rng), ledger=ledger)
+    return index_value(domain, offset)
+
+
+class PrivateMedian(PrivateEstimatorBase):
+    """A private median of one feature (see :func:`private_median`).
+
+    Parameters: ``epsilon``, ``delta`` (default 0: pure DP), ``domain``, ``constants``,
+    ``random_state``, ``method``, ``alpha``, ``beta``, ``N``.
+
+    Attributes
+    ----------
+    median_ : the private median in data units.
+    median_index_ : int, its index in the domain.
+    depth_ : int, RecConcave levels that ran (1: the exponential mechanism).
+    """
+
+    algorithm_name = "private median (RecConcave / exponential mechanism)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=0.0,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        method="auto",
+        alpha=0.1,
+        beta=0.1,
+        N=None,
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state)
+        self.method = method
+        self.alpha = alpha
+        self.beta = beta
+        self.N = N
+
+    def fit(self, X, y=None):
+        ledger, rng = self._begin_fit()
+        value, result = _median_run(
+            X,
+            self.domain_,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            self.alpha,
+            self.beta,
+            self.method,
+            self.N,
+            self.constants,
+            rng,
+            ledger,
+        )
+        self.median_index_ = result.index
+        self.depth_ = result.depth
+        self.n_samples_ = sum(1 for _ in domain_indices(self.domain_, X))
+        self._end_fit(ledger)
+        return self
+
+    @property
+    def median_(self):
+        self._check_fitted()
+        return index_value(self.domain_, self.median_index_)
+
+    def _fitted_state(self) -> dict:
+        return {"median_index": str(self.median_index_), "depth": self.depth_, "n_samples": self.n_samples_}
+
+    def _restore_state(self, state: dict) -> None:
+        self.median_index_ = int(state["median_index"])
+        self.depth_ = int(state["depth"])
+        self.n_samples_ = int(state["n_samples"])
+
+    def summary(self) -> list[str]:
+        self._check_fitted()
+        how = "exponential mechanism" if self.depth_ == 1 else f"RecConcave, {self.depth_} levels"
+        return [f"{self.algorithm_name}: {how}", f"  median = {self.median_} (n = {self.n_samples_})"]

@@ -1,0 +1,142 @@
+"""A private point-function classifier on one feature (Beimel, Nissim, Stemmer, Lemma 3.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..learners.exponential import em_learn_points
+from ..learners.point import ON_BOTTOM, learn_point
+from ..validation import check_choice, check_probability
+from ._one_d import domain_indices, domain_size, index_value, prediction_indices
+from .base import PrivateClassifierBase
+
+__all__ = ["PrivatePointClassifier"]
+
+METHODS = ("auto", "adist", "em")
+
+
+class PrivatePointClassifier(PrivateClassifierBase):
+    """Learn ``x -> [x == p]`` on one feature with differential privacy.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Total budget (replace-one neighbours).
+    domain : IntegerDomain, one-dimensional Grid or tuple
+        Public domain of the feature.
+    method : {"auto", "adist", "em"}
+        ``"adist"``: the (epsilon, delta) learner of Lemma 3.2 through the corrected A_dist (E1),
+        whose sample size does not grow with the domain. ``"em"``: the exponential mechanism over
+        all point functions (pure epsilon-DP, ``Theta(log |X|)`` samples). ``"auto"``: A_dist when
+        ``delta > 0``, else the exponential mechanism.
+    on_bottom : {"random", "zero"}
+        When A_dist finds no stable point: a uniformly random point (the paper; needs
+        ``|X| >= 1/(alpha beta)``) or the all-zero hypothesis (Remark 3.3).
+    alpha, beta : float
+        Used only to warn when the random fallback's utility condition fails.
+    constants : {"tuned", "paper"}
+        Accepted for uniformity: Lemma 3.2 has no budget split, both are the same algorithm.
+
+    Attributes
+    ----------
+    point_ : int or None
+        Index of the learned point (``None``: the all-zero hypothesis).
+    point_value_ : the learned point in data units (or ``None``).
+    released_ : bool
+        Whether A_dist released a point (always True for ``"em"``).
+    method_ : str
+    """
+
+    algorithm_name = "private point classifier (Beimel, Nissim, Stemmer)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        labels=(0, 1),
+        method="auto",
+        on_bottom="random",
+        alpha=0.1,
+        beta=0.1,
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        self.method = method
+        self.on_bottom = on_bottom
+        self.alpha = alpha
+        self.beta = beta
+
+    def fit(self, X, y):
+        ledger, rng = self._begin_fit()
+        method = check_choice(self.method, "method", METHODS)
+        check_choice(self.on_bottom, "on_bottom", ON_BOTTOM)
+        alpha = check_probability(self.alpha, "alpha")
+        beta = check_probability(self.beta, "beta")
+        idx = domain_indices(self.domain_, X)
+        y01 = self._validate_labels(y, idx.shape[0])
+        size = domain_size(self.domain_)
+        eps, delta = ledger.budget_epsilon, ledger.budget_delta
+        if method == "auto":
+            method = "adist" if delta > 0.0 else "em"
+        self.method_ = method
+        if method == "em":
+            h = em_learn_points(idx, y01, size, eps, ledger=ledger, rng=rng)
+            self.point_, self.released_ = h.point, True
+        else:
+            h, released = learn_point(
+                idx,
+                y01,
+                size,
+                eps,
+                delta,
+                on_bottom=self.on_bottom,
+                alpha=alpha,
+                beta=beta,
+                ledger=ledger,
+                rng=rng,
+            )
+            self.point_, self.released_ = h.point, released
+        self.n_samples_ = int(idx.shape[0])
+        self._end_fit(ledger)
+        return self
+
+    @property
+    def point_value_(self):
+        self._check_fitted()
+        return None if self.point_ is None else index_value(self.domain_, self.point_)
+
+    def predict(self, X) -> np.ndarray:
+        self._check_fitted()
+        idx = prediction_indices(self.domain_, X)
+        if self.point_ is None:
+            h = np.zeros(idx.shape[0], dtype=np.int8)
+        else:
+            h = np.asarray(idx == self.point_, dtype=np.int8)
+        return self._decode(h)
+
+    def _fitted_state(self) -> dict:
+        return {
+            "point": None if self.point_ is None else str(self.point_),
+            "released": bool(self.released_),
+            "method": self.method_,
+            "n_samples": self.n_samples_,
+        }
+
+    def _restore_state(self, state: dict) -> None:
+        self.point_ = None if state["point"] is None else int(state["point"])
+        self.released_ = bool(state["released"])
+        self.method_ = state["method"]
+        self.n_samples_ = int(state["n_samples"])
+
+    def summary(self) -> list[str]:
+        self._check_fitted()
+        neg, pos = self.labels
+        if self.point_ is None:
+            rule = f"predicts {neg!r} everywhere (A_dist found no stable point; on_bottom='zero')"
+        else:
+            rule = f"predicts {pos!r} exactly at x = {self.point_value_} (index {self.point_}), else {neg!r}"
+        how = {"adist": "A_dist", "em": "exponential mechanism"}[self.method_]
+        note = "" if self.released_ else " (A_dist returned bottom: fallback hypothesis)"
+        return [f"{self.algorithm_name}: {how}{note}", f"  {rule}", f"  fitted on n = {self.n_samples_} records"]

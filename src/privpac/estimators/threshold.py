@@ -1,0 +1,173 @@
+"""A private threshold classifier on one feature: LearnThresholds (RecConcave) or the exponential
+mechanism (Beimel, Nissim, Stemmer, Thm 3.18 and section 2.5.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..domains import IntegerDomain
+from ..learners.exponential import em_learn_thresholds
+from ..learners.thresholds import learn_thresholds, learn_thresholds_plan
+from ..validation import check_choice, check_int, check_probability
+from ._one_d import domain_indices, domain_size, index_value, prediction_indices
+from .base import PrivateClassifierBase
+
+__all__ = ["PrivateThresholdClassifier"]
+
+METHODS = ("auto", "recconcave", "em")
+ORIENTATIONS = ("below", "above")
+
+
+class PrivateThresholdClassifier(PrivateClassifierBase):
+    """Learn ``x -> [x < t]`` (or ``[x >= t]``) on one feature with differential privacy.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Total privacy budget (replace-one neighbours; the number of records is public).
+    domain : IntegerDomain, one-dimensional Grid, ``(lo, hi)`` or ``(low, high, n_points)``
+        The public domain of the feature (never derived from the data). Integer domains may have
+        any size (``2^64``, ``2^65536``); a grid maps real values to its nearest point.
+    constants : {"tuned", "paper"}
+        ``"paper"``: LearnThresholds exactly as Thm 3.18 (RecConcave, ``eps/3N`` per mechanism,
+        ``N = log*|X|`` unless given). ``"tuned"`` (default): the same privacy with the depth and
+        budget split that minimise the samples needed.
+    method : {"auto", "recconcave", "em"}
+        ``"recconcave"``: LearnThresholds. ``"em"``: the exponential mechanism over all thresholds
+        (pure epsilon-DP, the Kasiviswanathan et al. learner). ``"auto"`` (default): with tuned
+        constants and ``N=None``, the exponential mechanism whenever RecConcave's tuned plan has
+        depth 1 (every domain up to roughly ``2^600`` points at usual budgets, where it *is* the
+        best RecConcave plan) and RecConcave above; LearnThresholds with paper constants.
+    N : int or None
+        RecConcave's recursion-depth bound.
+    alpha, beta : float
+        Target accuracy and confidence (RecConcave's accuracy is ``alpha/2``, its budget split is
+        tuned for failure ``beta/2``). They never affect privacy.
+    orientation : {"below", "above"}
+        ``"below"``: label 1 below the threshold (the paper's class ``c_j(x) = 1`` iff ``x < j``).
+        ``"above"``: label 1 at and above it (learned as the paper's class on flipped labels).
+    labels : pair
+        The public labels ``(negative, positive)``.
+
+    Attributes
+    ----------
+    threshold_ : int
+        Index ``j`` in ``[0, size]``: the hypothesis is ``[index(x) < j]`` (or its complement).
+    threshold_value_ : int or float
+        The cut in data units: integer domains predict 1 iff ``x < threshold_value_``; grids cut
+        half-way between grid points.
+    method_, depth_ : str, int
+        The algorithm that ran and RecConcave's number of levels (1 for the exponential mechanism).
+    ledger_, privacy_spent_ : the privacy ledger and the total spent.
+
+    Privacy: (epsilon, delta)-DP (Thm 3.15/3.18; pure epsilon-DP when ``method_ == "em"``).
+    Utility: see :func:`privpac.bounds.bns.learn_thresholds_stated` and ``privpac bounds
+    bns-learn-thresholds``.
+    """
+
+    algorithm_name = "private threshold classifier (Beimel, Nissim, Stemmer)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        labels=(0, 1),
+        method="auto",
+        N=None,
+        alpha=0.1,
+        beta=0.1,
+        orientation="below",
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        self.method = method
+        self.N = N
+        self.alpha = alpha
+        self.beta = beta
+        self.orientation = orientation
+
+    def _resolve_method(self, size: int, eps: float, delta: float) -> str:
+        method = check_choice(self.method, "method", METHODS)
+        if method != "auto":
+            return method
+        if self.constants == "paper" or self.N is not None:
+            return "recconcave"
+        if delta == 0.0:
+            return "em"
+        plan = learn_thresholds_plan(size, self.alpha, self.beta, eps, delta)
+        return "em" if plan.depth == 1 else "recconcave"
+
+    def fit(self, X, y):
+        ledger, rng = self._begin_fit()
+        check_choice(self.orientation, "orientation", ORIENTATIONS)
+        alpha = check_probability(self.alpha, "alpha")
+        beta = check_probability(self.beta, "beta")
+        N = None if self.N is None else check_int(self.N, "N", low=1)
+        idx = domain_indices(self.domain_, X)
+        y01 = self._validate_labels(y, idx.shape[0])
+        learn_y = 1 - y01 if self.orientation == "above" else y01
+        size = domain_size(self.domain_)
+        eps, delta = ledger.budget_epsilon, ledger.budget_delta
+        self.method_ = self._resolve_method(size, eps, delta)
+        if self.method_ == "em":
+            h = em_learn_thresholds(idx, learn_y, size, eps, ledger=ledger, rng=rng)
+            self.threshold_, self.depth_ = int(h.threshold), 1
+        else:
+            res = learn_thresholds(
+                idx, learn_y, size, alpha, beta, eps, delta, N=N, constants=self.constants, ledger=ledger, rng=rng
+            )
+            self.threshold_, self.depth_ = int(res.threshold), res.depth
+        self.n_samples_ = int(idx.shape[0])
+        self._end_fit(ledger)
+        return self
+
+    @property
+    def threshold_value_(self):
+        """The cut in data units (integer domains: predict 1 iff ``x < threshold_value_``)."""
+        self._check_fitted()
+        d = self.domain_
+        if isinstance(d, IntegerDomain):
+            return d.lo + self.threshold_
+        return float(d.low[0] + (self.threshold_ - 0.5) * d.step[0])
+
+    def predict(self, X) -> np.ndarray:
+        self._check_fitted()
+        below = prediction_indices(self.domain_, X) < self.threshold_
+        h = np.asarray(below, dtype=np.int8)
+        if self.orientation == "above":
+            h = 1 - h
+        return self._decode(h)
+
+    def threshold_point(self):
+        """The first domain element labelled as ``orientation`` says: ``index_value(threshold_)``."""
+        self._check_fitted()
+        size = domain_size(self.domain_)
+        return None if self.threshold_ >= size else index_value(self.domain_, self.threshold_)
+
+    def _fitted_state(self) -> dict:
+        return {
+            "threshold": str(self.threshold_),
+            "method": self.method_,
+            "depth": self.depth_,
+            "n_samples": self.n_samples_,
+        }
+
+    def _restore_state(self, state: dict) -> None:
+        self.threshold_ = int(state["threshold"])
+        self.method_ = state["method"]
+        self.depth_ = int(state["depth"])
+        self.n_samples_ = int(state["n_samples"])
+
+    def summary(self) -> list[str]:
+        self._check_fitted()
+        side = "<" if self.orientation == "below" else ">="
+        neg, pos = self.labels
+        algo = "exponential mechanism" if self.method_ == "em" else f"RecConcave, {self.depth_} level(s)"
+        return [
+            f"{self.algorithm_name}: {algo}",
+            f"  predicts {pos!r} when x {side} {self.threshold_value_} "
+            f"(threshold index {self.threshold_}), else {neg!r}",
+            f"  fitted on n = {self.n_samples_} records",
+        ]

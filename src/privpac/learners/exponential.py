@@ -1,0 +1,84 @@
+"""The generic pure-DP learner: the exponential mechanism over a finite class.
+
+Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith (2008), as recalled by Beimel, Nissim, Stemmer,
+section 2.5.2 (spec bns-pure-vs-approx 5.4): pick ``h`` in the class with probability proportional
+to ``exp(epsilon q(h) / 2)``, ``q(h)`` = number of sample points ``h`` labels correctly.
+
+Privacy: ``q`` has sensitivity 1 under replace-one neighbours, so the output is (epsilon, 0)-DP
+(exponential mechanism, Prop 2.25).
+
+Utility: ``Pr[q(h) <= max q - t] <= |C| exp(-epsilon t / 2)``: empirical error within ``alpha'`` of
+the best once ``m >= (2/(alpha' epsilon)) ln(|C|/beta')``, plus a generalization term. For
+thresholds ``|C| = size + 1`` and the class is sampled through its step-function quality
+(one piece per distinct sample point), for points through
+``q(c_j) = #negatives - neg(j) + pos(j)``: no cost proportional to the domain size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..accounting import PrivacyLedger
+from ..errors import DataError
+from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_step
+from ..stepfunc import StepFunction
+from ..validation import check_epsilon
+from ._sample import check_sample
+from .hypotheses import PointHypothesis, ThresholdHypothesis
+from .thresholds import threshold_quality
+
+__all__ = ["em_learner", "em_learn_thresholds", "em_learn_points", "em_point_quality"]
+
+
+def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None = None, rng=None) -> int:
+    """The exponential mechanism over a finite class given by its predictions on the sample.
+
+    ``predictions`` has shape ``(n_hypotheses, m)`` with entries in {0, 1}; returns the index of
+    the chosen hypothesis. (epsilon, 0)-DP.
+    """
+    epsilon = check_epsilon(epsilon)
+    P = np.asarray(predictions)
+    y = np.asarray(y)
+    if P.ndim != 2 or P.shape[0] == 0:
+        raise DataError(f"predictions must have shape (n_hypotheses, m) with n_hypotheses >= 1, got {P.shape}")
+    if y.ndim != 1 or y.shape[0] != P.shape[1]:
+        raise DataError(f"y must have one label per column of predictions ({P.shape[1]}), got shape {y.shape}")
+    if y.size == 0:
+        raise DataError("the sample is empty: at least one labelled point is needed")
+    if not (np.all((P == 0) | (P == 1)) and np.all((y == 0) | (y == 1))):
+        raise DataError("predictions and labels must be 0 or 1")
+    scores = (P == y[None, :]).sum(axis=1).astype(np.float64)
+    return exponential_mechanism(scores, epsilon, ledger=ledger, label="EM learner over a finite class", rng=rng)
+
+
+def em_learn_thresholds(
+    x, y, size: int, epsilon: float, *, ledger: PrivacyLedger | None = None, rng=None
+) -> ThresholdHypothesis:
+    """The exponential mechanism over all ``size + 1`` thresholds (pure epsilon-DP)."""
+    epsilon = check_epsilon(epsilon)
+    idx, labels, size = check_sample(x, y, size)
+    q = threshold_quality(idx, labels, size)
+    j = exponential_mechanism_step(q, epsilon, ledger=ledger, label="EM learner over thresholds", rng=rng)
+    return ThresholdHypothesis(int(j))
+
+
+def em_point_quality(x, y, size: int) -> StepFunction:
+    """``q(c_j) = #negatives - neg(j) + pos(j)`` over points ``j`` in ``[0, size - 1]`` (sensitivity 1)."""
+    idx, labels, size = check_sample(x, y, size, allow_empty=True)
+    T = size - 1
+    w = np.where(labels == 1, 1, -1).astype(np.int64)  # at its own point a record scores pos or loses neg
+    after = idx < T
+    points = np.concatenate([idx, idx[after] + 1])
+    incr = np.concatenate([w, -w[after]])
+    return StepFunction.from_increments(T, int(np.sum(labels == 0)), points, incr)
+
+
+def em_learn_points(
+    x, y, size: int, epsilon: float, *, ledger: PrivacyLedger | None = None, rng=None
+) -> PointHypothesis:
+    """The exponential mechanism over all ``size`` point functions (pure epsilon-DP)."""
+    epsilon = check_epsilon(epsilon)
+    check_sample(x, y, size)
+    q = em_point_quality(x, y, size)
+    j = exponential_mechanism_step(q, epsilon, ledger=ledger, label="EM learner over point functions", rng=rng)
+    return PointHypothesis(int(j))
