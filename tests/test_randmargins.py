@@ -347,3 +347,24 @@ def test_bad_inputs():
         randmargins(X, y * 2, 15)
     with pytest.raises(InvalidParameterError, match="InteriorPoint"):
         plan_randmargins(1.0, 1e-6, 15, dimension=2, ip=object())
+
+
+def test_any_interior_point_plugs_in_recconcave_included():
+    from privpac.optimize import RecConcaveInteriorPoint
+
+    ip = RecConcaveInteriorPoint(beta=0.01, N=2, base_case_max=4)  # forced recursion on a small grid
+    plan = RandMarginsPlan.from_raw(4.0, 0.01, 255, dimension=2, ip=ip, delta_call=1e-6, delta=0.1, tie_break_bits=0)
+    assert ip.plan(4.0, 1e-6, plan.ip_domain_size).depth == 2 and plan.window == ip.sample_complexity(
+        4.0, 1e-6, 0.01, plan.ip_domain_size
+    )
+    X = uniform(int(6 * plan.mu), 2, 255, 4)
+    P = as_grid_points(X, plan.x_max)
+    ledger = PrivacyLedger(plan.epsilon, plan.delta)
+    res = run_randmargins(P, plan, rng=2, ledger=ledger)
+    box = res.hypothesis
+    assert not box.empty and all(lo >= int(m) for lo, m in zip(box.lower, P.min(axis=0)))
+    assert ledger.spent == (plan.epsilon, plan.delta) and "RecConcave" in str(ledger)
+    # the approximate calibration: half the per-call epsilon of a pure plug-in, and a per-call delta
+    approx = plan_randmargins(1.0, 1e-6, 255, dimension=2, ip=RecConcaveInteriorPoint(beta=0.1 / 16))
+    pure = plan_randmargins(1.0, 1e-6, 255, dimension=2)
+    assert approx.delta_call > 0 and approx.epsilon_call < pure.epsilon_call

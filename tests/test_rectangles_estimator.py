@@ -82,8 +82,10 @@ def test_every_method_in_the_table_runs_and_a_new_one_is_one_entry():
     X = np.random.default_rng(0).integers(0, 16, size=(2000, 2))
     y = np.ones(2000, dtype=int)
     for name in RECTANGLE_METHODS:
-        est = PrivateRectangleClassifier(domain=(0, 15), method=name, random_state=0).fit(X, y)
-        assert est.privacy_spent_[0] <= 1.0 and est.algorithm_name == RECTANGLE_METHODS[name].title
+        for ip in ("exponential", "recconcave"):
+            est = PrivateRectangleClassifier(domain=(0, 15), method=name, interior_point=ip, random_state=0).fit(X, y)
+            assert est.privacy_spent_[0] <= 1.0 and est.algorithm_name == RECTANGLE_METHODS[name].title
+            assert (ip == "recconcave") == ("RecConcave" in "\n".join(est.plan_lines_))
 
     def everything(est, P, x_max, ledger, rng):
         ledger.charge("nothing private", 0.0)

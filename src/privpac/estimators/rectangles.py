@@ -27,18 +27,21 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import InvalidParameterError
-from ..learners.boxes import SHAPES, BoxHypothesis, as_grid_points
+from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, plan_randmargins, run_randmargins
 from ..learners.rectangles_composition import plan_composition, run_composition
-from ..optimize.interior_point import ExponentialInteriorPoint
+from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..random import RandomSource
 from ..validation import check_array, check_choice, check_probability
 from .base import PrivateClassifierBase
 
 __all__ = ["PrivateRectangleClassifier", "RECTANGLE_METHODS", "RectangleMethod", "RectangleFit", "INTERIOR_POINTS"]
 
-#: interior-point plug-ins by name (the estimator stores names so that models can be saved)
-INTERIOR_POINTS: dict[str, Callable] = {"exponential": ExponentialInteriorPoint}
+#: interior-point plug-ins by name (names keep models savable), each built for the per-call beta
+INTERIOR_POINTS: dict[str, Callable[[float], object]] = {
+    "exponential": lambda beta_call: ExponentialInteriorPoint(),
+    "recconcave": lambda beta_call: RecConcaveInteriorPoint(beta=beta_call),
+}
 
 
 @dataclass
@@ -64,10 +67,14 @@ class RectangleMethod:
     reference: str
 
 
-def _interior_point(name):
+def _interior_point(name, beta_call: float = 0.5):
     if name not in INTERIOR_POINTS:
         raise InvalidParameterError(f"interior_point must be one of {sorted(INTERIOR_POINTS)}, got {name!r}")
-    return INTERIOR_POINTS[name]()
+    return INTERIOR_POINTS[name](beta_call)
+
+
+def _directions(est, x_max) -> int:
+    return Directions(est.shape, len(x_max)).n_directions
 
 
 def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource) -> RectangleFit:
@@ -77,7 +84,7 @@ def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource) ->
         x_max,
         shape=est.shape,
         beta=est.beta,
-        ip=_interior_point(est.interior_point),
+        ip=_interior_point(est.interior_point, est.beta / (4.0 * _directions(est, x_max))),
         calibration="paper" if est.constants == "paper" else "explicit",
         variant=est.variant,
         tie_break_bits=est.tie_break_bits,
@@ -97,7 +104,7 @@ def _fit_composition(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource) ->
         x_max,
         shape=est.shape,
         beta=est.beta,
-        ip=_interior_point(est.interior_point),
+        ip=_interior_point(est.interior_point, est.beta / (2.0 * _directions(est, x_max))),
         form="paper" if est.constants == "paper" else "drv",
     )
     result = run_composition(P, plan, rng=rng, ledger=ledger)
@@ -141,8 +148,10 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         General boxes or the paper's boxes anchored at the domain's lower corner.
     beta : float
         Failure probability of the learner's accuracy guarantee.
-    interior_point : str
-        Interior-point plug-in, a key of :data:`INTERIOR_POINTS`.
+    interior_point : {"exponential", "recconcave"}
+        Interior-point plug-in, a key of :data:`INTERIOR_POINTS`: the exponential mechanism (pure;
+        the best constants below domains of about 2^600) or RecConcave (Beimel, Nissim, Stemmer;
+        (epsilon, delta)-DP, ``2^O(log*|X|)`` samples asymptotically).
     tie_break_bits : int
         RandMargins' random tie-break tags (``2^bits`` of them; 0 assumes distinct coordinates).
     variant : {"robust", "paper-literal"}
