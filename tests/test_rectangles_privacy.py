@@ -309,3 +309,25 @@ def test_plans_used_by_the_audits_state_the_audited_claim():
     default = plan_randmargins(1.0, 1e-6, 15, dimension=2, neighbours="add-remove")
     assert default.epsilon_call == pytest.approx(1.0 / rm.paid_rounds(1e-6))
     assert direction_values(as_grid_points([[3, 4]], (15, 15)), (15, 15), default.directions, 3).tolist() == [11]
+
+
+def test_loss_grows_with_d_for_failed_attempt_one_but_not_for_randmargins():
+    """Spec 7.9: on the domino chain the failed attempt's loss grows with D, RandMargins' does not."""
+    eps_call, window, check_eps = 2.0, 4, 0.5
+    ip = ExponentialInteriorPoint()
+    attempt, robust = [], []
+    for directions in (2, 3, 4):
+        S = _domino_data(window, directions)
+        S_prime = S + [[7] + [0] * (directions - 1)]
+        laws = []
+        for pts in (S, S_prime):
+            rounds = [
+                ip.output_distribution(w, 0, 7, eps_call) for w in _failed_attempt_windows(pts, window, directions)
+            ]
+            laws.append({c: math.prod(r[y] for r, y in zip(rounds, c)) for c in product(range(8), repeat=directions)})
+        attempt.append(exact_check(laws[0], laws[1], check_eps, 0.0).worst_delta)
+        plan = RandMarginsPlan.from_raw(eps_call, 0.05, 7, dimension=directions, shape="orthant", tie_break_bits=2)
+        b = randmargins_exact_privacy(plan, S, only_t=S_prime[-1:], epsilon=check_eps, delta=0.0, bin_width=1e-4)
+        robust.append(b.lower)
+    assert attempt[0] < attempt[1] < attempt[2]
+    assert max(robust) < attempt[0] / 10 and robust[2] - robust[0] < (attempt[2] - attempt[0]) / 100
