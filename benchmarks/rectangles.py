@@ -41,6 +41,7 @@ from tqdm.auto import tqdm
 
 from privpac.bounds.rectangles import composition_sample_size, nonprivate_box_sample_size, randmargins_sample_size
 from privpac.datasets import make_rectangle_distribution
+from privpac.estimators import PrivateRectangleClassifier
 from privpac.learners.boxes import tightest_fit
 from privpac.learners.randmargins import plan_randmargins, run_randmargins
 from privpac.learners.rectangles_composition import plan_composition, run_composition
@@ -159,8 +160,18 @@ def fit_times(repeats: int) -> list[dict]:
         src = SeededRandom(bits)
         X, y = dist.sample(n, src.spawn())
         P = np.asfortranarray(X[y == 1])
-        for arm, eps in (("randmargins-em", EPSILON), ("randmargins-em", 100.0), ("composition", EPSILON)):
-            if arm == "composition":
+        for arm, eps in (
+            ("randmargins-em", EPSILON),
+            ("randmargins-em", 100.0),
+            ("composition", EPSILON),
+            ("estimator", EPSILON),
+        ):
+            if arm == "estimator":  # the user's path: validation, grid indices, RandMargins (replace-one)
+                est = PrivateRectangleClassifier(epsilon=eps, delta=DELTA, domain=(0, 2**bits - 1), random_state=1)
+                Xi = X.astype(np.int64) if bits < 63 else X
+                plan = None
+                fn = lambda est=est, Xi=Xi, y=y: est.fit(Xi, y)  # noqa: E731
+            elif arm == "composition":
                 plan = plan_composition(eps, DELTA, 2**bits - 1, dimension=d, beta=BETA)
                 fn = lambda plan=plan, P=P: run_composition(P, plan, rng=1)  # noqa: E731
             else:
@@ -169,9 +180,8 @@ def fit_times(repeats: int) -> list[dict]:
             times = []
             for _ in range(repeats):
                 t0 = time.perf_counter()
-                res = fn()
+                fn()
                 times.append(time.perf_counter() - t0)
-            busy = getattr(res, "trace", None)
             rows.append(
                 {
                     "arm": arm,
@@ -183,13 +193,47 @@ def fit_times(repeats: int) -> list[dict]:
                     "best_seconds": round(min(times), 3),
                     "median_seconds": round(float(np.median(times)), 3),
                     "target_seconds": 5.0,
-                    "window": plan.window,
-                    "note": "every round reads the data" if eps > EPSILON else "library default budget",
+                    "window": "" if plan is None else plan.window,
+                    "note": {
+                        "estimator": "PrivateRectangleClassifier.fit on all n labelled points (int64 input)",
+                        "composition": "library default budget",
+                    }.get(arm, "every round reads the data" if eps > EPSILON else "library default budget"),
                 }
             )
-            del busy
             print(f"fit time {arm:24s} eps={eps:<6g} 2^{bits}: best {min(times):.3f} s ({P.shape[0]} positives)")
     return rows
+
+
+def crossover(bits: int) -> dict:
+    """Dimension from which RandMargins' *predicted empirical* n (and its bound) beats the baseline's.
+
+    Predictions as for the unmeasured cells (deletion budgets); bounds from spec 5.2. Both with the
+    exponential-mechanism interior point and 32 tie-break bits for RandMargins.
+    """
+
+    def rm(d):
+        r = randmargins_sample_size(EPSILON, DELTA, ALPHA, BETA, 2**bits, d, tie_break_bits=32)
+        return 2 * d * (math.ceil(r["mean_margin"]) - r["window"] / 2.0) / ALPHA, r["n"]
+
+    def comp(d):
+        r = composition_sample_size(EPSILON, DELTA, ALPHA, BETA, 2**bits, d)
+        return 2 * d * r["window"] / 2.0 / ALPHA, r["n"]
+
+    out = {"domain_bits": bits}
+    for key, which in (("predicted", 0), ("bound", 1)):
+        lo, hi = 1, 10**12
+        if rm(hi)[which] >= comp(hi)[which]:
+            out[f"{key}_crossover_d"] = ""
+            continue
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if rm(mid)[which] < comp(mid)[which]:
+                hi = mid
+            else:
+                lo = mid
+        out[f"{key}_crossover_d"] = hi
+        out[f"{key}_n_at_crossover"] = round(rm(hi)[which])
+    return out
 
 
 def plot(rows: list[dict], path: Path) -> None:
@@ -231,6 +275,14 @@ def plot(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def write_times(repeats: int, suffix: str) -> None:
+    times = fit_times(repeats)
+    with open(RESULTS / f"rectangles-fit-time{suffix}.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(times[0]))
+        w.writeheader()
+        w.writerows(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=10, help="runs per sample size (private arms)")
@@ -238,7 +290,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="d in {1, 2}, 2^16 only, 5 trials")
     parser.add_argument("--repeats", type=int, default=3, help="fit-time repeats")
     parser.add_argument("--skip-times", action="store_true")
+    parser.add_argument("--times-only", action="store_true", help="only the fit times and the crossover")
     args = parser.parse_args()
+    RESULTS.mkdir(exist_ok=True)
+    cross = [crossover(bits) for bits in (16, 32, 64)]
+    with open(RESULTS / "rectangles-crossover.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=sorted({k for c in cross for k in c}, key=lambda k: (k != "domain_bits", k)))
+        w.writeheader()
+        w.writerows(cross)
+    for c in cross:
+        print(f"crossover 2^{c['domain_bits']}: {c}")
+    if args.times_only:
+        write_times(args.repeats, "")
+        return
     dims = (1, 2) if args.quick else (1, 2, 10, 100)
     bit_list = (16,) if args.quick else (16, 32, 64)
     trials = 5 if args.quick else args.trials
@@ -276,11 +340,7 @@ def main() -> None:
             f"  bound={r['bound']:.3g}"
         )
     if not args.skip_times:
-        times = fit_times(args.repeats)
-        with open(RESULTS / f"rectangles-fit-time{suffix}.csv", "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(times[0]))
-            w.writeheader()
-            w.writerows(times)
+        write_times(args.repeats, suffix)
     print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")
 
 

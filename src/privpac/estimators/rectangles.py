@@ -26,7 +26,7 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import InvalidParameterError
+from ..errors import DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, plan_randmargins, run_randmargins
 from ..learners.rectangles_composition import plan_composition, run_composition
@@ -220,8 +220,18 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
             if domain.max_index > 2**64 - 1:
                 raise InvalidParameterError("rectangle learners support at most 2^64 points per feature")
             n, d = X.shape
-            flat = domain.to_index(X.reshape(-1) if X.dtype != object else np.asarray(X.ravel(), dtype=object), name)
-            idx = np.asarray(flat.tolist() if flat.dtype == object else flat).reshape(n, d)
+            if X.dtype != object and np.issubdtype(X.dtype, np.integer):
+                # vectorised for every domain up to 2^64 points: 0 <= x - lo < 2^64 once validated,
+                # so unsigned wrap-around arithmetic gives the index exactly
+                if X.size and (int(X.min()) < domain.lo or int(X.max()) > domain.hi):
+                    bad = int(X.min()) if int(X.min()) < domain.lo else int(X.max())
+                    raise DomainError(f"{name} contains {bad}, outside the domain [{domain.lo}, {domain.hi}]")
+                idx = X.astype(np.uint64) - np.uint64(domain.lo % 2**64)
+            else:
+                flat = domain.to_index(
+                    X.reshape(-1) if X.dtype != object else np.asarray(X.ravel(), dtype=object), name
+                )
+                idx = np.asarray(flat.tolist() if flat.dtype == object else flat).reshape(n, d)
             x_max = (domain.max_index,) * d
         elif isinstance(domain, Grid):
             idx = domain.to_index(X, name)
