@@ -144,3 +144,12 @@ def test_cli_bounds():
     assert res.exit_code == 0, res.output
     res = runner.invoke(main, ["bounds", "--list"])
     assert "bns-lb-sanitizer" in res.output
+
+
+def test_cli_bounds_on_a_huge_domain():
+    runner = CliRunner()
+    res = runner.invoke(main, ["bounds", "bns-recconcave", "--domain-size", "2**65536"])
+    assert res.exit_code == 0, res.output
+    assert "domain_size=2^65536" in res.output
+    res = runner.invoke(main, ["bounds", "bns-recconcave", "--domain-size", "2**65536", "--json"])
+    assert res.exit_code == 0 and '"domain_size": "2^65536"' in res.output

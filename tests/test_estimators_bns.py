@@ -65,6 +65,7 @@ def test_threshold_classifier_methods_constants_and_orientation():
     Xh[:, 0] = [int(v) * 2**65000 for v in range(400)]
     huge.fit(Xh, (np.arange(400) < 100).astype(int))
     assert huge.method_ == "recconcave" and huge.depth_ >= 2
+    assert "2^" in "\n".join(huge.summary())  # huge values are shown compactly
 
 
 def test_threshold_classifier_on_a_grid():
@@ -182,3 +183,28 @@ def test_cli_fit_predict_threshold_point_median(tmp_path):
     assert res.exit_code != 0 and "not in" in res.output
     res = runner.invoke(main, ["median", str(data), "--domain", "0:10"])
     assert res.exit_code != 0 and "outside the domain" in res.output
+
+
+def test_uint64_data_near_the_top_of_a_2_64_domain():
+    gen = np.random.default_rng(7)
+    x = gen.integers(0, 2**63, size=3000, dtype=np.uint64) * np.uint64(2)
+    y = (x < np.uint64(2**63 + 2**61)).astype(int)
+    est = PrivateThresholdClassifier(domain=(0, 2**64 - 1), random_state=0).fit(x.reshape(-1, 1), y)
+    assert est.score(x.reshape(-1, 1), y) > 0.98
+    assert est.predict(np.array([[2**64 - 1]], dtype=np.uint64)).tolist() == [0]
+    with pytest.raises(DomainError):
+        PrivateThresholdClassifier(domain=(5, 2**64 - 1)).fit(np.array([[3]], dtype=np.uint64), [1])
+
+
+def test_models_on_a_2_65536_domain_save_and_load(tmp_path):
+    from privpac.formatting import int_from_text, int_to_text
+
+    for v in (0, -7, 2**64, 2**65536 - 1, -(2**70000)):
+        assert int_from_text(int_to_text(v)) == v
+    X = np.empty((300, 1), dtype=object)
+    X[:, 0] = [v * 2**65000 for v in range(300)]
+    y = (np.arange(300) < 80).astype(int)
+    est = PrivateThresholdClassifier(domain=(0, 2**65536 - 1), random_state=3).fit(X, y)
+    loaded = load_model(save_model(est, tmp_path / "huge.json"))
+    assert loaded.threshold_ == est.threshold_ and loaded.domain_.hi == 2**65536 - 1
+    assert np.array_equal(loaded.predict(X), est.predict(X))

@@ -55,6 +55,7 @@ def test_cli_demo_and_audit():
     res = runner.invoke(main, ["demo", "--seed", "3"])
     assert res.exit_code == 0, res.output
     assert "privacy ledger" in res.output and "non-private" in res.output
+    assert "test accuracy" in res.output and "threshold classifier" in res.output
     res = runner.invoke(main, ["audit", "--list"])
     assert res.exit_code == 0 and "adist-paper-literal" in res.output
     assert runner.invoke(main, ["audit", "adist", "--trials", "50000"]).exit_code == 0

@@ -243,3 +243,22 @@ def test_no_warning_by_default():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         learn_point([1, 1], [1, 1], 2**32, 1.0, 1e-6, alpha=0.1, beta=0.1, rng=0)
+
+
+def test_qualities_on_wide_domains_and_uint64_edges():
+    size = 2**64
+    x = np.array([0, 5, 5, 2**64 - 1, 2**63, 7], dtype=np.uint64)
+    y = np.array([1, 1, 0, 0, 1, 0])
+    q = threshold_quality(x, y, size)
+    xs = [int(v) for v in x]
+    for j in (0, 1, 5, 6, 7, 8, 2**63, 2**63 + 1, 2**64 - 1, 2**64):
+        assert q(j) == sum(int((xi < j) == yi) for xi, yi in zip(xs, y)), j
+    p = point_quality(x, y, size)
+    e = em_point_quality(x, y, size)
+    for j in (0, 1, 4, 5, 6, 7, 2**63, 2**64 - 2, 2**64 - 1):
+        assert p(j) == sum(int(xi == j and yi == 1) for xi, yi in zip(xs, y)), j
+        assert e(j) == sum(int((xi == j) == yi) for xi, yi in zip(xs, y)), j
+    obj = np.empty(3, dtype=object)
+    obj[:] = [2**100, 2**100 + 1, 3]
+    q2 = threshold_quality(obj, [1, 0, 1], 2**200)
+    assert q2(2**100 + 1) == 3 and q2(0) == 1 and q2(2**200) == 2

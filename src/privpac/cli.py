@@ -274,7 +274,11 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
     if as_json:
         click.echo(
             json.dumps(
-                {"bound": name, "parameters": {k: v for k, v in params.items() if v is not None}, "result": result},
+                {
+                    "bound": name,
+                    "parameters": {k: _param_text(v) for k, v in params.items() if v is not None},
+                    "result": result,
+                },
                 indent=2,
                 default=str,
             )
@@ -283,7 +287,7 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
     click.echo(f"{bound.name}: {bound.description}")
     click.echo(f"source: {bound.reference}; {'sufficient' if bound.kind == 'upper' else 'necessary'} sample size")
     shown = {k: v for k, v in params.items() if v is not None}
-    click.echo("parameters: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+    click.echo("parameters: " + ", ".join(f"{k}={_param_text(v)}" for k, v in shown.items()))
     for key, value in result.items():
         click.echo(f"  {key}: {_fmt_number(value)}")
 
@@ -323,10 +327,19 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
     except PrivpacError as exc:
         _fail(str(exc))
     what = "interior point" if interior else "median"
-    click.echo(f"private {what} of {name!r}: {value}")
+    click.echo(f"private {what} of {name!r}: {_param_text(value)}")
     click.echo("privacy ledger")
     for line in ledger.lines():
         click.echo(f"  {line}")
+
+
+def _param_text(value):
+    """Huge integers (a domain of 2^65536 points) as 2^k; everything else unchanged."""
+    from .formatting import fmt_int
+
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
+        return fmt_int(value)
+    return value
 
 
 def _fmt_number(value) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import DataError, DomainError, InvalidParameterError
+from .formatting import int_from_text, int_to_text
 from .validation import check_array, check_int, check_real
 
 __all__ = ["IntegerDomain", "Grid", "ImplicitOrderedDomain", "as_domain", "index_array"]
@@ -75,9 +76,11 @@ class IntegerDomain:
         if X.size == 0:
             return index_array([], self.max_index)
         if X.dtype == object:
-            bad = [v for v in X if v < self.lo or v > self.hi]
-            if bad:
-                raise DomainError(f"{name} contains {bad[0]}, outside the domain [{self.lo}, {self.hi}]")
+            if X.min() < self.lo or X.max() > self.hi:  # C-level scan first; find the culprit only on failure
+                bad = next(v for v in X if v < self.lo or v > self.hi)
+                raise DomainError(f"{name} contains {bad}, outside the domain [{self.lo}, {self.hi}]")
+            if not self.lo and self.max_index > _INT64_MAX:
+                return X  # the indices are the values: no big-int copies
             return index_array([v - self.lo for v in X], self.max_index)
         lo_ok = self.lo <= int(X.min())
         hi_ok = int(X.max()) <= self.hi
@@ -99,7 +102,7 @@ class IntegerDomain:
         return self.lo + int(i)
 
     def to_dict(self) -> dict:
-        return {"type": "integer", "lo": str(self.lo), "hi": str(self.hi)}
+        return {"type": "integer", "lo": int_to_text(self.lo), "hi": int_to_text(self.hi)}
 
 
 def _as_integer_values(X, name: str) -> np.ndarray:
@@ -272,14 +275,14 @@ class ImplicitOrderedDomain:
         return self.size - 1
 
     def to_dict(self) -> dict:
-        return {"type": "implicit", "name": self.name, "size": str(self.size)}
+        return {"type": "implicit", "name": self.name, "size": int_to_text(self.size)}
 
 
 def domain_from_dict(d: dict):
     """Inverse of the ``to_dict`` methods (implicit domains cannot be restored from JSON)."""
     kind = d.get("type")
     if kind == "integer":
-        return IntegerDomain(int(d["lo"]), int(d["hi"]))
+        return IntegerDomain(int_from_text(d["lo"]), int_from_text(d["hi"]))
     if kind == "grid":
         return Grid(d["low"], d["high"], d["n_points"], clip=d.get("clip", False))
     raise InvalidParameterError(f"cannot restore a domain of type {kind!r}")

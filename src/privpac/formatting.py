@@ -20,3 +20,23 @@ def fmt_int(x: int) -> str:
     import math
 
     return f"{sign}~2^{k - 1 + math.log2(frac):.2f}"
+
+
+def int_to_text(x: int) -> str:
+    """An exact text form of any Python int for JSON: decimal, or ``0x...`` hexadecimal beyond
+    Python's decimal-conversion limit (about 4300 digits; a domain of ``2^65536`` points)."""
+    x = int(x)
+    if x.bit_length() <= 13_000:
+        return str(x)
+    return ("-" if x < 0 else "") + "0x" + format(abs(x), "x")
+
+
+def int_from_text(text) -> int:
+    """Inverse of :func:`int_to_text` (also accepts plain ints)."""
+    if isinstance(text, int):
+        return text
+    text = str(text).strip()
+    body = text.lstrip("-")
+    if body.startswith("0x"):
+        return int(text, 16)
+    return int(text)

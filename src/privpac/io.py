@@ -30,6 +30,7 @@ from . import __version__
 from .accounting import PrivacyLedger
 from .domains import Grid, ImplicitOrderedDomain, IntegerDomain, as_domain, domain_from_dict
 from .errors import InvalidParameterError
+from .formatting import int_to_text
 
 __all__ = ["model_to_dict", "model_from_dict", "save_model", "load_model", "to_jsonable", "read_csv", "write_csv"]
 
@@ -49,7 +50,7 @@ def to_jsonable(value):
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53:
-        return str(value)
+        return int_to_text(value)
     return value
 
 

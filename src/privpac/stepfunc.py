@@ -198,7 +198,10 @@ class StepFunction:
 
     def lengths(self) -> np.ndarray:
         """Number of points in every piece (int64 or Python ints)."""
-        return self.ends - self.starts + 1
+        bounds = np.empty(self.starts.size + 1, dtype=self.starts.dtype)
+        bounds[:-1] = self.starts
+        bounds[-1] = self.T + 1
+        return np.diff(bounds)  # one subtraction per piece (object arrays: one big-int op each)
 
     def log_lengths(self) -> np.ndarray:
         """Natural logarithm of every piece's length, computed without overflow for any size."""

@@ -5,9 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..domains import Grid, IntegerDomain, index_array
-from ..errors import DataError, InvalidParameterError
+from ..errors import DataError, DomainError, InvalidParameterError
 
-__all__ = ["one_d_values", "domain_indices", "domain_size", "index_value", "prediction_indices"]
+__all__ = ["one_d_values", "domain_indices", "domain_size", "index_value", "prediction_indices", "show"]
+
+
+def show(value) -> str:
+    """A domain value for messages: huge integers as ``2^k ...`` (see :func:`privpac.formatting.fmt_int`)."""
+    from ..formatting import fmt_int
+
+    if isinstance(value, int) and not isinstance(value, bool):
+        return fmt_int(value)
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def one_d_values(X, name: str = "X") -> np.ndarray:
@@ -44,7 +53,23 @@ def domain_size(domain) -> int:
 def domain_indices(domain, X, name: str = "X") -> np.ndarray:
     """Validated indices ``0 .. size - 1`` of the records (values outside the domain raise)."""
     domain = _check_domain(domain)
-    return domain.to_index(one_d_values(X, name), name)
+    vals = one_d_values(X, name)
+    if (
+        isinstance(domain, IntegerDomain)
+        and vals.dtype != object
+        and np.issubdtype(vals.dtype, np.integer)
+        and 0 <= domain.lo
+        and domain.hi < 2**64
+        and domain.max_index > np.iinfo(np.int64).max
+    ):
+        # Indices of a domain wider than int64 but within uint64: stay vectorised (uint64).
+        if vals.size:
+            lo_v, hi_v = int(vals.min()), int(vals.max())
+            if lo_v < domain.lo or hi_v > domain.hi:
+                bad = lo_v if lo_v < domain.lo else hi_v
+                raise DomainError(f"{name} contains {bad}, outside the domain [{domain.lo}, {domain.hi}]")
+        return vals.astype(np.uint64) - np.uint64(domain.lo)
+    return domain.to_index(vals, name)
 
 
 def index_value(domain, i: int):
@@ -66,7 +91,11 @@ def prediction_indices(domain, X, name: str = "X") -> np.ndarray:
             if not np.all(np.isfinite(f)) or not np.all(f == np.round(f)):
                 raise DataError(f"{name} must contain integers for an integer domain")
             vals = f.astype(np.int64)
-        if vals.dtype == object or abs(domain.lo) > 2**62:
+        if vals.dtype == object or abs(domain.lo) > 2**62 or vals.dtype == np.uint64:
+            if vals.dtype == np.uint64 and 0 <= domain.lo < 2**62:
+                big = vals >= np.uint64(domain.lo)
+                if np.all(big):  # stay vectorised: offsets fit uint64
+                    return vals - np.uint64(domain.lo)
             return index_array([int(v) - domain.lo for v in vals], 2**64)
         return vals.astype(np.int64) - np.int64(domain.lo)
     clipped = Grid(domain.low, domain.high, domain.n_points, clip=True)

@@ -4,7 +4,7 @@
   Nissim, Stemmer, Fig. 5) on ``q(y) = min(#{v <= y}, #{v >= y})`` with the public promise
   ``ceil(m/2)`` (the median's quality). Replace-one neighbours: the number of records is public.
   With the default ``method="auto"`` and tuned constants RecConcave's plan picks its depth, which
-  is the plain exponential mechanism (pure epsilon-DP) on every domain up to about ``2^600``.
+  is the plain exponential mechanism (pure epsilon-DP) on every domain below about ``2^250``-``2^300`` points.
 * :func:`private_interior_point`: a point between the smallest and the largest value, private
   under replacement *and* addition/removal of a record (the interior-point plug-ins of
   :mod:`privpac.optimize.interior_point`).
@@ -18,11 +18,12 @@ import math
 from ..accounting import PrivacyLedger
 from ..domains import as_domain
 from ..errors import DataError
+from ..formatting import int_from_text, int_to_text
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint, interior_point_quality
 from ..optimize.recconcave import levels, rec_concave_run
 from ..random import as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
-from ._one_d import domain_indices, domain_size, index_value
+from ._one_d import domain_indices, domain_size, index_value, show
 from .base import PrivateEstimatorBase
 
 __all__ = ["private_median", "private_interior_point", "PrivateMedian"]
@@ -205,14 +206,14 @@ class PrivateMedian(PrivateEstimatorBase):
         return index_value(self.domain_, self.median_index_)
 
     def _fitted_state(self) -> dict:
-        return {"median_index": str(self.median_index_), "depth": self.depth_, "n_samples": self.n_samples_}
+        return {"median_index": int_to_text(self.median_index_), "depth": self.depth_, "n_samples": self.n_samples_}
 
     def _restore_state(self, state: dict) -> None:
-        self.median_index_ = int(state["median_index"])
+        self.median_index_ = int_from_text(state["median_index"])
         self.depth_ = int(state["depth"])
         self.n_samples_ = int(state["n_samples"])
 
     def summary(self) -> list[str]:
         self._check_fitted()
         how = "exponential mechanism" if self.depth_ == 1 else f"RecConcave, {self.depth_} levels"
-        return [f"{self.algorithm_name}: {how}", f"  median = {self.median_} (n = {self.n_samples_})"]
+        return [f"{self.algorithm_name}: {how}", f"  median = {show(self.median_)} (n = {self.n_samples_})"]

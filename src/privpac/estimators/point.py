@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..formatting import int_from_text, int_to_text
 from ..learners.exponential import em_learn_points
 from ..learners.point import ON_BOTTOM, learn_point
 from ..validation import check_choice, check_probability
-from ._one_d import domain_indices, domain_size, index_value, prediction_indices
+from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
 from .base import PrivateClassifierBase
 
 __all__ = ["PrivatePointClassifier"]
@@ -118,14 +119,14 @@ class PrivatePointClassifier(PrivateClassifierBase):
 
     def _fitted_state(self) -> dict:
         return {
-            "point": None if self.point_ is None else str(self.point_),
+            "point": None if self.point_ is None else int_to_text(self.point_),
             "released": bool(self.released_),
             "method": self.method_,
             "n_samples": self.n_samples_,
         }
 
     def _restore_state(self, state: dict) -> None:
-        self.point_ = None if state["point"] is None else int(state["point"])
+        self.point_ = None if state["point"] is None else int_from_text(state["point"])
         self.released_ = bool(state["released"])
         self.method_ = state["method"]
         self.n_samples_ = int(state["n_samples"])
@@ -136,7 +137,9 @@ class PrivatePointClassifier(PrivateClassifierBase):
         if self.point_ is None:
             rule = f"predicts {neg!r} everywhere (A_dist found no stable point; on_bottom='zero')"
         else:
-            rule = f"predicts {pos!r} exactly at x = {self.point_value_} (index {self.point_}), else {neg!r}"
+            rule = (
+                f"predicts {pos!r} exactly at x = {show(self.point_value_)} (index {show(self.point_)}), else {neg!r}"
+            )
         how = {"adist": "A_dist", "em": "exponential mechanism"}[self.method_]
         note = "" if self.released_ else " (A_dist returned bottom: fallback hypothesis)"
         return [f"{self.algorithm_name}: {how}{note}", f"  {rule}", f"  fitted on n = {self.n_samples_} records"]

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..domains import IntegerDomain
+from ..formatting import int_from_text, int_to_text
 from ..learners.exponential import em_learn_thresholds
 from ..learners.thresholds import learn_thresholds, learn_thresholds_plan
 from ..validation import check_choice, check_int, check_probability
-from ._one_d import domain_indices, domain_size, index_value, prediction_indices
+from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
 from .base import PrivateClassifierBase
 
 __all__ = ["PrivateThresholdClassifier"]
@@ -36,7 +37,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         ``"recconcave"``: LearnThresholds. ``"em"``: the exponential mechanism over all thresholds
         (pure epsilon-DP, the Kasiviswanathan et al. learner). ``"auto"`` (default): with tuned
         constants and ``N=None``, the exponential mechanism whenever RecConcave's tuned plan has
-        depth 1 (every domain up to roughly ``2^600`` points at usual budgets, where it *is* the
+        depth 1 (every domain below about ``2^300`` points at usual budgets, where it *is* the
         best RecConcave plan) and RecConcave above; LearnThresholds with paper constants.
     N : int or None
         RecConcave's recursion-depth bound.
@@ -148,14 +149,14 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
 
     def _fitted_state(self) -> dict:
         return {
-            "threshold": str(self.threshold_),
+            "threshold": int_to_text(self.threshold_),
             "method": self.method_,
             "depth": self.depth_,
             "n_samples": self.n_samples_,
         }
 
     def _restore_state(self, state: dict) -> None:
-        self.threshold_ = int(state["threshold"])
+        self.threshold_ = int_from_text(state["threshold"])
         self.method_ = state["method"]
         self.depth_ = int(state["depth"])
         self.n_samples_ = int(state["n_samples"])
@@ -167,7 +168,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         algo = "exponential mechanism" if self.method_ == "em" else f"RecConcave, {self.depth_} level(s)"
         return [
             f"{self.algorithm_name}: {algo}",
-            f"  predicts {pos!r} when x {side} {self.threshold_value_} "
-            f"(threshold index {self.threshold_}), else {neg!r}",
+            f"  predicts {pos!r} when x {side} {show(self.threshold_value_)} "
+            f"(threshold index {show(self.threshold_)}), else {neg!r}",
             f"  fitted on n = {self.n_samples_} records",
         ]

@@ -31,3 +31,62 @@ def check_sample(x, y, size: int, *, allow_empty: bool = False) -> tuple[np.ndar
     if idx.size and (idx.min() < 0 or idx.max() > size - 1):
         raise DomainError(f"indices must lie in [0, {size - 1}]")
     return idx, y.astype(np.int8), size
+
+
+def aggregate(idx: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct indices and the sum of ``weights`` at each (``O(m log m)``, one sort)."""
+    uniq, inverse = np.unique(idx, return_inverse=True)
+    summed = np.zeros(uniq.size, dtype=np.int64)
+    np.add.at(summed, inverse.ravel(), weights.astype(np.int64))
+    return uniq, summed
+
+
+def positions(values, offset: int, T: int) -> np.ndarray:
+    """``values + offset`` as step-function positions on ``[0, T]``: int64 when ``T`` is small,
+    else an object array of Python ints (no overflow for uint64 input near ``2^64``)."""
+    if T < 2**62:
+        return np.asarray(values, dtype=np.int64) + np.int64(offset)
+    values = np.asarray(values)
+    if values.dtype != object and values.size and int(values.min()) >= 0 and int(values.max()) + offset < 2**64:
+        return (values.astype(np.uint64) + np.uint64(offset)).astype(object)  # vectorised, then Python ints
+    out = values if values.dtype == object else values.astype(object)
+    return out + offset if offset else out.copy()
+
+
+def step_from_sorted(T: int, base: int, starts: np.ndarray, steps: np.ndarray):
+    """The step function ``base + sum of steps[i] over starts[i] <= j`` for sorted distinct ``starts >= 1``."""
+    from ..stepfunc import StepFunction
+
+    if starts.size == 0:
+        return StepFunction.constant(T, base)
+    all_starts = np.empty(starts.size + 1, dtype=starts.dtype)
+    all_starts[0] = 0
+    all_starts[1:] = starts
+    values = np.concatenate([[base], base + np.cumsum(steps)]).astype(np.int64)
+    return StepFunction(all_starts, values, T, validate=False)
+
+
+def spikes(points, weights, base: int, T: int):
+    """``base + sum of weights[i] over points[i] == j`` on ``[0, T]``: one piece per distinct point,
+    one per non-empty gap (one sort; no per-record big-int arithmetic)."""
+    from ..stepfunc import StepFunction
+
+    uniq, w = aggregate(points, weights)
+    if uniq.size == 0:
+        return StepFunction.constant(T, base)
+    at = positions(uniq, 0, T)
+    after = positions(uniq, 1, T)
+    keep_after = np.empty(uniq.size, dtype=bool)
+    keep_after[:-1] = np.asarray(after[:-1] < at[1:], dtype=bool)
+    keep_after[-1] = bool(after[-1] <= T)
+    starts = np.empty(2 * uniq.size, dtype=at.dtype)
+    values = np.empty(2 * uniq.size, dtype=np.int64)
+    starts[0::2], starts[1::2] = at, after
+    values[0::2], values[1::2] = base + w, base
+    keep = np.empty(2 * uniq.size, dtype=bool)
+    keep[0::2], keep[1::2] = True, keep_after
+    starts, values = starts[keep], values[keep]
+    if starts[0] != 0:
+        starts = np.concatenate([np.zeros(1, dtype=starts.dtype), starts])
+        values = np.concatenate([np.asarray([base], dtype=np.int64), values])
+    return StepFunction(starts, values, T, validate=False)

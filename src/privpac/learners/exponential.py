@@ -23,7 +23,7 @@ from ..errors import DataError
 from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_step
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon
-from ._sample import check_sample
+from ._sample import check_sample, spikes
 from .hypotheses import PointHypothesis, ThresholdHypothesis
 from .thresholds import threshold_quality
 
@@ -65,12 +65,8 @@ def em_learn_thresholds(
 def em_point_quality(x, y, size: int) -> StepFunction:
     """``q(c_j) = #negatives - neg(j) + pos(j)`` over points ``j`` in ``[0, size - 1]`` (sensitivity 1)."""
     idx, labels, size = check_sample(x, y, size, allow_empty=True)
-    T = size - 1
     w = np.where(labels == 1, 1, -1).astype(np.int64)  # at its own point a record scores pos or loses neg
-    after = idx < T
-    points = np.concatenate([idx, idx[after] + 1])
-    incr = np.concatenate([w, -w[after]])
-    return StepFunction.from_increments(T, int(np.sum(labels == 0)), points, incr)
+    return spikes(idx, w, int(np.sum(labels == 0)), size - 1)
 
 
 def em_learn_points(

@@ -38,7 +38,7 @@ from ..mechanisms.adist import ADIST_VARIANTS, adist, adist_plan
 from ..random import as_random_source, uniform_int
 from ..stepfunc import StepFunction
 from ..validation import check_choice, check_delta, check_epsilon, check_probability
-from ._sample import check_sample
+from ._sample import check_sample, spikes
 from .hypotheses import PointHypothesis
 
 __all__ = ["learn_point", "point_quality", "point_learner_distribution", "ON_BOTTOM"]
@@ -49,12 +49,7 @@ ON_BOTTOM = ("random", "zero")
 def point_quality(x, y, size: int) -> StepFunction:
     """``q(j) = #{i : x_i = j, y_i = 1}`` over ``[0, size - 1]`` (sensitivity 1)."""
     idx, y, size = check_sample(x, y, size, allow_empty=True)
-    T = size - 1
-    pos = idx[y == 1]
-    after = pos[pos < T] + 1
-    points = np.concatenate([pos, after])
-    incr = np.concatenate([np.ones(pos.size, dtype=np.int64), -np.ones(after.size, dtype=np.int64)])
-    return StepFunction.from_increments(T, 0, points, incr)
+    return spikes(idx[y == 1], np.ones(int(np.sum(y == 1)), dtype=np.int64), 0, size - 1)
 
 
 def learn_point(

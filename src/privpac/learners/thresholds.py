@@ -13,7 +13,7 @@ Algorithm
 ``N = log*(size)`` unless given (Thm 3.18 with Remark 3.19). **E14**: with ``N = 1`` only one
 mechanism runs, yet the theorem charges ``eps/3``; ``constants="tuned"`` (default) spends the whole
 budget and picks the depth (``N = 1``, the plain exponential mechanism, for every
-``size <= 2^600`` or so) and the split minimising RecConcave's tight promise requirement.
+``size`` below about ``2^300`` at usual budgets) and the split minimising RecConcave's tight promise requirement.
 
 Privacy: (epsilon, delta)-DP for every sample under replace-one neighbours (``m``, hence the
 promise, is public; ``Q`` has sensitivity 1; Thm 3.15). Pure epsilon-DP when the plan has depth 1.
@@ -41,7 +41,7 @@ from ..optimize.recconcave import (
 )
 from ..stepfunc import StepFunction
 from ..validation import check_delta, check_epsilon, check_probability
-from ._sample import check_sample
+from ._sample import aggregate, check_sample, positions, step_from_sorted
 from .hypotheses import ThresholdHypothesis
 
 __all__ = [
@@ -60,8 +60,8 @@ def threshold_quality(x, y, size: int) -> StepFunction:
     ``Q(0)`` counts the zeros; passing ``j = x + 1`` adds one for a label 1 and removes one for a 0.
     """
     idx, y, size = check_sample(x, y, size, allow_empty=True)
-    inc = np.where(y == 1, 1, -1).astype(np.int64)
-    return StepFunction.from_increments(size, int(np.sum(y == 0)), idx + 1, inc)
+    uniq, steps = aggregate(idx, np.where(y == 1, 1, -1))
+    return step_from_sorted(size, int(np.sum(y == 0)), positions(uniq, 1, size), steps)
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,13 @@ def interior_point_quality(values, lo: int, hi: int) -> StepFunction:
     idx = domain.to_index(np.asarray(values) if not isinstance(values, list) else values, "values")
     T = domain.max_index
     m = int(idx.size)
-    at_most = StepFunction.from_increments(T, 0, idx, np.ones(m, dtype=np.int64))
-    above = idx[idx < T] + 1  # v >= y fails from y = v + 1 on
-    at_least = StepFunction.from_increments(T, m, above, -np.ones(above.size, dtype=np.int64))
+    # One sort; arithmetic only on the distinct values (big-int domains: no per-record copies).
+    uniq, counts = np.unique(idx, return_counts=True) if m else (idx, np.zeros(0, dtype=np.int64))
+    counts = counts.astype(np.int64)
+    at_most = StepFunction.from_increments(T, 0, uniq, counts)
+    below_top = np.asarray(uniq < T, dtype=bool)
+    above = uniq[below_top] + 1  # v >= y fails from y = v + 1 on
+    at_least = StepFunction.from_increments(T, m, above, -counts[below_top])
     return StepFunction.pointwise(np.minimum, at_most, at_least)
 
 
