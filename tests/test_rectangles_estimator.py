@@ -308,3 +308,17 @@ def test_margin_window_sampler_matches_its_law():
     assert int(np.median(k)) in range(58, 64)
     with pytest.raises(InvalidParameterError):
         margin_window_sizes(mu, 0, 10)
+
+
+def test_integer_domains_with_negative_and_huge_bounds():
+    X = np.array([[-3, 5], [0, 0]] * 200)
+    est = PrivateRectangleClassifier(domain=IntegerDomain(-3, 5), method="composition", random_state=0)
+    est.fit(X, np.ones(400, dtype=int))
+    assert est.box_ == BoxHypothesis((0, 3), (3, 8)) and (est.lower_, est.upper_) == ([-3, 0], [0, 5])
+    top = 2**64 - 1
+    Xu = np.uint64(top) - np.random.default_rng(0).integers(0, 1000, size=(5000, 2)).astype(np.uint64)
+    big = PrivateRectangleClassifier(domain=IntegerDomain(0, top), method="composition", random_state=0)
+    big.fit(Xu, np.ones(5000, dtype=int))
+    assert not big.empty_ and top - 1000 < big.lower_[0] <= big.upper_[0] <= top
+    with pytest.raises(DomainError):
+        PrivateRectangleClassifier(domain=IntegerDomain(-3, 5)).fit(X - 1, np.ones(400, dtype=int))
