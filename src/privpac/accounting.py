@@ -190,6 +190,43 @@ class PrivacyLedger:
         self.entries.append(entry)
         return child
 
+    def composed_block(
+        self,
+        label: str,
+        k: int,
+        epsilon_each: float,
+        delta_each: float,
+        epsilon_total: float,
+        delta_total: float,
+        theorem: str,
+    ) -> PrivacyLedger:
+        """Reserve up to ``k`` calls of (epsilon_each, delta_each) whose *composed* cost a theorem states.
+
+        For algorithms whose privacy proof is not a composition theorem over their calls (the
+        rectangle learner of Sadigurschi and Stemmer pays only for the few rounds in which a
+        record is exposed, so ``k * epsilon_each`` exceeds its total). The parent is charged
+        (epsilon_total, delta_total) at once, recorded with the theorem's name; the child
+        accepts at most ``k`` charges, each within the per-call cap, exactly as
+        :meth:`advanced_block` does.
+        """
+        k = check_int(k, "k", low=1)
+        epsilon_total = check_real(epsilon_total, "epsilon_total", low=0.0)
+        delta_total = check_delta(delta_total, "delta_total")
+        self._check_affordable(label, epsilon_total, delta_total)
+        child = PrivacyLedger(epsilon=None, delta=0.0, label=label)
+        child._per_call = (float(epsilon_each), float(delta_each))
+        child._max_calls = k
+        entry = LedgerEntry(
+            label=label,
+            epsilon=epsilon_total,
+            delta=delta_total,
+            mechanism=f"{theorem} ({k} calls)",
+            composition="theorem",
+        )
+        entry.children = child.entries
+        self.entries.append(entry)
+        return child
+
     def sub_ledger(self, label: str, epsilon: float, delta: float = 0.0) -> PrivacyLedger:
         """Reserve (epsilon, delta) for a sub-algorithm with its own ledger (basic composition)."""
         epsilon = check_epsilon(epsilon)

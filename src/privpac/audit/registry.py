@@ -30,6 +30,7 @@ CASE_MODULES = [
     "privpac.audit.cases_bns",
     "privpac.audit.cases_sanitizers",
     "privpac.audit.cases_large_margin",
+    "privpac.audit.cases_rectangles",
 ]
 
 
@@ -47,14 +48,19 @@ class AuditCase:
     """How to audit one mechanism.
 
     ``run(data, n, rng, epsilon, delta)`` returns ``n`` outputs of the mechanism on ``data``
-    (``None`` for bottom is allowed); ``pairs(epsilon, delta)`` lists the neighbouring pairs;
-    ``exact(data, epsilon, delta)``, when given, returns the exact output distribution.
-    ``expect_violation`` marks paper-literal variants the auditor must flag.
+    (``None`` for bottom is allowed); it may be ``None``, or return ``None`` for a pair, when no
+    sampler can see the effect (the pair is then checked exactly only). ``pairs(epsilon, delta)``
+    lists the neighbouring pairs; ``exact(data, epsilon, delta)``, when given, returns the exact
+    output distribution; ``exact_pair(pair, epsilon, delta)``, when given, checks a pair jointly
+    (for algorithms whose output space is too large to list but whose privacy-loss distribution
+    is computable) and returns an object with ``passed``, ``delta_forward`` and ``delta_backward``,
+    or ``None`` to skip the pair. ``expect_violation`` marks paper-literal variants the auditor
+    must flag.
     """
 
     name: str
     description: str
-    run: Callable
+    run: Callable | None
     pairs: Callable[[float, float], Sequence[NeighbourPair]]
     epsilon: float = 1.0
     delta: float = 1e-3
@@ -63,6 +69,7 @@ class AuditCase:
     exact: Callable | None = None
     expect_violation: bool = False
     reference: str = ""
+    exact_pair: Callable | None = None
 
 
 @dataclass
@@ -169,11 +176,16 @@ def run_audit(
     src = audit_source(seed)
     pairs = list(case.pairs(eps, dlt))
     for pair in tqdm(pairs, desc=f"audit {case.name}", disable=not progress, unit="pair"):
-        out_s = case.run(pair.dataset, n, src.spawn(), eps, dlt)
-        out_t = case.run(pair.neighbour, n, src.spawn(), eps, dlt)
-        report.empirical.append(
-            audit_outputs(out_s, out_t, eps, dlt, kind=case.kind, confidence=confidence, pair=pair.label)
-        )
+        out_s = None if case.run is None else case.run(pair.dataset, n, src.spawn(), eps, dlt)
+        out_t = None if out_s is None else case.run(pair.neighbour, n, src.spawn(), eps, dlt)
+        if out_s is not None and out_t is not None:
+            report.empirical.append(
+                audit_outputs(out_s, out_t, eps, dlt, kind=case.kind, confidence=confidence, pair=pair.label)
+            )
+        if case.exact_pair is not None:
+            result = case.exact_pair(pair, eps, dlt)
+            if result is not None:
+                report.exact.append((pair.label, result))
         if case.exact is not None:
             P = case.exact(pair.dataset, eps, dlt)
             Q = case.exact(pair.neighbour, eps, dlt)

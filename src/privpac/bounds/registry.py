@@ -27,6 +27,7 @@ BOUND_MODULES = [
     "privpac.bounds.bns",
     "privpac.bounds.bns_sanitizers",
     "privpac.bounds.large_margin",
+    "privpac.bounds.rectangles",
 ]
 
 

@@ -6,12 +6,17 @@ what the data measures (or from the generator's parameters), never from the data
 
 from .margin import load_digits_pair, make_margin_data, margin_direction
 from .real import BREAST_CANCER_BOUNDS, Dataset, load_breast_cancer_feature
+from .rectangles import RectangleDataset, RectangleDistribution, make_rectangle_distribution, make_rectangles
 
 __all__ = [
     "BREAST_CANCER_BOUNDS",
     "Dataset",
+    "RectangleDataset",
+    "RectangleDistribution",
     "load_breast_cancer_feature",
     "load_digits_pair",
     "make_margin_data",
+    "make_rectangle_distribution",
+    "make_rectangles",
     "margin_direction",
 ]

@@ -9,6 +9,7 @@ from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
 from .median import PrivateMedian, private_interior_point, private_median
 from .point import PrivatePointClassifier
+from .rectangles import PrivateRectangleClassifier
 from .sanitizers import KPointSanitizer, PointSanitizer, ThresholdSanitizer
 from .threshold import PrivateThresholdClassifier
 
@@ -16,6 +17,7 @@ MODELS: dict[str, type] = {
     "histogram": PrivateHistogram,
     "median": PrivateMedian,
     "point": PrivatePointClassifier,
+    "rectangle": PrivateRectangleClassifier,
     "threshold": PrivateThresholdClassifier,
     "label-private": LabelPrivateClassifier,
     "san-points": PointSanitizer,
@@ -35,6 +37,7 @@ __all__ = [
     "PrivateHistogram",
     "PrivateMedian",
     "PrivatePointClassifier",
+    "PrivateRectangleClassifier",
     "PrivateThresholdClassifier",
     "private_interior_point",
     "private_median",

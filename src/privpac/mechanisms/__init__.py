@@ -31,6 +31,7 @@ from .laplace import (
     laplace_mechanism,
     laplace_scale,
 )
+from .margins import margin_window_cdf, margin_window_pmf, margin_window_sf, margin_window_sizes
 
 __all__ = [
     "ADIST_VARIANTS",
@@ -61,6 +62,10 @@ __all__ = [
     "exponential_probabilities",
     "laplace_mechanism",
     "laplace_scale",
+    "margin_window_cdf",
+    "margin_window_pmf",
+    "margin_window_sf",
+    "margin_window_sizes",
     "sample_log_weights",
     "step_piece_probabilities",
 ]

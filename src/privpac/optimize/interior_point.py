@@ -113,6 +113,21 @@ class ExponentialInteriorPoint:
         )
         return int(lo) + offset
 
+    def output_pieces(self, values, lo: int, hi: int, epsilon: float) -> tuple[list[int], list[int], np.ndarray]:
+        """The exact output distribution as pieces, for any domain size (privacy checks).
+
+        Returns ``(starts, ends, probabilities)``: the output is uniform on each closed interval
+        ``[starts[t], ends[t]]`` (Python ints in ``[lo, hi]``) and lands in it with probability
+        ``probabilities[t]``. ``O(m log m)`` for ``m`` values, whatever ``hi - lo`` is.
+        """
+        from ..mechanisms.exponential import step_piece_probabilities
+
+        epsilon = check_epsilon(epsilon)
+        q = interior_point_quality(values, lo, hi)
+        starts = [int(lo) + int(s) for s in q.starts.tolist()]
+        ends = [int(lo) + int(e) for e in q.ends.tolist()]
+        return starts, ends, step_piece_probabilities(q, epsilon)
+
     def output_distribution(self, values, lo: int, hi: int, epsilon: float) -> dict:
         """Exact probability of every point (small domains only; tests and audits)."""
         from ..mechanisms.exponential import step_piece_probabilities

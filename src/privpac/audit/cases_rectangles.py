@@ -1,0 +1,331 @@
+"""Audit cases for the rectangle learners: RandMargins (robust and paper-literal) and the baseline.
+
+Neighbours here are add/remove (``S' = S + {x'}``, the paper's notion, section 4), so the
+claimed guarantee is the add/remove one; replace-one follows by group privacy.
+
+Each dataset of a pair is a :class:`RectangleInstance`: the positives (negatives are never read)
+and the public plan the learner runs with, built from the audited claim ``(epsilon, delta)``.
+
+The few-positives pair (erratum R4)
+-----------------------------------
+Lemma 3.4 holds for *every* (epsilon, delta)-DP interior-point algorithm with sample complexity
+``Delta``; its proof needs ``Delta`` points below ``x'`` in every round, which fails when few
+positives remain: ``x'`` then sits among the points the interior point reads in *every* round and
+the loss composes over all ``D`` rounds. :class:`NoisyCountInteriorPoint` is a valid pure
+interior-point algorithm (argued below) under which this happens: on too few points it releases a
+noisy count above the data, deleting nothing. With ``D`` in the thousands the paper-literal
+algorithm exceeds its claimed (epsilon, delta) by a margin no sampler could see (events of
+probability ~delta); the exact privacy-loss computation (:mod:`privpac.audit.randmargins_exact`)
+proves it. With the exponential-mechanism plug-in we found no violation on small instances:
+its few-point outputs delete the upper half of what remains, which ends the exposure quickly
+(see ``docs/errata.md``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import PaperLiteralWarning
+from ..learners.boxes import as_grid_points
+from ..learners.randmargins import RandMarginsPlan, paid_rounds, run_randmargins
+from ..learners.rectangles_composition import CompositionPlan, run_composition
+from ..mechanisms.laplace import discrete_laplace_cdf, discrete_laplace_pmf, discrete_laplace_sf, laplace_mechanism
+from ..optimize.interior_point import ExponentialInteriorPoint
+from ..random import as_random_source
+from ..validation import check_epsilon, check_probability
+from .randmargins_exact import randmargins_exact_privacy
+from .registry import AuditCase, NeighbourPair, register
+
+__all__ = ["NoisyCountInteriorPoint", "RectangleInstance"]
+
+
+class NoisyCountInteriorPoint:
+    """An interior point that, on too few points, releases a noisy count instead (pure epsilon-DP).
+
+    ``c = m + Z`` with ``Z`` discrete Laplace of scale ``2/epsilon`` (``m`` = number of values);
+    if ``c >= tau = ceil((8/epsilon) ln |Y|)`` the output is the exponential-mechanism interior
+    point at ``epsilon/2``, otherwise ``hi - min(max(c, 0), min(tau - 1, hi - lo))``.
+
+    Privacy: the count has sensitivity 1 under add/remove (0 under substitution), so ``c`` is
+    ``epsilon/2``-DP; the interior point is ``epsilon/2``-DP; their composition, and its
+    post-processing, is ``epsilon``-DP for both neighbour notions and any input size.
+
+    Utility: with ``m >= 2 tau + (2/epsilon) ln(2/beta)``, ``Pr[c < tau] <= Pr[Z <= -tau -
+    (2/epsilon) ln(2/beta)] <= beta/2``, and the interior point fails with probability at most
+    ``beta/2`` once ``m`` exceeds its own sample complexity at ``beta/2``: the stated
+    :meth:`sample_complexity` is proven. It is therefore a legitimate plug-in for Theorem 3.2,
+    and an audit instrument: what it does on few points is what the paper's proof overlooks.
+    """
+
+    is_pure = True
+    name = "noisy-count interior point (audit instrument)"
+
+    def __init__(self):
+        self.base = ExponentialInteriorPoint()
+
+    @staticmethod
+    def threshold(epsilon: float, domain_size: int) -> int:
+        return math.ceil((8.0 / epsilon) * math.log(max(int(domain_size), 2)))
+
+    def sample_complexity(self, epsilon: float, delta: float, beta: float, domain_size: int) -> int:
+        epsilon = check_epsilon(epsilon)
+        beta = check_probability(beta, "beta")
+        tau = self.threshold(epsilon, domain_size)
+        count_part = 2 * tau + math.ceil((2.0 / epsilon) * math.log(2.0 / beta))
+        return max(self.base.sample_complexity(epsilon / 2.0, delta, beta / 2.0, domain_size), count_part)
+
+    def _cap(self, epsilon, lo, hi) -> tuple[int, int]:
+        tau = self.threshold(epsilon, int(hi) - int(lo) + 1)
+        return tau, min(tau - 1, int(hi) - int(lo))
+
+    def __call__(self, values, lo: int, hi: int, epsilon: float, delta: float = 0.0, rng=None, ledger=None) -> int:
+        epsilon = check_epsilon(epsilon)
+        if ledger is not None:
+            ledger.charge("interior point (noisy count, then exponential mechanism)", epsilon, 0.0, "pure")
+        src = as_random_source(rng)
+        tau, cap = self._cap(epsilon, lo, hi)
+        c = laplace_mechanism(len(values), 1, epsilon / 2.0, rng=src)
+        if c >= tau:
+            return self.base(values, lo, hi, epsilon / 2.0, rng=src)
+        return int(hi) - min(max(c, 0), cap)
+
+    def output_pieces(self, values, lo: int, hi: int, epsilon: float):
+        """Exact output law as (possibly overlapping) pieces ``(starts, ends, probabilities)``."""
+        tau, cap = self._cap(epsilon, lo, hi)
+        m = len(values)
+        scale = 2.0 / epsilon
+        starts, ends, probs = self.base.output_pieces(values, lo, hi, epsilon / 2.0)
+        probs = list(np.asarray(probs) * float(discrete_laplace_sf(tau - m, scale)))
+        starts, ends = list(starts), list(ends)
+        # the released count is clamped: c <= 0 -> 0, cap <= c < tau -> cap
+        cs = np.arange(0, cap + 1)
+        mass = discrete_laplace_pmf(cs - m, scale)
+        if cap == 0:
+            mass[0] = float(discrete_laplace_cdf(tau - 1 - m, scale))
+        else:
+            mass[0] = float(discrete_laplace_cdf(-m, scale))
+            mass[cap] = float(discrete_laplace_cdf(tau - 1 - m, scale) - discrete_laplace_cdf(cap - 1 - m, scale))
+        for c, p in zip(cs.tolist(), mass.tolist()):
+            starts.append(int(hi) - c)
+            ends.append(int(hi) - c)
+            probs.append(p)
+        return starts, ends, np.asarray(probs)
+
+    def __repr__(self) -> str:
+        return "NoisyCountInteriorPoint()"
+
+
+@dataclass(frozen=True)
+class RectangleInstance:
+    """A dataset of an audit pair: the positives and the plan the learner runs with."""
+
+    plan: RandMarginsPlan | CompositionPlan
+    positives: np.ndarray
+    exact_only: bool = False  # no sampler can see the effect: check exactly only
+
+
+def _instance(plan, positives, exact_only=False) -> RectangleInstance:
+    return RectangleInstance(plan, as_grid_points(np.asarray(positives), plan.x_max), exact_only)
+
+
+def _rm_run(inst: RectangleInstance, n: int, rng, epsilon, delta):
+    if inst.exact_only:
+        return None
+    src = as_random_source(rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PaperLiteralWarning)
+        return [tuple(run_randmargins(inst.positives, inst.plan, rng=src.spawn()).thresholds) for _ in range(n)]
+
+
+def _rm_exact_pair(pair: NeighbourPair, epsilon, delta):
+    s, t = pair.dataset, pair.neighbour
+    m = s.positives.shape[0]
+    if t.positives.shape[0] != m + 1 or (t.positives.shape[0] > 12 and not s.exact_only):
+        return None  # not an add-one pair, or too many records for the exact computation
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PaperLiteralWarning)
+        return randmargins_exact_privacy(
+            s.plan,
+            s.positives,
+            only_t=t.positives[m:],
+            epsilon=epsilon,
+            delta=delta,
+            prune=1e-10 if s.exact_only else 1e-15,
+            bin_width=1e-2 if s.exact_only else 1e-3,
+        )
+
+
+# Small grids with heavy ties, so that windows cut through the data at a modest Delta.
+GRID_MAX = 15
+TAG_BITS = 4
+BETA = 0.1
+FEW_POSITIVES_DIRECTIONS = 4000
+
+
+def _uniform_positives(n: int, d: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, GRID_MAX + 1, size=(n, d))
+
+
+def _rm_plan(epsilon, delta, variant, d, shape="box", ip=None, x_max=GRID_MAX, bits=TAG_BITS) -> RandMarginsPlan:
+    """A plan whose stated add/remove guarantee is exactly the audited claim (explicit calibration)."""
+    n_directions = 2 * d if shape == "box" else d
+    return RandMarginsPlan.from_raw(
+        epsilon / paid_rounds(delta),
+        BETA / (4 * n_directions),
+        x_max,
+        dimension=d,
+        shape=shape,
+        ip=ip,
+        variant=variant,
+        tie_break_bits=bits,
+        delta=delta,
+    )
+
+
+def few_positives_pair(epsilon, delta, variant, directions=FEW_POSITIVES_DIRECTIONS) -> NeighbourPair:
+    """Erratum R4: three positives low in every direction vs the same plus ``x'`` below them.
+
+    Interior point: :class:`NoisyCountInteriorPoint`; grid ``2^16`` per axis, anchored class.
+    """
+    plan = _rm_plan(epsilon, delta, variant, directions, "orthant", NoisyCountInteriorPoint(), 2**16 - 1)
+    low = np.asarray([[1] * directions, [2] * directions, [3] * directions])
+    x_prime = np.zeros((1, directions), dtype=int)
+    return NeighbourPair(
+        f"few positives: 3 vs 3 + x', noisy-count interior point, {directions} directions (exact only)",
+        _instance(plan, low, exact_only=True),
+        _instance(plan, np.vstack([low, x_prime]), exact_only=True),
+    )
+
+
+def _rm_pairs(variant: str):
+    def pairs(epsilon, delta):
+        box = _rm_plan(epsilon, delta, variant, 2)
+        few = [[3, 12], [5, 5], [9, 2]]
+        small = [
+            NeighbourPair("few positives: 3 points vs 3 + x'", _instance(box, few), _instance(box, few + [[7, 8]])),
+            few_positives_pair(epsilon, delta, variant),
+        ]
+        if variant == "paper-literal":
+            return small
+        n = int(box.mu + 3 * box.window)
+        base = _uniform_positives(n, 2, 1)
+        rank_mu = np.sort(base, axis=0)[max(n - int(box.mu), 0)]
+        tied = np.full((n, 2), 7)
+        return [
+            NeighbourPair(
+                f"x' at the top corner of {n} uniform positives",
+                _instance(box, base),
+                _instance(box, np.vstack([base, [[GRID_MAX, GRID_MAX]]])),
+            ),
+            NeighbourPair(
+                f"x' at rank mu={box.mu:.0f} from the top in every direction (window boundary)",
+                _instance(box, base),
+                _instance(box, np.vstack([base, [rank_mu]])),
+            ),
+            NeighbourPair(
+                f"{n} tied positives vs one more", _instance(box, tied), _instance(box, np.vstack([tied, [[7, 7]]]))
+            ),
+        ] + small
+
+    return pairs
+
+
+register(
+    AuditCase(
+        name="randmargins",
+        description="RandMargins-Robust (dummies, sentinel, tie-break tags): the library's default",
+        run=_rm_run,
+        pairs=_rm_pairs("robust"),
+        epsilon=8.0,
+        delta=1e-3,
+        trials=4000,
+        exact_pair=_rm_exact_pair,
+        reference="Sadigurschi and Stemmer, Algorithm 1, Thm 3.2, with errata R4/R5 (spec ss-rectangles 3.8)",
+    )
+)
+register(
+    AuditCase(
+        name="randmargins-paper-literal",
+        description="RandMargins as printed (no dummies): not private when few positives remain",
+        run=_rm_run,
+        pairs=_rm_pairs("paper-literal"),
+        epsilon=1.0,
+        delta=1e-6,
+        trials=4000,
+        exact_pair=_rm_exact_pair,
+        expect_violation=True,
+        reference="Sadigurschi and Stemmer, Algorithm 1, Lemma 3.4 (erratum R4)",
+    )
+)
+
+
+# -- composition baseline --------------------------------------------------------------------------
+
+COMPOSITION_MAX = 3
+
+
+def _comp_plan(epsilon, delta, d=2, shape="box"):
+    from ..learners.rectangles_composition import plan_composition
+
+    return plan_composition(epsilon, delta, COMPOSITION_MAX, dimension=d, shape=shape, beta=0.2)
+
+
+def _comp_run(inst: RectangleInstance, n, rng, epsilon, delta):
+    src = as_random_source(rng)
+    return [tuple(run_composition(inst.positives, inst.plan, rng=src.spawn()).thresholds) for _ in range(n)]
+
+
+def _comp_exact(inst: RectangleInstance, epsilon, delta):
+    """Exact law of the threshold vector: the directions' interior points are independent."""
+    from itertools import product
+
+    from ..learners.boxes import direction_values
+
+    plan = inst.plan
+    directions = plan.directions
+    dists = []
+    for j in range(directions.n_directions):
+        v = direction_values(inst.positives, plan.x_max, directions, j).astype(np.int64)
+        top = np.sort(v)[max(v.size - plan.window, 0) :]
+        keys = [-1] * (plan.window - top.size) + top.tolist()
+        dists.append(
+            plan.ip.output_distribution(keys, -1, plan.x_max[directions.column(j)], plan.calibration.epsilon_each)
+        )
+    out = {}
+    for combo in product(*(list(dd.items()) for dd in dists)):
+        out[tuple(k for k, _ in combo)] = math.prod(p for _, p in combo)
+    return out
+
+
+def _comp_pairs(epsilon, delta):
+    plan = _comp_plan(epsilon, delta)
+    w = plan.window
+    base = np.asarray([[i % 4, (3 * i) % 4] for i in range(w + 2)])
+    return [
+        NeighbourPair("x' at the top corner", _instance(plan, base), _instance(plan, np.vstack([base, [[3, 3]]]))),
+        NeighbourPair(
+            "few positives: one point vs two (padding decides)",
+            _instance(plan, [[1, 2]]),
+            _instance(plan, [[1, 2], [3, 0]]),
+        ),
+        NeighbourPair("no positives vs one", _instance(plan, np.zeros((0, 2), dtype=int)), _instance(plan, [[2, 2]])),
+    ]
+
+
+register(
+    AuditCase(
+        name="rectangle-composition",
+        description="composition baseline: one interior point per side, composed (exact on a 4x4 grid)",
+        run=_comp_run,
+        pairs=_comp_pairs,
+        epsilon=1.0,
+        delta=1e-3,
+        trials=5_000,
+        exact=_comp_exact,
+        reference="Sadigurschi and Stemmer, section 1.2 (algorithm B); spec ss-rectangles 3.3",
+    )
+)

@@ -1,0 +1,624 @@
+"""RandMargins: privately learning axis-aligned rectangles without paying composition over d.
+
+Sadigurschi and Stemmer, "On the Sample Complexity of Privately Learning Axis-Aligned
+Rectangles" (NeurIPS 2021), Algorithm 1, Theorem 3.2, Lemmas 3.4 and 3.5; spec ss-rectangles
+3.6 to 3.9 and 4.3.
+
+Algorithm
+---------
+Only positive examples are read. For each direction ``j`` (a coordinate, or a mirrored coordinate
+for the lower side of a box, see :mod:`privpac.learners.boxes`):
+
+1. ``k_j = ceil(mu) + Z_j`` with ``Z_j`` discrete Laplace of scale ``2 Delta``
+   (:func:`privpac.mechanisms.margins.margin_window_sizes`, drawn up front, data-independent);
+2. ``B_j`` = the ``k_j`` remaining points with the largest keys in direction ``j``, ``D_j`` = the
+   ``Delta`` *lowest* of them (the "inner" part);
+3. ``p_j`` = a private interior point of the keys of ``D_j`` (any :class:`InteriorPoint`);
+4. every remaining point whose key is ``>= p_j`` is deleted.
+
+The hypothesis is the box whose threshold in direction ``j`` is ``p_j``. ``Delta`` is the
+interior-point algorithm's proven sample complexity at failure probability ``beta'`` and
+``mu = 4 Delta ln(1/beta')``.
+
+Privacy (add/remove neighbours ``S' = S + {x'}``)
+-------------------------------------------------
+Deletion depends only on the released ``p_j``, so given the transcript the remaining sets of
+the two runs differ by ``x'`` while it is alive, and not at all afterwards. A round costs
+nothing unless ``x'`` lies in the window ``B'_j`` ("exposed"); then ``D_j`` and ``D'_j`` are
+neighbours and the round costs at most ``epsilon`` (pure interior point) or ``2 epsilon`` outside
+an event of probability ``2 delta / (1 - e^-epsilon)`` (approximate one; erratum R8 of the spec).
+Given exposure, ``x'`` lies above the ``Delta`` inner points with probability ``>= e^(-1/2)``
+(Laplace survival over a shift of ``Delta``), and is then deleted unless the interior point fails
+(probability ``<= beta' < 1/4``); it lies among the inner points with probability ``<= 1/4``.
+The adaptive game of Gupta et al. (2010) / Kaplan et al. (2021) (the paper's Lemma A.1) then
+bounds the number of exposed rounds by ``5 ln(1/delta_game) + 31`` except with probability
+``delta_game``, *whatever d is*. Calibrations (:func:`calibrate_randmargins`, spec 4.3):
+
+* ``"explicit"`` (default): pure interior point: ``epsilon_call = eps / (5 ln(1/delta) + 31)``;
+  approximate: ``epsilon_call = eps / (2 (5 ln(2/delta) + 31))`` and
+  ``delta_call = delta (1 - e^-epsilon_call) / (4 D)``;
+* ``"paper"``: Theorem 3.2 as stated: ``delta_call = delta / (D + 2)`` and
+  ``epsilon_call = eps / (70 ln(1/delta_call))`` (needs ``epsilon_call < 1``, ``delta_call < e^-2``).
+
+Replace-one neighbours (the library's convention) follow by group privacy over two add/remove
+steps: the learner is planned at ``(eps/2, delta/(1 + e^(eps/2)))`` add/remove, which gives
+``(eps, delta)`` replace-one.
+
+Errata fixed by the default ``variant="robust"`` (spec 3.8; ``docs/errata.md``)
+---------------------------------------------------------------------------------
+* **Few positives (R4).** The proof assumes at least ``Delta`` points below ``x'`` in every
+  round. With few positives ``x'`` sits among the inner points in *every* round and the cost is
+  d-fold composition: the paper-literal algorithm is not private as claimed. Robust adds
+  ``Delta`` virtual dummies at key ``-1`` (below everything, data-independent) and a sentinel:
+  an interior point of ``-1`` deletes everything and decodes to the empty box. A window with
+  ``k_j <= 0`` (or nothing left) outputs the sentinel without reading data.
+* **Ties (R5).** With tied coordinates, one round can delete every point (all positives equal:
+  ``p_1 = c`` and ``x >= c`` removes them all). Robust orders each direction by the key
+  ``x_j * K + u`` with a uniform tag ``u in [0, K)`` per positive (``K = 2^tie_break_bits``),
+  drawn from its own stream and independent of the data, so privacy is unchanged.
+* **Failure probabilities (R6).** ``beta' = beta / (4D)`` per round.
+
+``variant="paper-literal"`` runs Algorithm 1 as printed (no dummies, no sentinel, no tags,
+interior points on ``[0, x_max]``, ``A(empty)`` on an empty window) and warns with
+:class:`~privpac.errors.PaperLiteralWarning`; ``privpac audit randmargins-paper-literal`` flags it.
+
+Utility (Lemma 3.5, spec 5.2)
+-----------------------------
+If every interior-point call succeeds, the box contains no point outside the positives' range
+(no false positives) and misclassifies at most ``sum_j max(k_j, 0)`` training points; with
+``n >= max(2 E / alpha, n_gen)``, ``E = D ceil(6 Delta ln(1/beta'))``, it is ``alpha``-accurate
+with probability ``1 - beta`` (:mod:`privpac.bounds.rectangles`). Time ``O(n D)`` plus ``D`` interior
+points on ``Delta`` keys; memory ``O(n d)``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..accounting import PrivacyLedger
+from ..errors import DataError, InvalidParameterError, PaperLiteralWarning
+from ..mechanisms.margins import margin_window_sizes
+from ..optimize.interior_point import ExponentialInteriorPoint, InteriorPoint
+from ..random import as_random_source
+from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from .boxes import BoxHypothesis, Directions, as_grid_points, check_x_max, direction_values
+
+__all__ = [
+    "VARIANTS",
+    "CALIBRATIONS",
+    "NEIGHBOURS",
+    "SENTINEL",
+    "RandMarginsCalibration",
+    "RandMarginsPlan",
+    "RandMarginsResult",
+    "RandMarginsTrace",
+    "calibrate_randmargins",
+    "plan_randmargins",
+    "run_randmargins",
+    "randmargins",
+    "draw_tags",
+    "inner_window",
+    "paid_rounds",
+]
+
+VARIANTS = ("robust", "paper-literal")
+CALIBRATIONS = ("explicit", "paper")
+NEIGHBOURS = ("replace-one", "add-remove")
+SENTINEL = -1  # "below everything": deletes every point, decodes to the empty box
+_INT64_KEYS = 2**62  # keys below this go to the interior point as int64
+
+
+def paid_rounds(delta_game: float) -> float:
+    """``5 ln(1/delta_game) + 31``: exposed rounds, except with probability ``delta_game``.
+
+    Lemma A.1 bounds the adversary's score by ``gamma`` except with probability
+    ``exp(-gamma/5 + 6)``; ``gamma = 5 ln(1/delta_game) + 30`` makes that ``delta_game``, and the
+    round in which ``x'`` is deleted adds one.
+    """
+    return 5.0 * math.log(1.0 / delta_game) + 31.0
+
+
+@dataclass(frozen=True)
+class RandMarginsCalibration:
+    """Per-call privacy parameters for a target (epsilon, delta) under add/remove neighbours."""
+
+    mode: str
+    epsilon: float
+    delta: float
+    n_directions: int
+    pure: bool
+    epsilon_call: float
+    delta_call: float
+    exposed_rounds: float  # rounds charged by the proof
+
+
+def calibrate_randmargins(
+    epsilon: float, delta: float, n_directions: int, *, pure: bool = True, mode: str = "explicit"
+) -> RandMarginsCalibration:
+    """Target (epsilon, delta) (add/remove) -> per-call interior-point parameters (spec 4.3).
+
+    ``pure`` says whether the interior-point algorithm ignores delta. See the module docstring
+    for the formulas. Golden values (epsilon = 1, delta = 1e-6): ``paper`` with D = 10 gives
+    ``epsilon_call = 8.764e-4, delta_call = 8.33e-8``; ``explicit`` pure gives ``9.992e-3, 0``.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    D = check_int(n_directions, "n_directions", low=1)
+    check_choice(mode, "calibration", CALIBRATIONS)
+    if mode == "paper":
+        delta_call = delta / (D + 2)
+        if delta_call >= math.exp(-2.0):
+            raise InvalidParameterError(
+                f"the paper's calibration needs delta/(D+2) < e^-2 (Theorem 3.2), got {delta_call:.4g}"
+            )
+        rounds = 35.0 * math.log(1.0 / delta_call)
+        eps_call = epsilon / (2.0 * rounds)
+        if eps_call >= 1.0:
+            raise InvalidParameterError(
+                f"the paper's calibration needs a per-call epsilon < 1 (Theorem 3.2), got {eps_call:.4g}"
+            )
+        return RandMarginsCalibration(mode, epsilon, delta, D, pure, eps_call, delta_call, rounds)
+    if pure:
+        rounds = paid_rounds(delta)
+        return RandMarginsCalibration(mode, epsilon, delta, D, True, epsilon / rounds, 0.0, rounds)
+    rounds = paid_rounds(delta / 2.0)
+    eps_call = epsilon / (2.0 * rounds)
+    delta_call = delta * (-math.expm1(-eps_call)) / (4.0 * D)
+    return RandMarginsCalibration(mode, epsilon, delta, D, False, eps_call, delta_call, rounds)
+
+
+def _to_add_remove(epsilon: float, delta: float, neighbours: str) -> tuple[float, float]:
+    """The add/remove target that gives (epsilon, delta) in the requested neighbour notion."""
+    if neighbours == "add-remove":
+        return epsilon, delta
+    # Group privacy over remove-then-add: (e, d) add/remove -> (2e, (1 + e^e) d) replace-one.
+    shrink = math.exp(-epsilon / 2.0)
+    delta_ar = delta * shrink / (1.0 + shrink)  # delta / (1 + e^(eps/2)) without overflow
+    if delta_ar <= 0.0:
+        raise InvalidParameterError(f"epsilon={epsilon} is too large for the replace-one conversion")
+    return epsilon / 2.0, delta_ar
+
+
+@dataclass(frozen=True)
+class RandMarginsPlan:
+    """Everything RandMargins fixes before reading data: public, data-independent.
+
+    ``epsilon, delta`` is the stated guarantee under ``neighbours``.
+    """
+
+    variant: str
+    shape: str
+    x_max: tuple[int, ...]
+    tie_break_bits: int
+    epsilon_call: float
+    delta_call: float
+    beta_call: float
+    window: int
+    mu: float
+    ip: InteriorPoint
+    epsilon: float
+    delta: float
+    neighbours: str
+    calibration: str  # "explicit", "paper" or "raw"
+
+    @property
+    def directions(self) -> Directions:
+        return Directions(self.shape, len(self.x_max))
+
+    @property
+    def n_directions(self) -> int:
+        return self.directions.n_directions
+
+    @property
+    def robust(self) -> bool:
+        return self.variant == "robust"
+
+    @property
+    def K(self) -> int:
+        """Number of tie-break tags (1: tags off)."""
+        return 1 << self.tie_break_bits
+
+    def key_range(self, column: int) -> tuple[int, int]:
+        """``[lo, hi]`` of the interior-point domain in a direction reading ``column``."""
+        if self.robust:
+            return SENTINEL, (self.x_max[column] + 1) * self.K - 1
+        return 0, self.x_max[column]
+
+    @property
+    def ip_domain_size(self) -> int:
+        lo, hi = self.key_range(int(np.argmax(self.x_max)))
+        return hi - lo + 1
+
+    @classmethod
+    def from_raw(
+        cls,
+        epsilon_call: float,
+        beta_call: float,
+        x_max,
+        *,
+        shape: str = "box",
+        delta_call: float = 0.0,
+        ip: InteriorPoint | None = None,
+        variant: str = "robust",
+        tie_break_bits: int = 32,
+        delta: float = 1e-6,
+        dimension: int | None = None,
+    ) -> RandMarginsPlan:
+        """A plan from per-call parameters (tests and audits: a small ``Delta``).
+
+        The stated guarantee is the add/remove one of the explicit calibration at ``delta``:
+        ``epsilon = epsilon_call (5 ln(1/delta) + 31)`` for a pure interior point, and
+        ``2 epsilon_call (5 ln(2/delta) + 31)`` for an approximate one (whose per-call delta must
+        then leave ``delta/2`` for the game).
+        """
+        ip = ExponentialInteriorPoint() if ip is None else ip
+        _check_ip(ip)
+        epsilon_call = check_epsilon(epsilon_call, "epsilon_call")
+        delta_call = check_delta(delta_call, "delta_call")
+        beta_call = check_probability(beta_call, "beta_call")
+        if beta_call >= 0.25:
+            raise InvalidParameterError(f"beta_call must be < 1/4 (the privacy proof uses it), got {beta_call}")
+        delta = check_delta(delta, allow_zero=False)
+        check_choice(variant, "variant", VARIANTS)
+        check_choice(shape, "shape", ("box", "orthant"))
+        x_max = check_x_max(x_max, dimension)
+        bits = _check_bits(tie_break_bits, variant)
+        D = Directions(shape, len(x_max)).n_directions
+        if ip.is_pure:
+            eps_total = epsilon_call * paid_rounds(delta)
+        else:
+            bad = 2.0 * D * delta_call / (-math.expm1(-epsilon_call))
+            if bad > delta / 2.0:
+                raise InvalidParameterError(
+                    f"delta_call={delta_call:.3g} leaves no room for delta={delta:.3g}: the {D} rounds' "
+                    f"bad events already have probability {bad:.3g} > delta/2"
+                )
+            eps_total = 2.0 * epsilon_call * paid_rounds(delta / 2.0)
+        domain = _ip_domain_size(x_max, bits, variant)
+        window = int(ip.sample_complexity(epsilon_call, delta_call, beta_call, domain))
+        return cls(
+            variant=variant,
+            shape=shape,
+            x_max=x_max,
+            tie_break_bits=bits,
+            epsilon_call=epsilon_call,
+            delta_call=delta_call,
+            beta_call=beta_call,
+            window=window,
+            mu=4.0 * window * math.log(1.0 / beta_call),
+            ip=ip,
+            epsilon=eps_total,
+            delta=delta,
+            neighbours="add-remove",
+            calibration="raw",
+        )
+
+    def lines(self) -> list[str]:
+        return [
+            f"RandMargins ({self.variant}, {self.calibration} calibration): {self.n_directions} directions "
+            f"({self.shape}), interior point: {getattr(self.ip, 'name', type(self.ip).__name__)}",
+            f"  per call: epsilon={self.epsilon_call:.6g}, delta={self.delta_call:.3g}, beta={self.beta_call:.3g}; "
+            f"window Delta={self.window}, mean margin mu={self.mu:.6g}, tie-break bits={self.tie_break_bits}",
+            f"  guarantee: ({self.epsilon:.6g}, {self.delta:.3g})-DP, {self.neighbours} neighbours",
+        ]
+
+
+def _check_ip(ip) -> None:
+    if not isinstance(ip, InteriorPoint):
+        raise InvalidParameterError(
+            f"ip must follow privpac.optimize.InteriorPoint (is_pure, sample_complexity, __call__), got {ip!r}"
+        )
+
+
+def _check_bits(tie_break_bits, variant: str) -> int:
+    bits = check_int(tie_break_bits, "tie_break_bits", low=0, high=64)
+    if variant == "paper-literal" and bits != 0:
+        return 0  # the printed algorithm has no tags
+    return bits
+
+
+def _ip_domain_size(x_max: tuple[int, ...], bits: int, variant: str) -> int:
+    top = max(x_max)
+    if variant == "robust":
+        return (top + 1) * (1 << bits) + 1  # keys [-1, (x_max + 1) K - 1]
+    return top + 1
+
+
+def plan_randmargins(
+    epsilon: float,
+    delta: float,
+    x_max,
+    *,
+    shape: str = "box",
+    beta: float = 0.1,
+    ip: InteriorPoint | None = None,
+    calibration: str = "explicit",
+    variant: str = "robust",
+    tie_break_bits: int = 32,
+    neighbours: str = "replace-one",
+    dimension: int | None = None,
+) -> RandMarginsPlan:
+    """Fix every public parameter of RandMargins for a total (epsilon, delta).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Total privacy budget (``delta > 0``) under ``neighbours``.
+    x_max : int or sequence of int
+        Largest grid index per feature (public).
+    shape : {"box", "orthant"}
+        General boxes (``2d`` directions) or the paper's anchored class (``d`` directions).
+    beta : float
+        Failure probability of the learner; each round uses ``beta' = beta / (4D)``.
+    ip : InteriorPoint
+        Interior-point plug-in (default: :class:`ExponentialInteriorPoint`).
+    calibration : {"explicit", "paper"}
+    variant : {"robust", "paper-literal"}
+    tie_break_bits : int
+        ``K = 2^bits`` tags per direction (robust only; 0 turns tags off, which assumes distinct
+        coordinates per direction).
+    neighbours : {"replace-one", "add-remove"}
+    """
+    ip = ExponentialInteriorPoint() if ip is None else ip
+    _check_ip(ip)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    beta = check_probability(beta, "beta")
+    check_choice(variant, "variant", VARIANTS)
+    check_choice(shape, "shape", ("box", "orthant"))
+    check_choice(neighbours, "neighbours", NEIGHBOURS)
+    x_max = check_x_max(x_max, dimension)
+    bits = _check_bits(tie_break_bits, variant)
+    D = Directions(shape, len(x_max)).n_directions
+    eps_ar, delta_ar = _to_add_remove(epsilon, delta, neighbours)
+    cal = calibrate_randmargins(eps_ar, delta_ar, D, pure=ip.is_pure, mode=calibration)
+    beta_call = beta / (4.0 * D)
+    domain = _ip_domain_size(x_max, bits, variant)
+    window = int(ip.sample_complexity(cal.epsilon_call, cal.delta_call, beta_call, domain))
+    return RandMarginsPlan(
+        variant=variant,
+        shape=shape,
+        x_max=x_max,
+        tie_break_bits=bits,
+        epsilon_call=cal.epsilon_call,
+        delta_call=cal.delta_call,
+        beta_call=beta_call,
+        window=window,
+        mu=4.0 * window * math.log(1.0 / beta_call),
+        ip=ip,
+        epsilon=epsilon,
+        delta=delta,
+        neighbours=neighbours,
+        calibration=calibration,
+    )
+
+
+def draw_tags(n: int, bits: int, rng=None) -> np.ndarray:
+    """``n`` independent uniform tags in ``[0, 2^bits)`` (uint64; zeros when ``bits == 0``)."""
+    if bits == 0:
+        return np.zeros(n, dtype=np.uint64)
+    words = as_random_source(rng).random_words(n)
+    return words >> np.uint64(64 - bits) if bits < 64 else words
+
+
+def _rank_slice(x: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Indices of the elements of ranks ``lo .. hi - 1`` of ``x`` in ascending order (ties: any)."""
+    n = x.size
+    if hi <= lo:
+        return np.empty(0, dtype=np.int64)
+    if lo == 0 and hi == n:
+        return np.arange(n)
+    kth = sorted({lo, hi - 1})
+    return np.argpartition(x, kth)[lo:hi]
+
+
+def _pair_rank_slice(v: np.ndarray, u: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Indices of ranks ``lo .. hi - 1`` in ascending lexicographic ``(v, u)`` order. ``O(n)``."""
+    n = v.size
+    if hi <= lo:
+        return np.empty(0, dtype=np.int64)
+    if lo == 0 and hi == n:
+        return np.arange(n)
+    part = np.argpartition(v, sorted({lo, hi - 1}))
+    v_lo, v_hi = v[part[lo]], v[part[hi - 1]]
+    eq_lo = np.flatnonzero(v == v_lo)
+    below_lo = int(np.count_nonzero(v < v_lo))
+    if v_lo == v_hi:  # the whole slice lies inside one run of equal values: order it by tag
+        return eq_lo[_rank_slice(u[eq_lo], lo - below_lo, hi - below_lo)]
+    inside = np.flatnonzero((v > v_lo) & (v < v_hi))
+    eq_hi = np.flatnonzero(v == v_hi)
+    below_hi = int(np.count_nonzero(v < v_hi))
+    top_of_lo = eq_lo[_rank_slice(u[eq_lo], lo - below_lo, eq_lo.size)]
+    bottom_of_hi = eq_hi[_rank_slice(u[eq_hi], 0, hi - below_hi)]
+    return np.concatenate([top_of_lo, inside, bottom_of_hi])
+
+
+def inner_window(n_real: int, k: int, window: int, dummies: bool) -> tuple[int, int, int, int]:
+    """Sizes of the window ``B`` and its inner part ``D`` (spec 3.8, main loop).
+
+    ``n_real`` remaining points, window size ``k``, ``Delta = window`` inner points, and whether
+    the ``Delta`` dummies (key -1, below everything) are still present. Returns
+    ``(kb, nd, lo, hi)``: ``B`` holds the ``kb`` top real points and ``min(k - kb, Delta)``
+    dummies; ``D`` holds ``nd`` dummies and the real points of ascending ranks ``lo .. hi - 1``.
+    """
+    kb = max(0, min(k, n_real))
+    nd = min(max(k - kb, 0), window) if dummies else 0
+    r = max(0, min(kb, window - nd))
+    lo = n_real - kb
+    return kb, nd, lo, lo + r
+
+
+@dataclass
+class RandMarginsTrace:
+    """Per-round diagnostics. **Not private**: they read the data (tests and debugging only)."""
+
+    n_alive: list[int] = field(default_factory=list)  # real points before the round
+    window_real: list[int] = field(default_factory=list)  # |B_j ∩ real|
+    inner_real: list[int] = field(default_factory=list)  # |D_j ∩ real|
+    inner_dummies: list[int] = field(default_factory=list)
+    deleted: list[int] = field(default_factory=list)  # real points deleted in the round
+    alive: list[np.ndarray] = field(default_factory=list)  # record indices alive before the round
+    window: list[np.ndarray] = field(default_factory=list)  # record indices in B_j
+    inner: list[np.ndarray] = field(default_factory=list)  # record indices in D_j
+
+
+@dataclass
+class RandMarginsResult:
+    """Output of RandMargins: the box, the released thresholds and window sizes, the plan."""
+
+    hypothesis: BoxHypothesis
+    thresholds: list[int]  # p_j in coordinate units, -1 = sentinel
+    references: list[int]  # the interior points themselves (key units: x * K + tag)
+    window_sizes: np.ndarray  # k_j; releasing them costs nothing (the proof releases w)
+    plan: RandMarginsPlan
+    trace: RandMarginsTrace | None = None
+
+
+def _ip_keys(v: np.ndarray, u: np.ndarray, K: int, n_dummies: int, hi: int):
+    """Keys ``v * K + u`` (with ``n_dummies`` copies of -1 in front) for the interior point."""
+    if hi < _INT64_KEYS:
+        keys = v.astype(np.int64) * np.int64(K) + u.astype(np.int64)
+        if n_dummies:
+            keys = np.concatenate([np.full(n_dummies, SENTINEL, dtype=np.int64), keys])
+        return keys
+    return [SENTINEL] * n_dummies + [a * K + b for a, b in zip(v.tolist(), u.tolist())]
+
+
+def run_randmargins(
+    P: np.ndarray, plan: RandMarginsPlan, *, rng=None, ledger: PrivacyLedger | None = None, debug: bool = False
+) -> RandMarginsResult:
+    """Run RandMargins on the positives ``P`` (grid points, shape ``(n+, d)``) with a fixed plan.
+
+    ``P`` must already be validated (:func:`privpac.learners.boxes.as_grid_points`); negatives are
+    never passed in. Randomness comes in independent streams spawned from ``rng``, in this order:
+    tags, window sizes, then one stream per round for the interior point. ``ledger`` is charged
+    the plan's guarantee once (a composed block whose children are the interior-point calls).
+    ``debug=True`` records a :class:`RandMarginsTrace` (not private).
+    """
+    if plan.variant == "paper-literal":
+        warnings.warn(
+            "RandMargins paper-literal: without padding it is not private when few positives remain "
+            "(erratum R4), and tied coordinates can delete every point (R5)",
+            PaperLiteralWarning,
+            stacklevel=2,
+        )
+    directions = plan.directions
+    D = directions.n_directions
+    if P.ndim != 2 or P.shape[1] != len(plan.x_max):
+        raise InvalidParameterError(f"P must have shape (n, {len(plan.x_max)}), got {P.shape}")
+    src = as_random_source(rng)
+    tag_src, noise_src = src.spawn(), src.spawn()
+    ip_srcs = [src.spawn() for _ in range(D)]
+    n = P.shape[0]
+    K = plan.K
+    tags = draw_tags(n, plan.tie_break_bits, tag_src)
+    window_sizes = margin_window_sizes(plan.mu, plan.window, D, noise_src)
+    block = None
+    if ledger is not None:
+        block = ledger.composed_block(
+            "RandMargins",
+            D,
+            plan.epsilon_call,
+            plan.delta_call,
+            plan.epsilon,
+            plan.delta,
+            f"RandMargins, Sadigurschi-Stemmer Thm 3.2 ({plan.calibration} calibration, {plan.neighbours})",
+        )
+    trace = RandMarginsTrace() if debug else None
+    alive = np.ones(n, dtype=bool)
+    dummies = plan.robust
+    thresholds, references = [], []
+    for j in range(D):
+        idx = np.flatnonzero(alive)
+        v = direction_values(P, plan.x_max, directions, j, rows=idx)
+        u = tags[idx]
+        k = int(window_sizes[j])
+        lo_key, hi_key = plan.key_range(directions.column(j))
+        kb, nd, r_lo, r_hi = inner_window(idx.size, k, plan.window, dummies)
+        sel = np.empty(0, dtype=np.int64)
+        if plan.robust and (k <= 0 or (idx.size == 0 and not dummies)):
+            p_ref = SENTINEL  # an empty window: no data is read
+        else:
+            sel = _pair_rank_slice(v, u, r_lo, r_hi) if K > 1 else _rank_slice(v, r_lo, r_hi)
+            keys = _ip_keys(v[sel], u[sel], K, nd, hi_key)
+            p_ref = int(plan.ip(keys, lo_key, hi_key, plan.epsilon_call, plan.delta_call, rng=ip_srcs[j], ledger=block))
+        if p_ref == SENTINEL and plan.robust:
+            removed = idx
+            alive[:] = False
+            dummies = False
+            threshold = SENTINEL
+        else:
+            t_hi, t_lo = divmod(p_ref, K)
+            gone = (v > t_hi) | ((v == t_hi) & (u >= t_lo)) if K > 1 else v >= t_hi
+            removed = idx[gone]
+            alive[removed] = False
+            threshold = t_hi
+        thresholds.append(threshold)
+        references.append(p_ref)
+        if trace is not None:
+            trace.n_alive.append(int(idx.size))
+            trace.window_real.append(kb)
+            trace.inner_real.append(r_hi - r_lo)
+            trace.inner_dummies.append(nd)
+            trace.deleted.append(int(removed.size))
+            trace.alive.append(idx)
+            ranks = (
+                _pair_rank_slice(v, u, idx.size - kb, idx.size) if K > 1 else _rank_slice(v, idx.size - kb, idx.size)
+            )
+            trace.window.append(np.sort(idx[ranks]))
+            trace.inner.append(np.sort(idx[sel]))
+    hypothesis = BoxHypothesis.from_thresholds(thresholds, plan.x_max, plan.shape)
+    return RandMarginsResult(hypothesis, thresholds, references, window_sizes, plan, trace)
+
+
+def randmargins(
+    X,
+    y,
+    x_max,
+    *,
+    epsilon: float = 1.0,
+    delta: float = 1e-6,
+    shape: str = "box",
+    beta: float = 0.1,
+    ip: InteriorPoint | None = None,
+    calibration: str = "explicit",
+    variant: str = "robust",
+    tie_break_bits: int = 32,
+    neighbours: str = "replace-one",
+    rng=None,
+    ledger: PrivacyLedger | None = None,
+    debug: bool = False,
+) -> RandMarginsResult:
+    """Learn a box from labelled grid points with RandMargins (see the module docstring).
+
+    ``X`` holds grid indices (shape ``(n, d)``), ``y`` labels in {0, 1}; only the positives are
+    read. Returns a :class:`RandMarginsResult`; ``result.hypothesis.predict(X)`` classifies.
+    """
+    if np.ndim(X) != 2:
+        raise DataError(f"X must be 2-dimensional (n, d), got shape {np.shape(X)} (use X.reshape(-1, 1) for d = 1)")
+    x_max = check_x_max(x_max, np.shape(X)[1])
+    plan = plan_randmargins(
+        epsilon,
+        delta,
+        x_max,
+        shape=shape,
+        beta=beta,
+        ip=ip,
+        calibration=calibration,
+        variant=variant,
+        tie_break_bits=tie_break_bits,
+        neighbours=neighbours,
+    )
+    P = as_grid_points(X, x_max)
+    y01 = _labels01(y, P.shape[0])
+    return run_randmargins(np.asfortranarray(P[y01 == 1]), plan, rng=rng, ledger=ledger, debug=debug)
+
+
+def _labels01(y, n: int) -> np.ndarray:
+    from ..validation import check_labels
+
+    return check_labels(y, (0, 1), n)
