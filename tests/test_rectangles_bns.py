@@ -5,7 +5,7 @@ import pytest
 
 from privpac.accounting import PrivacyLedger
 from privpac.audit import run_audit
-from privpac.errors import DataError, PreconditionError
+from privpac.errors import DataError, InvalidParameterError, PreconditionError
 from privpac.learners.rectangles_bns import bns_rectangle_plan, box_from_cdf, learn_rectangle_bns
 from privpac.random import audit_source
 from privpac.sanitizers.database import SanitizedDatabase
@@ -65,3 +65,27 @@ def test_learner_bad_inputs_and_precondition():
 
 def test_rectangle_audit():
     assert not run_audit("rectangle-learner-bns", trials=60).violation
+
+
+def test_estimator_method_bns_with_counts_and_cli_name():
+    from privpac.errors import PreconditionError
+    from privpac.estimators import PrivateRectangleClassifier
+
+    rng = np.random.default_rng(3)
+    plan = bns_rectangle_plan(0.5, 0.5, 1.0, 1e-3, [64, 64])
+    m = math.ceil(plan.utility_size)
+    X = np.unique(rng.integers(0, 64, (300, 2)), axis=0)
+    y = ((X[:, 0] >= 10) & (X[:, 0] <= 40) & (X[:, 1] >= 5) & (X[:, 1] <= 50)).astype(int)
+    counts = rng.multinomial(m, np.ones(len(X)) / len(X))
+    est = PrivateRectangleClassifier(
+        epsilon=1.0, delta=1e-3, domain=(0, 63), method="bns", alpha=0.5, beta=0.5, random_state=2
+    ).fit(X, y, counts=counts)
+    pred = est.predict(X)
+    assert np.all(pred <= y)
+    assert np.sum(counts * (pred != y)) / counts.sum() <= 0.75 * 0.5
+    assert est.privacy_spent_[0] <= 1.0 + 1e-9 and "Beimel" in est.algorithm_name
+    # An ordinary dataset is far below the privacy precondition: a clear error, nothing released.
+    with pytest.raises(PreconditionError):
+        PrivateRectangleClassifier(epsilon=1.0, delta=1e-3, domain=(0, 63), method="bns").fit(X, y)
+    with pytest.raises(InvalidParameterError, match="counts"):
+        PrivateRectangleClassifier(domain=(0, 63)).fit(X, y, counts=counts)

@@ -26,9 +26,10 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import DomainError, InvalidParameterError
+from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, plan_randmargins, run_randmargins
+from ..learners.rectangles_bns import learn_rectangle_bns
 from ..learners.rectangles_composition import plan_composition, run_composition
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..random import RandomSource
@@ -55,10 +56,12 @@ class RectangleFit:
 
 @dataclass(frozen=True)
 class RectangleMethod:
-    """One learning method: ``fit(estimator, positives, x_max, ledger, rng) -> RectangleFit``.
+    """One learning method: ``fit(estimator, positives, x_max, ledger, rng, weights) -> RectangleFit``.
 
     ``positives`` are validated grid points (shape ``(n+, d)``); ``x_max`` the largest index per
-    feature; ``ledger`` holds the whole budget and must be charged by the method.
+    feature; ``ledger`` holds the whole budget and must be charged by the method; ``weights`` is
+    ``(multiplicity of each positive row, number of negative examples)`` (methods that learn
+    from positives only ignore it).
     """
 
     title: str
@@ -77,7 +80,7 @@ def _directions(est, x_max) -> int:
     return Directions(est.shape, len(x_max)).n_directions
 
 
-def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource) -> RectangleFit:
+def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, weights) -> RectangleFit:
     plan = plan_randmargins(
         est.epsilon,
         est.delta,
@@ -95,7 +98,7 @@ def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource) ->
     return RectangleFit(result.hypothesis, details, plan.lines())
 
 
-def _fit_composition(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource) -> RectangleFit:
+def _fit_composition(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, weights) -> RectangleFit:
     if est.variant != "robust":
         raise InvalidParameterError("variant applies to method='randmargins' only")
     plan = plan_composition(
@@ -111,6 +114,35 @@ def _fit_composition(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource) ->
     return RectangleFit(result.hypothesis, {"thresholds": result.thresholds}, plan.lines())
 
 
+def _fit_bns(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, weights) -> RectangleFit:
+    if est.variant != "robust" or est.shape != "box":
+        raise InvalidParameterError("variant and shape apply to method='randmargins' only")
+    pos_counts, neg_count = weights
+    # Every negative example maps to the same sentinel, so one row with its multiplicity stands for all.
+    X_idx = np.vstack([P, np.zeros((1, P.shape[1]), dtype=P.dtype)]) if P.size else np.zeros((1, len(x_max)))
+    y = np.concatenate([np.ones(P.shape[0], dtype=np.int64), [0]])
+    w = np.concatenate([pos_counts, [neg_count]])
+    result = learn_rectangle_bns(
+        X_idx.astype(object) if max(x_max) >= 2**62 else X_idx.astype(np.int64),
+        y,
+        counts=w,
+        axis_sizes=[v + 1 for v in x_max],
+        alpha=est.alpha,
+        beta=est.beta,
+        epsilon=est.epsilon,
+        delta=est.delta,
+        constants=est.constants,
+        ledger=ledger,
+        rng=rng,
+    )
+    box = BoxHypothesis(tuple(int(v) for v in result.lower), tuple(int(v) for v in result.upper))
+    lines = [
+        f"per-axis SanThresholds accuracy alpha/(8n) = {result.info['alpha_axis']:.4g}, "
+        f"epsilon per axis = {result.info['epsilon_axis']:.4g}, m = {result.info['m']}"
+    ]
+    return RectangleFit(box, {"alpha_axis": result.info["alpha_axis"]}, lines)
+
+
 #: learning methods by name; adding one is one entry here
 RECTANGLE_METHODS: dict[str, RectangleMethod] = {
     "randmargins": RectangleMethod(
@@ -124,6 +156,12 @@ RECTANGLE_METHODS: dict[str, RectangleMethod] = {
         _fit_composition,
         False,
         "Sadigurschi and Stemmer 2021, section 1.2",
+    ),
+    "bns": RectangleMethod(
+        "Beimel-Nissim-Stemmer rectangle learner (R-CDF reconstruction of section 3.5)",
+        _fit_bns,
+        True,
+        "Beimel, Nissim, Stemmer, section 3.5, Thm 3.22 (sketch; reconstruction E16)",
     ),
 }
 
@@ -143,7 +181,9 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         ``"tuned"``: the explicit calibration (RandMargins) and the DRV advanced-composition
         formula (baseline); ``"paper"``: Theorem 3.2's calibration and the papers' formula.
     method : str
-        A key of :data:`RECTANGLE_METHODS` (``"randmargins"`` or ``"composition"``).
+        A key of :data:`RECTANGLE_METHODS`: ``"randmargins"`` (Sadigurschi and Stemmer),
+        ``"composition"`` (their baseline) or ``"bns"`` (Beimel, Nissim, Stemmer's learner through
+        one threshold sanitizer per axis; needs about 10^10 records even in two dimensions).
     shape : {"box", "orthant"}
         General boxes or the paper's boxes anchored at the domain's lower corner.
     beta : float
@@ -157,6 +197,9 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
     variant : {"robust", "paper-literal"}
         RandMargins as fixed by the library, or as printed (not private with few positives;
         warns).
+    alpha : float
+        Accuracy target of ``method="bns"`` (it sets the per-axis sanitizer's accuracy
+        ``alpha/(8d)``); the other methods' accuracy follows from the data size.
     random_state : None or int
         ``None``: secure randomness; an int: a reproducible run.
     labels : pair
@@ -188,6 +231,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         interior_point="exponential",
         tie_break_bits=32,
         variant="robust",
+        alpha=0.1,
     ):
         super().__init__(epsilon, delta, domain, constants, random_state, labels)
         self.method = method
@@ -196,6 +240,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         self.interior_point = interior_point
         self.tie_break_bits = tie_break_bits
         self.variant = variant
+        self.alpha = alpha
 
     def _method(self) -> RectangleMethod:
         check_choice(self.method, "method", RECTANGLE_METHODS)
@@ -250,18 +295,35 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
 
     # -- fit / predict ------------------------------------------------------------------------------
 
-    def fit(self, X, y):
+    def fit(self, X, y, counts=None):
+        """Learn the box.
+
+        ``counts`` (method ``"bns"`` only): integer multiplicities, row ``j`` standing for
+        ``counts[j]`` identical examples, how datasets of the BNS theorem's size (10^10 records
+        and more) are held. The number of records ``sum(counts)`` is public as usual.
+        """
         method = self._method()
         ledger, rng = self._begin_fit()
         check_choice(self.shape, "shape", SHAPES)
         check_choice(self.variant, "variant", VARIANTS)
         check_probability(self.beta, "beta")
+        check_probability(self.alpha, "alpha")
         _interior_point(self.interior_point)
         P, x_max = self._grid(X)
         if P.shape[0] == 0:
             raise InvalidParameterError("X is empty: at least one record is needed")
         y01 = self._validate_labels(y, P.shape[0])
-        result = method.fit(self, np.asfortranarray(P[y01 == 1]), x_max, ledger, rng)
+        positive = y01 == 1
+        if counts is None:
+            weights = (np.ones(int(positive.sum()), dtype=np.int64), int((~positive).sum()))
+        else:
+            if self.method != "bns":
+                raise InvalidParameterError("counts is supported by method='bns' only")
+            counts = np.asarray(counts)
+            if counts.shape != (P.shape[0],) or not np.issubdtype(counts.dtype, np.integer) or np.any(counts < 0):
+                raise DataError("counts must hold one integer multiplicity >= 0 per row of X")
+            weights = (counts[positive].astype(np.int64), int(counts[~positive].sum()))
+        result = method.fit(self, np.asfortranarray(P[positive]), x_max, ledger, rng, weights)
         self.x_max_ = x_max
         self.n_features_in_ = len(x_max)
         self._set_box(result.hypothesis)

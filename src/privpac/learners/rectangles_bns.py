@@ -201,13 +201,14 @@ def learn_rectangle_bns(
     lower, upper, dbs = [], [], []
     for i, N in enumerate(axis_sizes):
         N = int(N)
-        vals = np.where(y == 1, X[:, i].astype(object), N)
-        uniq: dict[int, int] = {}
-        for v, c in zip(vals.tolist(), w.tolist()):
-            if c:
-                uniq[int(v)] = uniq.get(int(v), 0) + c
-        keys = sorted(uniq)
-        counted = CountedData.from_counts(keys, [uniq[k] for k in keys], N + 1)
+        # Negatives go to the sentinel N (one past the axis): replace-one neighbours stay neighbours.
+        column = X[:, i] if N < 2**62 else X[:, i].astype(object)
+        vals = np.where(y == 1, column, N)
+        keys, inverse = np.unique(vals, return_inverse=True)
+        totals = np.zeros(keys.size, dtype=np.int64)
+        np.add.at(totals, inverse, w)
+        keep = totals > 0
+        counted = CountedData.from_counts(keys[keep].tolist(), totals[keep].tolist(), N + 1)
         db = san_thresholds(
             counted,
             alpha=plan.alpha_axis,
