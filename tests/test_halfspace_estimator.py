@@ -196,3 +196,23 @@ def test_margin_data_generator():
         make_margin_data(10, 3, 0.0)
     with pytest.raises(InvalidParameterError, match="different"):
         load_digits_pair(3, 3)
+
+
+def test_fit_intercept_learns_an_offset_halfspace(tmp_path):
+    # A halfspace that does not pass through the origin: x0 + x1 >= 12 on the box [0, 10]^2.
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, 10, size=(20000, 2))
+    y = (X[:, 0] + X[:, 1] >= 12).astype(int)
+    keep = np.abs(X[:, 0] + X[:, 1] - 12) >= 1.0  # a margin around the boundary
+    X, y = X[keep], y[keep]
+    homogeneous = PrivateHalfspaceClassifier(domain=Grid(0, 10, 101), margin=0.05, random_state=0).fit(X, y)
+    offset = PrivateHalfspaceClassifier(
+        domain=Grid(0, 10, 101), margin=0.05, fit_intercept=True, random_state=0, n_steps=50
+    ).fit(X, y)
+    assert homogeneous.intercept_ == 0.0 and homogeneous.score(X, y) < 0.9
+    assert offset.score(X, y) > 0.95 and offset.intercept_ < 0
+    assert offset.privacy_spent_ == (1.0, 1e-6)
+    loaded = load_model(save_model(offset, tmp_path / "h.json"))
+    assert np.array_equal(loaded.predict(X), offset.predict(X))
+    with pytest.raises(InvalidParameterError, match="box domain"):
+        PrivateHalfspaceClassifier(domain=20.0, margin=0.1, fit_intercept=True).fit(X, y)

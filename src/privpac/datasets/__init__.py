@@ -5,7 +5,7 @@ what the data measures (or from the generator's parameters), never from the data
 """
 
 from .margin import load_digits_pair, make_margin_data, margin_direction
-from .real import BREAST_CANCER_BOUNDS, Dataset, load_breast_cancer_feature
+from .real import BREAST_CANCER_BOUNDS, Dataset, load_breast_cancer_feature, load_breast_cancer_features
 from .rectangles import RectangleDataset, RectangleDistribution, make_rectangle_distribution, make_rectangles
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "RectangleDataset",
     "RectangleDistribution",
     "load_breast_cancer_feature",
+    "load_breast_cancer_features",
     "load_digits_pair",
     "make_margin_data",
     "make_rectangle_distribution",

@@ -92,3 +92,26 @@ def load_breast_cancer_feature(
             f"label 1 = {positive}; public grid [{low}, {high}] with {n_points} points"
         ),
     )
+
+
+def load_breast_cancer_features(features=None, n_points: int = 4001, positive: str = "malignant") -> Dataset:
+    """Several features of scikit-learn's breast-cancer data on a public grid (one axis each).
+
+    ``features=None`` takes every feature with a public bound (:data:`BREAST_CANCER_BOUNDS`).
+    """
+    features = list(BREAST_CANCER_BOUNDS) if features is None else list(features)
+    if not features:
+        raise InvalidParameterError("features must name at least one feature")
+    columns = [load_breast_cancer_feature(f, n_points, positive) for f in features]
+    low = [c.domain.low[0] for c in columns]
+    high = [c.domain.high[0] for c in columns]
+    return Dataset(
+        X=np.column_stack([c.X for c in columns]),
+        y=columns[0].y,
+        domain=Grid(low, high, n_points),
+        feature_names=features,
+        description=(
+            f"Wisconsin Diagnostic Breast Cancer (scikit-learn bundled copy), {len(features)} features with "
+            f"public bounds, label 1 = {positive}"
+        ),
+    )

@@ -117,11 +117,20 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         ``None``: operating-system entropy; an int: a reproducible run (not for releases).
     labels : pair
         Public label set ``(negative, positive)``.
+    fit_intercept : bool
+        ``False`` (the paper's setting): homogeneous halfspaces through the origin. ``True`` (box
+        domains only): every record is first mapped by the public, data-independent affine map
+        ``x -> ((2x - lo - hi)/(hi - lo), 1)`` that centres the box on the origin and appends a
+        constant feature, so the learned halfspace has an offset. Being a per-record public map,
+        it changes nothing in the privacy argument; the margin then refers to the mapped records.
 
     Attributes
     ----------
     coef_ : ndarray (d,)
-        Unit vector of the learned halfspace in feature space (``A^T w``, normalised).
+        The learned halfspace in feature space: ``A^T w`` normalised to a unit vector, or, with
+        ``fit_intercept=True``, the raw-feature coefficients of the mapped halfspace.
+    intercept_ : float
+        The offset (0 without ``fit_intercept``); predictions are ``coef_ . x + intercept_ >= 0``.
     projected_coef_ : ndarray (m,)
         The vector learned in the projected space (the DP output before mapping back).
     projection_dim_ : int
@@ -154,8 +163,10 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         constants="tuned",
         random_state=None,
         labels=(0, 1),
+        fit_intercept=False,
     ):
         super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        self.fit_intercept = fit_intercept
         self.margin = margin
         self.margin_type = margin_type
         self.method = method
@@ -196,6 +207,12 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         kind, a, b = _feature_space(self.domain, d)
         X = self._check_in_domain(X, kind, a, b)
         self.domain_ = self.domain
+        if self.fit_intercept:
+            if kind != "box":
+                raise InvalidParameterError("fit_intercept=True needs a box domain (its centre is the public offset)")
+            centre, half = (a + b) / 2.0, (b - a) / 2.0
+            X = np.hstack([(X - centre) / half, np.ones((n, 1))])
+            kind, a, b = "box", np.full(d + 1, -1.0), np.ones(d + 1)
         if self.margin_type == "absolute":
             R = _norm_bound(kind, a, b)
             gamma = gamma / R
@@ -252,7 +269,13 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 **common,
             )
         norm = float(np.linalg.norm(model.coef))
-        self.coef_ = model.coef / norm if norm > 0 else model.coef.copy()
+        w = model.coef / norm if norm > 0 else model.coef.copy()
+        if self.fit_intercept:
+            # <w, ((x - centre)/half, 1)> = <w[:d]/half, x> + (w[d] - <w[:d], centre/half>)
+            self.coef_ = w[:d] / half
+            self.intercept_ = float(w[d] - np.dot(w[:d], centre / half))
+        else:
+            self.coef_, self.intercept_ = w, 0.0
         self.projected_coef_ = model.projected_coef
         self.projection_dim_ = model.projection_dim
         self.projection_seed_ = None if model.projection is None else model.projection.seed
@@ -283,12 +306,12 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         return X
 
     def decision_function(self, X) -> np.ndarray:
-        """``<coef_, x>`` (its sign is the prediction; 0 counts as positive)."""
+        """``<coef_, x> + intercept_`` (its sign is the prediction; 0 counts as positive)."""
         self._check_fitted()
         X = np.asarray(check_array(X, "X"), dtype=np.float64)
         if X.shape[1] != self.n_features_in_:
             raise DataError(f"X has {X.shape[1]} features but the model was fitted on {self.n_features_in_}")
-        return X @ self.coef_
+        return X @ self.coef_ + self.intercept_
 
     def predict(self, X) -> np.ndarray:
         return self._decode((self.decision_function(X) >= 0).astype(np.int64))
@@ -296,6 +319,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     def _fitted_state(self) -> dict:
         return {
             "coef": self.coef_.tolist(),
+            "intercept": self.intercept_,
             "projected_coef": self.projected_coef_.tolist(),
             "projection_dim": self.projection_dim_,
             "projection_seed": None if self.projection_seed_ is None else str(self.projection_seed_),
@@ -307,6 +331,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
 
     def _restore_state(self, state: dict) -> None:
         self.coef_ = np.asarray(state["coef"], dtype=np.float64)
+        self.intercept_ = float(state.get("intercept", 0.0))
         self.projected_coef_ = np.asarray(state["projected_coef"], dtype=np.float64)
         self.projection_dim_ = int(state["projection_dim"])
         seed = state.get("projection_seed")
