@@ -14,6 +14,7 @@ import numpy as np
 
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, InvalidParameterError
+from ..learners._sample import aggregate
 from ..sanitizers.database import CountedData, SanitizedDatabase, fixed_output_size
 from ..sanitizers.points import k_point_sanitizer, san_points
 from ..sanitizers.queries import answer_query, parse_query
@@ -30,6 +31,28 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
     requires_delta = True
     #: query kinds the accuracy theorem covers, for messages
     guarantee_text = ""
+    #: the sanitizer function this estimator runs (keyword arguments of :func:`san_points`)
+    sanitizer = None
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        domain=None,
+        constants="tuned",
+        random_state=None,
+        alpha=0.1,
+        beta=0.1,
+        unsafe_skip_precondition=False,
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state)
+        self.alpha = alpha
+        self.beta = beta
+        self.unsafe_skip_precondition = unsafe_skip_precondition
+
+    def _extra_arguments(self) -> dict:
+        """Sanitizer arguments beyond the shared ones (``k`` for the k-POINT sanitizer)."""
+        return {}
 
     def _indices(self, X) -> tuple[np.ndarray, int]:
         domain = as_domain(self.domain_)
@@ -44,8 +67,20 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
             return domain.to_index(np.asarray(X, dtype=float), "X"), int(domain.n_points[0])
         raise InvalidParameterError("sanitizers need a one-dimensional domain (IntegerDomain or 1-D Grid)")
 
-    def _run(self, idx, size, ledger, rng) -> SanitizedDatabase:  # subclasses
-        raise InvalidParameterError(f"{type(self).__name__} has no sanitizer")
+    def _run(self, idx, size, ledger, rng) -> SanitizedDatabase:
+        return type(self).sanitizer(
+            idx,
+            alpha=self.alpha,
+            beta=self.beta,
+            epsilon=ledger.budget_epsilon,
+            delta=ledger.budget_delta,
+            domain_size=size,
+            constants=self.constants,
+            ledger=ledger,
+            rng=rng,
+            unsafe_skip_precondition=self.unsafe_skip_precondition,
+            **self._extra_arguments(),
+        )
 
     def fit(self, X, y=None, counts=None):
         """Sanitize ``X`` (one column of values in the public domain); returns ``self``.
@@ -62,12 +97,9 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
             w = np.asarray(counts)
             if w.shape != (len(idx),) or not np.issubdtype(w.dtype, np.integer) or np.any(w < 0) or w.sum() == 0:
                 raise DataError("counts must hold one integer >= 0 per record, not all 0")
-            totals: dict[int, int] = {}
-            for v, c in zip(idx.tolist(), w.tolist()):
-                if c:
-                    totals[int(v)] = totals.get(int(v), 0) + int(c)
-            keys = sorted(totals)
-            data = CountedData.from_counts(keys, [totals[k] for k in keys], size)
+            keys, totals = aggregate(idx, w)
+            keep = totals > 0
+            data = CountedData.from_counts(keys[keep].tolist(), totals[keep].tolist(), size)
         self.database_ = self._run(data, size, ledger, rng)
         self.n_samples_ = int(len(idx)) if counts is None else int(np.sum(counts))
         self._end_fit(ledger)
@@ -95,7 +127,9 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         idx = self.database_.sample(n, random_state, alpha=self.database_.info.get("alpha", alpha))
         domain = as_domain(self.domain_)
         if isinstance(domain, IntegerDomain):
-            return np.asarray([domain.from_index(i) for i in idx], dtype=object if domain.hi > 2**62 else np.int64)
+            if domain.hi <= 2**62 and domain.lo >= -(2**62):
+                return np.asarray(idx, dtype=np.int64) + np.int64(domain.lo)
+            return np.asarray(idx, dtype=object) + domain.lo
         return domain.from_index(np.asarray(idx, dtype=np.int64))
 
     def _fitted_state(self) -> dict:
@@ -126,36 +160,7 @@ class PointSanitizer(PrivateSanitizerBase):
 
     algorithm_name = "SanPoints (Beimel, Nissim, Stemmer, Fig. 9)"
     guarantee_text = "point queries x == v"
-
-    def __init__(
-        self,
-        epsilon=1.0,
-        delta=1e-6,
-        domain=None,
-        constants="tuned",
-        random_state=None,
-        alpha=0.1,
-        beta=0.1,
-        unsafe_skip_precondition=False,
-    ):
-        super().__init__(epsilon, delta, domain, constants, random_state)
-        self.alpha = alpha
-        self.beta = beta
-        self.unsafe_skip_precondition = unsafe_skip_precondition
-
-    def _run(self, idx, size, ledger, rng):
-        return san_points(
-            idx,
-            alpha=self.alpha,
-            beta=self.beta,
-            epsilon=ledger.budget_epsilon,
-            delta=ledger.budget_delta,
-            domain_size=size,
-            constants=self.constants,
-            ledger=ledger,
-            rng=rng,
-            unsafe_skip_precondition=self.unsafe_skip_precondition,
-        )
+    sanitizer = staticmethod(san_points)
 
 
 class KPointSanitizer(PointSanitizer):
@@ -164,6 +169,7 @@ class KPointSanitizer(PointSanitizer):
 
     algorithm_name = "k-POINT sanitizer (Beimel, Nissim, Stemmer, Fig. 10)"
     guarantee_text = "set queries x in {v1, ..., vk}"
+    sanitizer = staticmethod(k_point_sanitizer)
 
     def __init__(
         self,
@@ -180,20 +186,8 @@ class KPointSanitizer(PointSanitizer):
         super().__init__(epsilon, delta, domain, constants, random_state, alpha, beta, unsafe_skip_precondition)
         self.k = k
 
-    def _run(self, idx, size, ledger, rng):
-        return k_point_sanitizer(
-            idx,
-            k=self.k,
-            alpha=self.alpha,
-            beta=self.beta,
-            epsilon=ledger.budget_epsilon,
-            delta=ledger.budget_delta,
-            domain_size=size,
-            constants=self.constants,
-            ledger=ledger,
-            rng=rng,
-            unsafe_skip_precondition=self.unsafe_skip_precondition,
-        )
+    def _extra_arguments(self) -> dict:
+        return {"k": self.k}
 
 
 class ThresholdSanitizer(PrivateSanitizerBase):
@@ -208,33 +202,4 @@ class ThresholdSanitizer(PrivateSanitizerBase):
 
     algorithm_name = "SanThresholds (Beimel, Nissim, Stemmer, Fig. 11)"
     guarantee_text = "threshold queries x < v (ranges within 2 alpha)"
-
-    def __init__(
-        self,
-        epsilon=1.0,
-        delta=1e-6,
-        domain=None,
-        constants="tuned",
-        random_state=None,
-        alpha=0.1,
-        beta=0.1,
-        unsafe_skip_precondition=False,
-    ):
-        super().__init__(epsilon, delta, domain, constants, random_state)
-        self.alpha = alpha
-        self.beta = beta
-        self.unsafe_skip_precondition = unsafe_skip_precondition
-
-    def _run(self, idx, size, ledger, rng):
-        return san_thresholds(
-            idx,
-            alpha=self.alpha,
-            beta=self.beta,
-            epsilon=ledger.budget_epsilon,
-            delta=ledger.budget_delta,
-            domain_size=size,
-            constants=self.constants,
-            ledger=ledger,
-            rng=rng,
-            unsafe_skip_precondition=self.unsafe_skip_precondition,
-        )
+    sanitizer = staticmethod(san_thresholds)

@@ -48,6 +48,7 @@ from ..errors import DataError
 from ..sanitizers.database import CountedData, SanitizedDatabase
 from ..sanitizers.thresholds import san_thresholds, san_thresholds_plan
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from ._sample import aggregate
 
 __all__ = ["BNSRectanglePlan", "bns_rectangle_plan", "BNSRectangle", "learn_rectangle_bns", "box_from_cdf"]
 
@@ -204,9 +205,7 @@ def learn_rectangle_bns(
         # Negatives go to the sentinel N (one past the axis): replace-one neighbours stay neighbours.
         column = X[:, i] if N < 2**62 else X[:, i].astype(object)
         vals = np.where(y == 1, column, N)
-        keys, inverse = np.unique(vals, return_inverse=True)
-        totals = np.zeros(keys.size, dtype=np.int64)
-        np.add.at(totals, inverse, w)
+        keys, totals = aggregate(vals, w)
         keep = totals > 0
         counted = CountedData.from_counts(keys[keep].tolist(), totals[keep].tolist(), N + 1)
         db = san_thresholds(
