@@ -257,7 +257,8 @@ def test_label_private_points_and_oracle_class():
     oracle = OracleClass(1, Thresholds(40).projections, Thresholds(40).predict)
     res = label_private_learner(x, (x < 21).astype(int), oracle, epsilon=1.0, rng=2)
     assert abs(res.hypothesis - 21) <= 1
-    res = semi_private_learner(np.arange(40), x, (x < 21).astype(int), Thresholds(40), epsilon=1.0, rng=3)
+    with pytest.warns(UtilityWarning, match="public points"):
+        res = semi_private_learner(np.arange(40), x, (x < 21).astype(int), Thresholds(40), epsilon=1.0, rng=3)
     assert res.hypothesis in (21, 22) or abs(res.hypothesis - 21) <= 1
 
 
@@ -317,7 +318,8 @@ def test_label_private_classifier(tmp_path):
     loaded = load_model(save_model(est, tmp_path / "lp.json"))
     assert np.array_equal(loaded.predict(X), est.predict(X))
     semi = LabelPrivateClassifier(domain=(0, 999), labels=("no", "yes"), random_state=1)
-    semi.fit(X[:2000], y[:2000], X_public=np.arange(0, 1000, 3))
+    with pytest.warns(UtilityWarning, match="public points"):
+        semi.fit(X[:2000], y[:2000], X_public=np.arange(0, 1000, 3))
     assert semi.privacy_unit_ == "labelled records" and abs(semi.hypothesis_ - 400) <= 20
     with pytest.raises(InvalidParameterError, match="concept"):
         LabelPrivateClassifier(domain=(0, 9), concept="boxes").fit([[1]], [0])
