@@ -25,7 +25,7 @@ def test_histogram_estimator_contract(tmp_path):
     loaded = load_model(path)
     assert np.array_equal(loaded.counts_, est.counts_) and loaded.privacy_spent_ == est.privacy_spent_
     doc = json.loads(path.read_text())
-    assert doc["format"] == "privpac-model/1" and doc["model"] == "histogram" and doc["ledger"]["entries"]
+    assert doc["format"] == "privpac-model/2" and doc["model"] == "histogram" and doc["ledger"]["entries"]
 
 
 def test_histogram_bad_inputs():

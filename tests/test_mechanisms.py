@@ -182,16 +182,20 @@ def test_adist_literal_warns_and_corrected_does_not():
         adist([9, 1], 1.0, 1e-6, rng=1)
 
 
-def test_adist_sampling_matches_plan_and_single_candidate_is_free():
+def test_adist_sampling_matches_plan_and_every_call_is_charged():
     scores = [20, 4, 3]
     plan = adist_plan(scores, 1.0, 1e-3)
     src = SeededRandom(6)
     released = sum(adist(scores, 1.0, 1e-3, rng=src) == 0 for _ in range(4000))
     p = plan.release_probability()
     assert abs(released / 4000 - p) < 4 * math.sqrt(p * (1 - p) / 4000) + 1e-3
-    ledger = PrivacyLedger(1.0, 1e-6)
+    # One candidate, or none: the answer is data-independent, yet the call is charged like any
+    # other, so a ledger never shows how many candidates a private output left.
+    ledger = PrivacyLedger(2.0, 2e-6)
     assert adist([7], 1.0, 1e-6, ledger=ledger, rng=1) == 0
-    assert ledger.spent == (0.0, 0.0)
+    assert adist(None, 1.0, 1e-6, ledger=ledger, rng=1) is None
+    assert ledger.spent == (2.0, 2e-6)
+    assert [e.mechanism for e in ledger.entries] == [ledger.entries[0].mechanism] * 2
 
 
 def test_adist_over_step_function_candidates():

@@ -12,9 +12,20 @@ Composition (Beimel, Nissim, Stemmer, Thms 2.3 to 2.5; Dwork, Rothblum, Vadhan 2
 
 A :class:`PrivacyLedger` holds a total budget. Every mechanism charges it *before* drawing noise,
 and a charge that would exceed the budget raises :class:`~privpac.errors.BudgetExceededError`.
-A block of mechanisms composed with the advanced theorem is a child ledger
-(:meth:`PrivacyLedger.advanced_block`) that charges its composed cost to the parent once, up
-front, and then admits at most ``k`` charges of at most (eps, delta) each.
+A block of mechanisms composed by a theorem is a child ledger (:meth:`PrivacyLedger.basic_block`,
+:meth:`~PrivacyLedger.advanced_block`, :meth:`~PrivacyLedger.composed_block`) that charges its
+composed cost to the parent once, up front, and then admits at most ``k`` charges of at most
+(eps, delta) each.
+
+What a ledger may hold
+----------------------
+A ledger is released with every fit (``ledger_``, ``privpac show``, saved models), so it is a
+function of **public inputs only** (parameters, the number of records, the public domain): labels
+and mechanism descriptions name the mechanism, epsilon, delta, sensitivity and public sizes, never
+a count, size or value computed from the records or from a private output. Every planned call is
+charged whichever path a run takes, and a block lists its reservation rather than the calls that
+ran. Two datasets of the same shape therefore give identical ledgers, which is what lets a saved
+model's record be recomputed from its parameters (:mod:`privpac.io`).
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from .validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = [
     "LedgerEntry",
+    "PrivacySpent",
     "PrivacyLedger",
     "Calibration",
     "basic_composition",
@@ -47,7 +59,12 @@ def _within(spent: float, budget: float) -> bool:
 
 @dataclass
 class LedgerEntry:
-    """One charge: a mechanism call, or a composed block of calls (with ``children``)."""
+    """One charge: a mechanism call, or a composed block of calls (with ``children``).
+
+    ``not_private`` names the erratum of a variant whose privacy is known to fail (a
+    paper-literal mechanism, a precondition switched off): the charge is what the paper claims,
+    and the ledger says that the claim does not hold.
+    """
 
     label: str
     epsilon: float
@@ -55,6 +72,7 @@ class LedgerEntry:
     mechanism: str = ""
     composition: str = "basic"
     children: list[LedgerEntry] = field(default_factory=list)
+    not_private: str = ""
 
     def to_dict(self) -> dict:
         d = {
@@ -63,21 +81,71 @@ class LedgerEntry:
             "epsilon": self.epsilon,
             "delta": self.delta,
         }
+        if self.composition != "basic":
+            d["composition"] = self.composition
         if self.children:
             d["composition"] = self.composition
             d["children"] = [c.to_dict() for c in self.children]
+        if self.not_private:
+            d["not_private"] = self.not_private
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> LedgerEntry:
+        if not isinstance(d, dict) or not {"label", "epsilon", "delta"} <= set(d):
+            raise InvalidParameterError(f"a ledger entry needs label, epsilon and delta; got {d!r}")
         return cls(
-            label=d["label"],
+            label=str(d["label"]),
             epsilon=float(d["epsilon"]),
             delta=float(d["delta"]),
-            mechanism=d.get("mechanism", ""),
-            composition=d.get("composition", "basic"),
+            mechanism=str(d.get("mechanism", "")),
+            composition=str(d.get("composition", "basic")),
             children=[cls.from_dict(c) for c in d.get("children", [])],
+            not_private=str(d.get("not_private", "")),
         )
+
+    def walk(self) -> Iterable[LedgerEntry]:
+        """This entry and every entry below it."""
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+
+class PrivacySpent(tuple):
+    """What a fit spent: unpacks as ``(epsilon, delta)``, says whether a guarantee holds.
+
+    For a variant whose privacy is known to fail, ``epsilon`` is ``inf``, ``delta`` is 1 and
+    ``not_private`` names the errata; otherwise ``not_private`` is empty.
+    """
+
+    not_private: str
+
+    def __new__(cls, epsilon: float, delta: float, not_private: str = ""):
+        if not_private:
+            epsilon, delta = math.inf, 1.0
+        obj = super().__new__(cls, (float(epsilon), float(delta)))
+        obj.not_private = not_private
+        return obj
+
+    @property
+    def epsilon(self) -> float:
+        return self[0]
+
+    @property
+    def delta(self) -> float:
+        return self[1]
+
+    @property
+    def private(self) -> bool:
+        return not self.not_private
+
+    def __reduce__(self):
+        return (PrivacySpent, (self[0], self[1], self.not_private))
+
+    def __repr__(self) -> str:
+        if self.not_private:
+            return f"PrivacySpent(NOT PRIVATE: {self.not_private})"
+        return f"PrivacySpent(epsilon={self[0]:.6g}, delta={self[1]:.3g})"
 
 
 class PrivacyLedger:
@@ -106,6 +174,10 @@ class PrivacyLedger:
         # Set on advanced-composition blocks: the per-call cap and the number of calls allowed.
         self._per_call: tuple[float, float] | None = None
         self._max_calls: int | None = None
+        # Set on blocks of a known-broken variant: every charge inside inherits the erratum.
+        self._not_private = ""
+        # A block's entry in its parent: a known-broken call inside marks it (calls are not listed).
+        self._owner_entry: LedgerEntry | None = None
 
     # -- spending -------------------------------------------------------------------------------
 
@@ -119,6 +191,21 @@ class PrivacyLedger:
         eps = math.fsum(e.epsilon for e in self.entries)
         delta = math.fsum(e.delta for e in self.entries)
         return eps, delta
+
+    @property
+    def not_private(self) -> str:
+        """The errata of every known-broken variant charged here ('' when the guarantee holds)."""
+        reasons: list[str] = []
+        for e in self.entries:
+            for x in e.walk():
+                if x.not_private and x.not_private not in reasons:
+                    reasons.append(x.not_private)
+        return "; ".join(reasons)
+
+    def privacy_spent(self) -> PrivacySpent:
+        """The guarantee of everything charged: the total, or NOT PRIVATE with the errata."""
+        eps, delta = self.spent
+        return PrivacySpent(eps, delta, self.not_private)
 
     @property
     def remaining(self) -> tuple[float, float] | None:
@@ -150,14 +237,66 @@ class PrivacyLedger:
                 f"({self.budget_epsilon:.6g}, {self.budget_delta:.3g})"
             )
 
-    def charge(self, label: str, epsilon: float, delta: float = 0.0, mechanism: str = "") -> LedgerEntry:
-        """Record a mechanism call costing (epsilon, delta); raise before spending past budget."""
+    def charge(
+        self, label: str, epsilon: float, delta: float = 0.0, mechanism: str = "", *, not_private: str = ""
+    ) -> LedgerEntry:
+        """Record a mechanism call costing (epsilon, delta); raise before spending past budget.
+
+        ``not_private`` marks a call whose privacy is known to fail, with the erratum's name.
+        """
         epsilon = check_real(epsilon, "epsilon", low=0.0)
         delta = check_delta(delta)
         self._check_affordable(label, epsilon, delta)
-        entry = LedgerEntry(label=label, epsilon=epsilon, delta=delta, mechanism=mechanism)
+        if self._not_private and not not_private:
+            not_private = self._not_private
+        if not_private and self._owner_entry is not None and not self._owner_entry.not_private:
+            self._owner_entry.not_private = not_private
+        entry = LedgerEntry(label=label, epsilon=epsilon, delta=delta, mechanism=mechanism, not_private=not_private)
         self.entries.append(entry)
         return entry
+
+    def _reserve_block(
+        self,
+        label: str,
+        k: int,
+        epsilon_each: float,
+        delta_each: float,
+        epsilon_total: float,
+        delta_total: float,
+        composition: str,
+        mechanism: str,
+        not_private: str = "",
+    ) -> PrivacyLedger:
+        """Charge a block's composed cost now; return the child ledger its calls charge.
+
+        The child admits at most ``k`` charges, each within (epsilon_each, delta_each). The calls
+        are not listed under the block's entry: how many of them run, and which, can follow the
+        data or a private output, while the reservation depends on public parameters only.
+        """
+        self._check_affordable(label, epsilon_total, delta_total)
+        child = PrivacyLedger(epsilon=None, delta=0.0, label=label)
+        child._per_call = (float(epsilon_each), float(delta_each))
+        child._max_calls = int(k)
+        child._not_private = not_private
+        child._owner_entry = LedgerEntry(
+            label=label,
+            epsilon=epsilon_total,
+            delta=delta_total,
+            mechanism=f"{mechanism}, at most {k} calls of (epsilon={epsilon_each:.6g}, delta={delta_each:.3g})",
+            composition=composition,
+            not_private=not_private,
+        )
+        self.entries.append(child._owner_entry)
+        return child
+
+    def basic_block(self, label: str, k: int, epsilon_each: float, delta_each: float) -> PrivacyLedger:
+        """Reserve ``k`` calls of (epsilon_each, delta_each) composed by the basic theorem."""
+        k = check_int(k, "k", low=1)
+        epsilon_each = check_real(epsilon_each, "epsilon_each", low=0.0)
+        delta_each = check_delta(delta_each, "delta_each")
+        return self._reserve_block(
+            label, k, epsilon_each, delta_each, k * epsilon_each, k * delta_each, "basic", "basic composition"
+        )
 
     def advanced_block(
         self,
@@ -175,20 +314,9 @@ class PrivacyLedger:
         each within the per-call cap.
         """
         eps_total, delta_total = advanced_composition(k, epsilon_each, delta_each, delta_slack, form)
-        self._check_affordable(label, eps_total, delta_total)
-        child = PrivacyLedger(epsilon=None, delta=0.0, label=label)
-        child._per_call = (float(epsilon_each), float(delta_each))
-        child._max_calls = int(k)
-        entry = LedgerEntry(
-            label=label,
-            epsilon=eps_total,
-            delta=delta_total,
-            mechanism=f"advanced composition ({form}) of {k} calls",
-            composition="advanced",
+        return self._reserve_block(
+            label, k, epsilon_each, delta_each, eps_total, delta_total, "advanced", f"advanced composition ({form})"
         )
-        entry.children = child.entries  # shared list: the child's charges show up here
-        self.entries.append(entry)
-        return child
 
     def composed_block(
         self,
@@ -199,6 +327,8 @@ class PrivacyLedger:
         epsilon_total: float,
         delta_total: float,
         theorem: str,
+        *,
+        not_private: str = "",
     ) -> PrivacyLedger:
         """Reserve up to ``k`` calls of (epsilon_each, delta_each) whose *composed* cost a theorem states.
 
@@ -212,20 +342,9 @@ class PrivacyLedger:
         k = check_int(k, "k", low=1)
         epsilon_total = check_real(epsilon_total, "epsilon_total", low=0.0)
         delta_total = check_delta(delta_total, "delta_total")
-        self._check_affordable(label, epsilon_total, delta_total)
-        child = PrivacyLedger(epsilon=None, delta=0.0, label=label)
-        child._per_call = (float(epsilon_each), float(delta_each))
-        child._max_calls = k
-        entry = LedgerEntry(
-            label=label,
-            epsilon=epsilon_total,
-            delta=delta_total,
-            mechanism=f"{theorem} ({k} calls)",
-            composition="theorem",
+        return self._reserve_block(
+            label, k, epsilon_each, delta_each, epsilon_total, delta_total, "theorem", theorem, not_private
         )
-        entry.children = child.entries
-        self.entries.append(entry)
-        return child
 
     def sub_ledger(self, label: str, epsilon: float, delta: float = 0.0) -> PrivacyLedger:
         """Reserve (epsilon, delta) for a sub-algorithm with its own ledger (basic composition)."""
@@ -249,6 +368,7 @@ class PrivacyLedger:
             else {"epsilon": self.budget_epsilon, "delta": self.budget_delta},
             "spent": {"epsilon": eps, "delta": delta},
             "entries": [e.to_dict() for e in self.entries],
+            **({"not_private": self.not_private} if self.not_private else {}),
         }
 
     @classmethod
@@ -270,11 +390,15 @@ class PrivacyLedger:
             for e in entries:
                 pad = "  " * depth
                 mech = f" [{e.mechanism}]" if e.mechanism else ""
-                out.append(f"{pad}{e.label}{mech}: epsilon={e.epsilon:.6g}, delta={e.delta:.3g}")
+                broken = f" NOT PRIVATE ({e.not_private})" if e.not_private else ""
+                out.append(f"{pad}{e.label}{mech}: epsilon={e.epsilon:.6g}, delta={e.delta:.3g}{broken}")
                 walk(e.children, depth + 1)
 
         walk(self.entries, 0)
         eps, delta = self.spent
+        if self.not_private:
+            out.append(f"total: NOT PRIVATE, no (epsilon, delta) guarantee holds ({self.not_private})")
+            return out
         if self.budget_epsilon is None:
             out.append(f"total spent: epsilon={eps:.6g}, delta={delta:.3g}")
         else:
@@ -369,7 +493,7 @@ class Calibration:
         """Charge ``ledger`` for the ``k`` calls and return the ledger the calls charge."""
         if self.composition == "advanced":
             return ledger.advanced_block(label, self.k, self.epsilon_each, self.delta_each, self.delta_slack, self.form)
-        return ledger.sub_ledger(label, self.epsilon_each * self.k, self.delta_each * self.k)
+        return ledger.basic_block(label, self.k, self.epsilon_each, self.delta_each)
 
 
 def calibrate(
@@ -402,7 +526,9 @@ def calibrate(
     return Calibration(eps_each, (delta - delta_slack) / k, k, "advanced", delta_slack, form)
 
 
-def charge(ledger: PrivacyLedger | None, label: str, epsilon: float, delta: float, mechanism: str) -> None:
+def charge(
+    ledger: PrivacyLedger | None, label: str, epsilon: float, delta: float, mechanism: str, *, not_private: str = ""
+) -> None:
     """Charge ``ledger`` if there is one (mechanisms run standalone with ``ledger=None``)."""
     if ledger is not None:
-        ledger.charge(label, epsilon, delta, mechanism)
+        ledger.charge(label, epsilon, delta, mechanism, not_private=not_private)

@@ -11,12 +11,22 @@ A saved model records the algorithm, its parameters, its learned state and its p
       "params": {...},                       # constructor arguments, domain included
       "state": {...},                        # learned attributes
       "feature_names": [...],                # CSV columns used at fit time (CLI)
+      "shape": {"n_samples": ..., "n_features": ...},   # public under replace-one neighbours
       "privacy": {"epsilon": ..., "delta": ..., "neighbours": "replace-one"},
       "ledger": {...}                        # every mechanism call and its cost
     }
 
 Integers beyond 2^53 (thresholds over 2^64 values, say) are stored as decimal strings by the
 estimators that produce them, so no precision is lost.
+
+Loading checks the privacy record
+---------------------------------
+A saved file is not trusted as written. A ledger is a function of the public inputs only
+(:mod:`privpac.accounting`), so :func:`model_from_dict` recomputes it from the parameters and the
+public shape (:meth:`~privpac.estimators.PrivateEstimatorBase.privacy_record`, a fit on a public
+example that reads no private data) and refuses a model whose ledger or ``privacy`` block differs,
+or whose parameters are invalid. A variant whose privacy is known to fail is recorded as such
+(``"not_private"``, with the erratum) and stays so after loading.
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ from .formatting import int_to_text
 
 __all__ = ["model_to_dict", "model_from_dict", "save_model", "load_model", "to_jsonable", "read_csv", "write_csv"]
 
-FORMAT = "privpac-model/1"
+FORMAT = "privpac-model/2"
 
 
 def to_jsonable(value):
@@ -63,11 +73,19 @@ def _model_name(estimator) -> str:
     raise InvalidParameterError(f"{type(estimator).__name__} is not a registered model")
 
 
+def privacy_block(ledger: PrivacyLedger) -> dict:
+    """The ``privacy`` field of a saved model: the total, or NOT PRIVATE with the errata."""
+    spent = ledger.privacy_spent()
+    if spent.not_private:
+        return {"private": False, "not_private": spent.not_private, "neighbours": "replace-one"}
+    return {"epsilon": spent.epsilon, "delta": spent.delta, "neighbours": "replace-one"}
+
+
 def model_to_dict(estimator) -> dict:
     """The JSON document of a fitted estimator."""
     estimator._check_fitted()
     ledger: PrivacyLedger = estimator.ledger_
-    eps, delta = ledger.spent
+    n_samples, n_features = estimator.fit_shape_
     params = estimator.get_params(deep=False)
     if params.get("domain") is not None and getattr(estimator, "domain_", None) is not None:
         # Short forms such as (0, 2**64 - 1) are saved resolved, so big ints survive the round trip.
@@ -81,27 +99,61 @@ def model_to_dict(estimator) -> dict:
         "params": to_jsonable(params),
         "state": to_jsonable(estimator._fitted_state()),
         "feature_names": to_jsonable(getattr(estimator, "feature_names_", None)),
-        "privacy": {"epsilon": eps, "delta": delta, "neighbours": "replace-one"},
+        "shape": {"n_samples": n_samples, "n_features": n_features},
+        "privacy": privacy_block(ledger),
         "ledger": ledger.to_dict(),
     }
 
 
+def _same_record(saved, recomputed) -> bool:
+    """Equal as JSON (floats compared after the same round trip the file went through)."""
+    return json.loads(json.dumps(saved)) == json.loads(json.dumps(recomputed))
+
+
 def model_from_dict(doc: dict):
-    """Rebuild a fitted estimator from :func:`model_to_dict` output."""
+    """Rebuild a fitted estimator from :func:`model_to_dict` output, checking its privacy record.
+
+    Raises :class:`~privpac.errors.InvalidParameterError` for a document that is not a privpac
+    model, has invalid parameters, or whose ledger or ``privacy`` block differs from what its
+    parameters spend on data of its shape.
+    """
     from .estimators import MODELS
 
-    if doc.get("format") != FORMAT:
-        raise InvalidParameterError(f"not a privpac model (format {doc.get('format')!r})")
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise InvalidParameterError(f"not a privpac model of format {FORMAT} (found {found!r}); refit the model")
+    missing = [k for k in ("model", "params", "state", "shape", "privacy", "ledger") if k not in doc]
+    if missing:
+        raise InvalidParameterError(f"the saved model lacks {', '.join(missing)}")
     name = doc["model"]
     if name not in MODELS:
         raise InvalidParameterError(f"unknown model {name!r}; known: {', '.join(sorted(MODELS))}")
+    if not isinstance(doc["params"], dict) or not isinstance(doc["state"], dict):
+        raise InvalidParameterError("the saved model's params and state must be JSON objects")
     params = dict(doc["params"])
-    if isinstance(params.get("domain"), dict):
-        params["domain"] = domain_from_dict(params["domain"])
-    if isinstance(params.get("labels"), list):
-        params["labels"] = tuple(params["labels"])
-    estimator = MODELS[name](**params)
-    estimator._restore_state(doc["state"])
+    try:
+        if isinstance(params.get("domain"), dict):
+            params["domain"] = domain_from_dict(params["domain"])
+        if isinstance(params.get("labels"), list):
+            params["labels"] = tuple(params["labels"])
+        estimator = MODELS[name](**params)
+    except TypeError as exc:
+        raise InvalidParameterError(f"the saved model has parameters {name!r} does not take: {exc}") from exc
+    try:
+        shape = doc["shape"]
+        n_samples, n_features = int(shape["n_samples"]), int(shape["n_features"])
+        estimator._restore_state(doc["state"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"the saved model's state or shape is malformed: {exc!r}") from exc
+    if n_samples < 1 or n_features < 1:
+        raise InvalidParameterError(f"the saved model's shape must be positive, got ({n_samples}, {n_features})")
+    # Recompute the record from the parameters (this validates them too) and compare.
+    ledger = estimator.privacy_record(n_samples, n_features)
+    if not _same_record(doc["ledger"], ledger.to_dict()) or not _same_record(doc["privacy"], privacy_block(ledger)):
+        raise InvalidParameterError(
+            "the saved privacy record does not match what the model's parameters spend on data of its shape: "
+            "the file was edited or written by another version; refusing to load it"
+        )
     domain = params.get("domain")
     if domain is not None:
         # A plain number is a norm bound (halfspace learners); anything else is a domain object.
@@ -111,7 +163,6 @@ def model_from_dict(doc: dict):
         estimator.classes_ = np.asarray(params["labels"])
     if doc.get("feature_names"):
         estimator.feature_names_ = list(doc["feature_names"])
-    ledger = PrivacyLedger.from_dict(doc["ledger"])
     estimator._end_fit(ledger)
     return estimator
 

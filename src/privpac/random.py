@@ -60,6 +60,7 @@ __all__ = [
     "bernoulli",
     "bernoulli_exp",
     "discrete_laplace",
+    "discrete_laplace_exceeds",
     "discrete_laplace_vector",
     "discrete_laplace_array",
     "uniform_array",
@@ -77,6 +78,15 @@ class RandomSource(ABC):
     seeded: bool = False
     #: True on audit sources only: discrete Laplace takes the floating-point fast path.
     fast_noise: bool = False
+    #: True on sources that enumerate a program's random choices (exact audits,
+    #: :mod:`privpac.audit.enumeration`): the samplers below then hand the source each draw's
+    #: law through :meth:`choose` instead of sampling it, so the exact output law of the code
+    #: that ships can be computed by running that code once per outcome path.
+    enumerates: bool = False
+
+    def choose(self, kind: str, *params):
+        """The outcome of one draw of law ``kind`` with ``params`` (enumerating sources only)."""
+        raise InvalidParameterError(f"{type(self).__name__} does not enumerate draws")
 
     @abstractmethod
     def randbits(self, k: int) -> int:
@@ -211,6 +221,8 @@ def uniform_int(lo: int, hi: int, rng=None) -> int:
     n = hi - lo + 1
     if n == 1:
         return lo
+    if src.enumerates:
+        return src.choose("uniform_int", lo, hi)
     k = (n - 1).bit_length()
     while True:
         r = src.randbits(k)
@@ -228,6 +240,8 @@ def bernoulli(p, rng=None) -> bool:
         return False
     if p == 1:
         return True
+    if src.enumerates:
+        return src.choose("bernoulli", p)
     return uniform_int(0, p.denominator - 1, src) < p.numerator
 
 
@@ -251,6 +265,8 @@ def bernoulli_exp(x, rng=None) -> bool:
     if x < 0:
         raise InvalidParameterError(f"bernoulli_exp needs x >= 0, got {x}")
     src = as_random_source(rng)
+    if src.enumerates:
+        return src.choose("bernoulli_exp", x)
     whole = x.numerator // x.denominator
     one = Fraction(1)
     for _ in range(whole):
@@ -269,6 +285,8 @@ def discrete_laplace(scale, rng=None) -> int:
     if scale <= 0:
         raise InvalidParameterError(f"discrete_laplace needs scale > 0, got {scale}")
     src = as_random_source(rng)
+    if src.enumerates:
+        return src.choose("discrete_laplace", scale)
     if src.fast_noise:
         return int(discrete_laplace_array(float(scale), 1, src)[0])
     t, s = scale.numerator, scale.denominator  # scale = t / s
@@ -287,6 +305,23 @@ def discrete_laplace(scale, rng=None) -> int:
         return -y if negative else y
 
 
+def discrete_laplace_exceeds(scale, threshold: int, rng=None) -> bool:
+    """Whether an exact discrete-Laplace draw ``Z`` of the given scale satisfies ``Z >= threshold``.
+
+    The noisy comparisons of propose-test-release (A_dist, the choosing mechanism) use only this
+    bit of the draw, so the draw itself never leaves this function; an exact audit then
+    enumerates two outcomes (with probability ``Pr[Z >= threshold]``) instead of ``Z``'s support.
+    """
+    scale = scale if isinstance(scale, Fraction) else Fraction(scale)
+    if scale <= 0:
+        raise InvalidParameterError(f"discrete_laplace_exceeds needs scale > 0, got {scale}")
+    threshold = int(threshold)
+    src = as_random_source(rng)
+    if src.enumerates:
+        return src.choose("discrete_laplace_exceeds", scale, threshold)
+    return discrete_laplace(scale, src) >= threshold
+
+
 def discrete_laplace_vector(scale, size: int, rng=None) -> np.ndarray:
     """``size`` independent exact discrete-Laplace draws (int64).
 
@@ -296,6 +331,7 @@ def discrete_laplace_vector(scale, size: int, rng=None) -> np.ndarray:
     if src.fast_noise:
         return discrete_laplace_array(float(scale), int(size), src)
     scale = scale if isinstance(scale, Fraction) else Fraction(scale)
+    # One exact draw at a time (an enumerating source sees each of them).
     return np.fromiter((discrete_laplace(scale, src) for _ in range(int(size))), dtype=np.int64, count=int(size))
 
 

@@ -17,12 +17,14 @@ Neighbouring datasets are replace-one: the number of records is public.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from ..accounting import PrivacyLedger
-from ..domains import as_domain
-from ..errors import NotFittedError
+from ..domains import Grid, IntegerDomain, as_domain
+from ..errors import InvalidParameterError, NotFittedError
 from ..random import RandomSource, as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_labels
 
@@ -62,7 +64,37 @@ class PrivateEstimatorBase(BaseEstimator):
 
     def _end_fit(self, ledger: PrivacyLedger) -> None:
         self.ledger_ = ledger
-        self.privacy_spent_ = ledger.spent
+        self.privacy_spent_ = ledger.privacy_spent()
+
+    @property
+    def fit_shape_(self) -> tuple[int, int]:
+        """``(n_samples, n_features)`` of the training data: public under replace-one neighbours."""
+        self._check_fitted()
+        return int(self.n_samples_), int(getattr(self, "n_features_in_", 1))
+
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        """Arguments of ``fit`` of the given shape made of public values only (one domain point)."""
+        domain = as_domain(self.domain)
+        if isinstance(domain, IntegerDomain):
+            X = np.full((n_samples, 1), domain.lo, dtype=np.int64 if abs(domain.lo) < 2**62 else object)
+        elif isinstance(domain, Grid):
+            X = np.tile(np.asarray(domain.low, dtype=np.float64), (n_samples, 1))
+        else:
+            raise InvalidParameterError(f"no public example for a domain of type {type(domain).__name__}")
+        return (X,)
+
+    def privacy_record(self, n_samples: int, n_features: int = 1) -> PrivacyLedger:
+        """The ledger a fit with these parameters on data of this shape records.
+
+        A ledger is a function of the public inputs only (:mod:`privpac.accounting`), so a fit on
+        a public example of the same shape records it; saved models are checked against it on
+        load (:func:`privpac.io.load_model`). Nothing here reads private data.
+        """
+        probe = clone(self).set_params(random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe.fit(*self._public_example(int(n_samples), int(n_features)))
+        return probe.ledger_
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "ledger_"):
@@ -107,6 +139,9 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         y01 = check_labels(y, self.labels, n_samples)
         self.classes_ = np.asarray(self.labels)
         return y01
+
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        return (*super()._public_example(n_samples, n_features), np.full(n_samples, self.labels[0]))
 
     def _decode(self, y01: np.ndarray) -> np.ndarray:
         return np.asarray(self.labels)[np.asarray(y01, dtype=np.int64)]

@@ -286,6 +286,11 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         self._end_fit(ledger)
         return self
 
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        kind, a, _ = _feature_space(self.domain, n_features)
+        X = np.zeros((n_samples, n_features)) if kind == "ball" else np.tile(np.asarray(a, dtype=float), (n_samples, 1))
+        return X, np.full(n_samples, self.labels[0])
+
     def _check_in_domain(self, X, kind, a, b) -> np.ndarray:
         if kind == "ball":
             norms = np.sqrt(np.einsum("ij,ij->i", X, X))

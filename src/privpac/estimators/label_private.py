@@ -120,10 +120,17 @@ class LabelPrivateClassifier(PrivateClassifierBase):
             )
             self.privacy_unit_ = "labelled records"
         self.hypothesis_ = int(res.hypothesis)
+        self.n_samples_ = int(len(idx))
         self.n_candidates_ = len(res.candidates)
         self.domain_size_ = size
         self._end_fit(ledger)
         return self
+
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        X, y = super()._public_example(n_samples, n_features)
+        if getattr(self, "privacy_unit_", "labels") == "labelled records":
+            return X, y, X[:1]
+        return X, y
 
     def predict(self, X):
         self._check_fitted()
@@ -137,10 +144,12 @@ class LabelPrivateClassifier(PrivateClassifierBase):
             "n_candidates": self.n_candidates_,
             "domain_size": str(self.domain_size_),
             "privacy_unit": self.privacy_unit_,
+            "n_samples": self.n_samples_,
         }
 
     def _restore_state(self, state: dict) -> None:
         self.hypothesis_ = int(state["hypothesis"])
+        self.n_samples_ = int(state["n_samples"])
         self.n_candidates_ = int(state["n_candidates"])
         self.domain_size_ = int(state["domain_size"])
         self.privacy_unit_ = state["privacy_unit"]

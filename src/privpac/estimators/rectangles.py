@@ -326,12 +326,25 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         result = method.fit(self, np.asfortranarray(P[positive]), x_max, ledger, rng, weights)
         self.x_max_ = x_max
         self.n_features_in_ = len(x_max)
+        self.n_samples_ = int(P.shape[0]) if counts is None else int(np.sum(counts))
         self._set_box(result.hypothesis)
         self.thresholds_ = list(result.details.get("thresholds", []))
         self.details_ = result.details
         self.plan_lines_ = result.lines
         self._end_fit(ledger)
         return self
+
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        domain = as_domain(self.domain)
+        if isinstance(domain, IntegerDomain):
+            X = np.full((n_samples if self.method != "bns" else 1, n_features), domain.lo, dtype=object)
+            X = X.astype(np.int64) if abs(domain.lo) < 2**62 else X
+        else:
+            X = np.tile(np.asarray(domain.low, dtype=np.float64), (n_samples if self.method != "bns" else 1, 1))
+        y = np.full(X.shape[0], self.labels[0])
+        if self.method == "bns":  # theorem-size datasets: one public row held n times
+            return X, y, np.array([n_samples])
+        return X, y
 
     def _set_box(self, box: BoxHypothesis) -> None:
         self.box_ = box
@@ -353,11 +366,13 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
             "thresholds": [str(v) for v in self.thresholds_],
             "details": {k: v for k, v in self.details_.items() if k != "thresholds"},
             "plan": self.plan_lines_,
+            "n_samples": self.n_samples_,
         }
 
     def _restore_state(self, state: dict) -> None:
         self.x_max_ = tuple(int(v) for v in state["x_max"])
         self.n_features_in_ = len(self.x_max_)
+        self.n_samples_ = int(state["n_samples"])
         self.thresholds_ = [int(v) for v in state["thresholds"]]
         self.details_ = dict(state.get("details", {}))
         self.details_["thresholds"] = self.thresholds_

@@ -105,6 +105,10 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         self._end_fit(ledger)
         return self
 
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        (X,) = super()._public_example(1, n_features)
+        return X, None, np.array([n_samples])  # one public value held n times
+
     def answer(self, query) -> float:
         """The sanitized fraction of records matching ``query`` (e.g. ``"x<=1000"``)."""
         self._check_fitted()

@@ -301,7 +301,11 @@ def select_candidate(
         return exponential_mechanism(scores, epsilon, sensitivity=loss.value_range, ledger=ledger, label=label, rng=rng)
     if ledger is not None:
         ledger.charge(
-            label + " [uncharged, paper-literal]", 0.0, 0.0, f"exponential mechanism at epsilon={epsilon:.6g}"
+            label + " [uncharged, paper-literal]",
+            0.0,
+            0.0,
+            f"exponential mechanism at epsilon={epsilon:.6g}",
+            not_private="erratum E-NUZ1: the final selection runs at epsilon but is charged nothing",
         )
     return exponential_mechanism(scores, epsilon, sensitivity=loss.value_range, ledger=None, rng=rng)
 

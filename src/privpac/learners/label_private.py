@@ -138,7 +138,11 @@ def _check_xy(x, y):
 
 def _select(concept_class, H, x2, y2, epsilon, ledger, rng, label):
     scores = concept_class.scores(H, x2, y2) if x2.size else np.zeros(len(H), dtype=np.int64)
-    idx = exponential_mechanism(scores, epsilon, ledger=ledger, label=label, rng=rng)
+    # H is built from public points; the entry does not name its size, so the ledger depends on
+    # the parameters and the number of records only (privpac.accounting).
+    idx = exponential_mechanism(
+        scores, epsilon, ledger=ledger, label=label, over="H, the labellings the public points allow", rng=rng
+    )
     return H[idx], scores
 
 

@@ -345,8 +345,7 @@ def learn_margin_pure(
         "identity": m is None,
         "net_size": int(net.shape[0]),
         "chosen": int(chosen),
-        "violations_of_chosen": int(counts[chosen]),
-    }
+    }  # never a count of the records (such as the chosen point's training violations): it is released
     return _finish(net[chosen].copy(), projection, details)
 
 

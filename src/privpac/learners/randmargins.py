@@ -106,6 +106,8 @@ __all__ = [
 ]
 
 VARIANTS = ("robust", "paper-literal")
+#: How the ledger records the paper-literal variant.
+NOT_PRIVATE_LITERAL = "erratum RM-R4: paper-literal RandMargins is not private when few positives remain"
 CALIBRATIONS = ("explicit", "paper")
 NEIGHBOURS = ("replace-one", "add-remove")
 SENTINEL = -1  # "below everything": deletes every point, decodes to the empty box
@@ -150,6 +152,15 @@ def calibrate_randmargins(
     D = check_int(n_directions, "n_directions", low=1)
     check_choice(mode, "calibration", CALIBRATIONS)
     if mode == "paper":
+        if not pure:
+            # Erratum RM-R8: with an approximate interior point each round's loss exceeds 2 eps_call
+            # with probability up to 2 delta_call / (1 - e^-eps_call), far above the delta/(D+2) the
+            # paper charges (about 8.6e-4 against 3.8e-7 at eps = 1, delta = 1e-6, d = 1).
+            raise InvalidParameterError(
+                "calibration='paper' needs a pure interior point: with an approximate one (RecConcave) the "
+                "paper's per-call delta/(D+2) under-charges the rounds' bad events (erratum RM-R8). Use "
+                "calibration='explicit', which charges what the proof supports, or a pure interior point"
+            )
         delta_call = delta / (D + 2)
         if delta_call >= math.exp(-2.0):
             raise InvalidParameterError(
@@ -510,13 +521,7 @@ def run_randmargins(
     D = directions.n_directions
     if P.ndim != 2 or P.shape[1] != len(plan.x_max):
         raise InvalidParameterError(f"P must have shape (n, {len(plan.x_max)}), got {P.shape}")
-    src = as_random_source(rng)
-    tag_src, noise_src = src.spawn(), src.spawn()
-    ip_srcs = [src.spawn() for _ in range(D)]
-    n = P.shape[0]
-    K = plan.K
-    tags = draw_tags(n, plan.tie_break_bits, tag_src)
-    window_sizes = margin_window_sizes(plan.mu, plan.window, D, noise_src)
+    # Charge first, then draw: the whole guarantee is reserved before any randomness is used.
     block = None
     if ledger is not None:
         block = ledger.composed_block(
@@ -526,8 +531,17 @@ def run_randmargins(
             plan.delta_call,
             plan.epsilon,
             plan.delta,
-            f"RandMargins, Sadigurschi-Stemmer Thm 3.2 ({plan.calibration} calibration, {plan.neighbours})",
+            f"RandMargins, Sadigurschi-Stemmer Thm 3.2 ({plan.calibration} calibration, {plan.neighbours}, "
+            f"{type(plan.ip).__name__})",
+            not_private=NOT_PRIVATE_LITERAL if plan.variant == "paper-literal" else "",
         )
+    src = as_random_source(rng)
+    tag_src, noise_src = src.spawn(), src.spawn()
+    ip_srcs = [src.spawn() for _ in range(D)]
+    n = P.shape[0]
+    K = plan.K
+    tags = draw_tags(n, plan.tie_break_bits, tag_src)
+    window_sizes = margin_window_sizes(plan.mu, plan.window, D, noise_src)
     trace = RandMarginsTrace() if debug else None
     alive = np.ones(n, dtype=bool)
     dummies = plan.robust

@@ -32,7 +32,8 @@ Privacy, for replace-one neighbours ``S, S'`` and real-valued sensitivity-1 scor
   probability at most ``delta`` on both sides, while ``None`` has probability at least
   ``1 - delta`` on both sides. So every event satisfies the (epsilon, delta) inequality.
 
-With a single candidate the output does not depend on the data and nothing is charged.
+With a single candidate the output does not depend on the data; the call is charged all the same,
+so that the ledger of an algorithm does not depend on how many candidates a private output left.
 
 Utility: ``h1`` is released with probability ``Pr[Z >= ceil(tau - gap)]``, at least ``1 - beta``
 once ``gap >= tau + b ln(1/beta)``.
@@ -49,7 +50,7 @@ import numpy as np
 
 from ..accounting import PrivacyLedger, charge
 from ..errors import InvalidParameterError, PaperLiteralWarning
-from ..random import as_random_source, discrete_laplace
+from ..random import as_random_source, discrete_laplace_exceeds
 from ..stepfunc import StepFunction
 from ..validation import as_fraction, check_choice, check_delta, check_epsilon
 from .laplace import discrete_laplace_sf
@@ -57,6 +58,8 @@ from .laplace import discrete_laplace_sf
 __all__ = ["adist", "adist_plan", "AdistPlan", "adist_release_probability", "ADIST_VARIANTS"]
 
 ADIST_VARIANTS = ("corrected", "paper-literal")
+#: How the ledger records the paper-literal variant.
+NOT_PRIVATE_LITERAL = "erratum E1: the paper-literal A_dist's gap has sensitivity 2"
 
 
 def _smallest_tail_index(scale: Fraction, delta: float) -> int:
@@ -147,9 +150,11 @@ def adist(
 
     Parameters
     ----------
-    scores : array of float or StepFunction
+    scores : array of float, StepFunction or None
         Sensitivity-1 scores of the candidates ``0 .. n-1`` (a step function for implicit
-        candidate sets such as all of ``[0, 2^64]``).
+        candidate sets such as all of ``[0, 2^64]``). ``None`` is an empty family: the call
+        returns bottom and is charged as any other (RecConcave's shifted blocks can be empty
+        on a path that a private output chose, and the ledger must not show which).
     epsilon, delta : float
         The mechanism is (epsilon, delta)-DP (``delta > 0`` is required).
     variant : {"corrected", "paper-literal"}
@@ -161,6 +166,19 @@ def adist(
     int or None
         The leader (smallest index attaining the maximum), or ``None`` for bottom.
     """
+    if scores is None:  # an empty candidate family: bottom, charged as any call
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
+        check_choice(variant, "variant", ADIST_VARIANTS)
+        scale = (Fraction(2) if variant == "corrected" else Fraction(1)) / as_fraction(epsilon, "epsilon")
+        charge(
+            ledger,
+            label,
+            epsilon,
+            delta,
+            f"A_dist ({variant}), discrete Laplace scale {float(scale):.6g}",
+            not_private=NOT_PRIVATE_LITERAL if variant == "paper-literal" else "",
+        )
+        return None
     plan = adist_plan(scores, epsilon, delta, variant)
     if variant == "paper-literal":
         warnings.warn(
@@ -169,9 +187,17 @@ def adist(
             PaperLiteralWarning,
             stacklevel=2,
         )
+    # Every call is charged the same, a single candidate included: in RecConcave the number of
+    # candidates follows a private output, and what a call costs must not reveal the path taken.
+    charge(
+        ledger,
+        label,
+        epsilon,
+        delta,
+        f"A_dist ({variant}), discrete Laplace scale {float(plan.scale):.6g}",
+        not_private=NOT_PRIVATE_LITERAL if variant == "paper-literal" else "",
+    )
     if plan.release_at is None:
-        charge(ledger, label, 0.0, 0.0, "A_dist with one candidate (data-independent)")
         return plan.leader
-    charge(ledger, label, epsilon, delta, f"A_dist ({variant}), discrete Laplace scale {float(plan.scale):.6g}")
-    z = discrete_laplace(plan.scale, as_random_source(rng))
-    return plan.leader if z >= plan.release_at else None
+    released = discrete_laplace_exceeds(plan.scale, plan.release_at, as_random_source(rng))
+    return plan.leader if released else None

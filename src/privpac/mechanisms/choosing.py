@@ -51,10 +51,13 @@ import numpy as np
 
 from ..accounting import PrivacyLedger, charge
 from ..errors import DataError, InvalidParameterError, PreconditionError, UnsafeConfigurationWarning
-from ..random import as_random_source, discrete_laplace
+from ..random import as_random_source, discrete_laplace_exceeds
 from ..validation import as_fraction, check_delta, check_epsilon, check_int, check_probability
 from .exponential import sample_log_weights
 from .laplace import discrete_laplace_sf
+
+#: How the ledger records a run below the privacy precondition (``unsafe_skip_precondition``).
+NOT_PRIVATE_BELOW = "erratum E18: the choosing mechanism ran below its privacy precondition"
 
 __all__ = ["choosing_mechanism", "choosing_min_size", "choosing_plan", "ChoosingPlan"]
 
@@ -194,9 +197,15 @@ def choosing_mechanism(
             stacklevel=2,
         )
     plan = choosing_plan(scores, m, alpha, epsilon)
-    charge(ledger, label, epsilon, delta, f"choosing mechanism (k={growth}, m={m})")
+    charge(
+        ledger,
+        label,
+        epsilon,
+        delta,
+        f"choosing mechanism (k={growth}, m={m})",
+        not_private=NOT_PRIVATE_BELOW if m < needed else "",
+    )
     src = as_random_source(rng)
-    z = discrete_laplace(plan.scale, src)
-    if z < plan.release_at or not plan.solutions:
+    if not discrete_laplace_exceeds(plan.scale, plan.release_at, src) or not plan.solutions:
         return None
     return plan.solutions[sample_log_weights(plan.log_weights, src)]

@@ -61,6 +61,11 @@ def sample_log_weights(log_weights: np.ndarray, rng=None, size: int | None = Non
         raise InvalidParameterError("log_weights must be a non-empty 1-D array")
     if np.any(np.isnan(log_weights)) or np.all(np.isneginf(log_weights)):
         raise InvalidParameterError("log_weights must not be NaN and not all -inf")
+    if size is None:
+        src = as_random_source(rng)
+        if src.enumerates:
+            return src.choose("log_weights", log_weights)
+        rng = src
     cum = np.cumsum(np.exp(log_weights - np.max(log_weights)))
     u = uniform_array(1 if size is None else size, rng) * cum[-1]
     idx = np.searchsorted(cum, u, side="right")
@@ -91,17 +96,19 @@ def exponential_mechanism(
     sensitivity: float = 1.0,
     ledger: PrivacyLedger | None = None,
     label: str = "exponential mechanism",
+    over: str | None = None,
     rng=None,
 ) -> int:
     """Pick an index of ``scores`` with probability proportional to ``exp(eps * score / (2 Delta))``.
 
     (epsilon, 0)-DP when every score has sensitivity ``Delta`` (see the module docstring).
-    Returns the chosen index.
+    Returns the chosen index. ``over`` describes the candidates in the ledger entry (default: their
+    number); callers whose candidate list is built from data describe it in public terms.
     """
     epsilon = check_epsilon(epsilon)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
     scores = _check_scores(scores)
-    charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {scores.size} candidates")
+    charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {over or f'{scores.size} candidates'}")
     return sample_log_weights(epsilon * scores / (2.0 * sensitivity), as_random_source(rng))
 
 
@@ -131,17 +138,23 @@ def exponential_mechanism_step(
     sensitivity: float = 1.0,
     ledger: PrivacyLedger | None = None,
     label: str = "exponential mechanism (step function)",
+    over: str | None = None,
     rng=None,
 ) -> int:
     """The exponential mechanism over every point of ``[0, f.T]`` with quality ``f``.
 
     Cost ``O(k)`` for ``k`` pieces, whatever ``T`` is. (epsilon, 0)-DP when ``f`` has sensitivity
     ``Delta`` point-wise. Returns a Python int in ``[0, T]``.
+
+    ``over`` describes the candidate range in the ledger entry (default ``[0, T]``); callers whose
+    range follows a private output (RecConcave's chosen blocks) describe it in public terms.
     """
     epsilon = check_epsilon(epsilon)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
     log_w = _step_log_weights(f, epsilon, sensitivity)
-    charge(ledger, label, epsilon, 0.0, f"exponential mechanism over [0, {fmt_int(f.T)}] ({f.n_pieces} pieces)")
+    # The entry names public sizes only (the range [0, T]): the number of pieces is a count of
+    # distinct data values and must never reach the ledger.
+    charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {over or f'[0, {fmt_int(f.T)}]'}")
     src = as_random_source(rng)
     t = sample_log_weights(log_w, src)
     lo = int(f.starts[t])

@@ -665,34 +665,32 @@ def _run(Q, r, plan, i, ledger, src, trace) -> int:
     k = _run(data.q, lp.alpha * r / 2.0, plan, i + 1, ledger, src, trace)
     width, u_a, u_b = _blocks_for(data.padded, k)
     released = []
+    # Ledger entries name public things only: the block width follows the private output k, so
+    # it stays out of the labels, and both A_dist calls and the final choice are charged on every
+    # path (an empty shifted family included), so the ledger does not show which path ran.
     for name, u, offset in (("A", u_a, 0), ("B", u_b, width // 2)):
-        if u is None:
-            continue
         b = adist(
             u,
             lp.epsilon_adist,
             lp.delta_adist,
             ledger=ledger,
-            label=f"{tag}: A_dist over the {name} blocks of width {fmt_int(width)}",
+            label=f"{tag}: A_dist over the {name} blocks",
             rng=src,
         )
         if b is not None:
             released.append(data.padded.block_interval(b, width, offset))
     intervals = _candidate_intervals(released, Q.T)
-    if intervals:
-        f = _restricted(Q, intervals)
-        x = exponential_mechanism_step(
-            f, lp.epsilon_em, ledger=ledger, label=f"{tag}: exponential mechanism over the chosen blocks", rng=src
-        )
-        out = _from_concat_offset(intervals, x)
-    else:  # E4: no block released, or none meets [0, T]
-        out = exponential_mechanism_step(
-            Q,
-            lp.epsilon_em,
-            ledger=ledger,
-            label=f"{tag}: exponential mechanism over [0, {fmt_int(Q.T)}] (E4)",
-            rng=src,
-        )
+    # E4: no block released, or none meets [0, T]: choose from all of [0, T].
+    f = _restricted(Q, intervals) if intervals else Q
+    x = exponential_mechanism_step(
+        f,
+        lp.epsilon_em,
+        ledger=ledger,
+        label=f"{tag}: exponential mechanism over the released blocks",
+        over=f"the released blocks (all of [0, {fmt_int(Q.T)}] when none, E4)",
+        rng=src,
+    )
+    out = _from_concat_offset(intervals, x) if intervals else x
     trace.append({"level": lp.level, "T": Q.T, "base": False, "k": k, "blocks": released, "output": out})
     return out
 

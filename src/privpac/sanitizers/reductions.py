@@ -140,7 +140,7 @@ def amplify(
     src = as_random_source(rng)
     if ledger is None:
         ledger = PrivacyLedger(epsilon, delta, label="amplification by blocks")
-    entry = ledger.charge(
+    ledger.charge(
         f"amplification: {q} disjoint blocks of {block_size}",
         epsilon,
         delta,
@@ -151,9 +151,9 @@ def amplify(
     for b in range(q):
         block_ledger = PrivacyLedger(epsilon, delta, label=f"block {b + 1}")
         counted = CountedData.from_indices(shuffled[b * block_size : (b + 1) * block_size], domain_size)
+        # Each block's calls are charged to a ledger of its own and not listed: the entry above
+        # (parallel composition) is the record, a function of public parameters only.
         out = base(counted, epsilon, delta, ledger=block_ledger, rng=src)
-        if b == 0:
-            entry.children = block_ledger.entries
         for v in out.sample(output_size, src).tolist():
             totals[int(v)] = totals.get(int(v), 0) + 1
     db = SanitizedDatabase.from_weights(totals, domain_size, guarantee="fixed-size")
@@ -262,14 +262,15 @@ def label_class_sanitizer(
         parts.append(s)
     dbs: list[SanitizedDatabase | None] = []
     for sigma in (0, 1):
-        entry = ledger.charge(
+        ledger.charge(
             f"sanitize S_{sigma}",
             2 * eps_a,
             delta_a,
             "Lemma 5.4: the amplified base sanitizer on S_sigma padded/truncated to the noisy size",
         )
+        # The inner calls run only when the noisy size is positive (a private output), so they
+        # are charged to a ledger of their own and not listed under the entry.
         inner = PrivacyLedger(eps_a, delta_a, label=f"S_{sigma}")
-        entry.children = inner.entries
         if m_hat[sigma] == 0:
             dbs.append(None)
             continue

@@ -1,0 +1,173 @@
+"""The exact output law of the code that ships, by enumerating its random choices.
+
+Every sampler in :mod:`privpac.random` (and the exponential mechanism's index draw) hands an
+*enumerating* source the law of the draw it is about to make instead of sampling it
+(:attr:`privpac.random.RandomSource.enumerates`). :func:`exact_law` runs a program (an estimator's
+``fit`` followed by everything it releases, say) once per path through its random choices, in
+depth-first order, and adds up the probability of each output. Nothing is re-implemented: the
+law is that of the program as it runs, so a bug in a release path (noise at the wrong scale, a
+mechanism at twice its epsilon, a data-dependent field in the release) changes the law the
+exact check sees.
+
+Laws of the draws (floating-point evaluations of their closed forms):
+
+* ``uniform_int(lo, hi)``: uniform over ``hi - lo + 1`` outcomes (at most ``max_outcomes``);
+* ``bernoulli(p)``, ``bernoulli_exp(x)``: two outcomes, ``p`` and ``exp(-x)``;
+* ``discrete_laplace(scale)``: ``(1 - q)/(1 + q) q^|z|``, listed by decreasing probability until
+  the remaining tail is below ``min_probability``;
+* ``discrete_laplace_exceeds(scale, k)``: two outcomes, ``Pr[Z >= k]``;
+* ``log_weights(w)``: index ``i`` with probability ``exp(w_i) / sum exp(w)``.
+
+Paths whose probability falls below ``min_probability`` are not run; their mass is reported as
+``lost`` and added to the tolerance of the hockey-stick check, which stays sound (the unseen mass
+could at most add ``lost`` to a divergence). A program that draws real-valued noise (Gaussian
+noise, uniform floats, raw random words) is not enumerable: :class:`NotEnumerable` is raised.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import PrivpacError
+from ..mechanisms.laplace import discrete_laplace_pmf, discrete_laplace_sf
+from ..random import RandomSource
+
+__all__ = ["NotEnumerable", "ExactLaw", "exact_law"]
+
+
+class NotEnumerable(PrivpacError):
+    """The program draws from a law the enumeration cannot list (real-valued noise, huge ranges)."""
+
+
+@dataclass
+class ExactLaw:
+    """An output law: ``probabilities[output]``, the mass ``lost`` to pruning, the paths run."""
+
+    probabilities: dict = field(default_factory=dict)
+    lost: float = 0.0
+    paths: int = 0
+
+    @property
+    def total(self) -> float:
+        return math.fsum(self.probabilities.values())
+
+
+def _laplace_outcomes(scale: Fraction, min_probability: float) -> tuple[list, list]:
+    """``0, 1, -1, 2, -2, ...`` with their probabilities, until the two tails hold < min_probability."""
+    s = float(scale)
+    # Pr[|Z| > K] = 2 q^(K+1) / (1 + q): solve for the smallest K with it below the bound.
+    q = math.exp(-1.0 / s)
+    k_max = max(0, math.ceil(s * math.log(2.0 / ((1.0 + q) * min_probability))))
+    z = np.arange(1, k_max + 1)
+    values = [0] + np.column_stack([z, -z]).ravel().tolist()
+    probs = discrete_laplace_pmf(np.asarray(values), s).tolist()
+    return values, probs
+
+
+class _ScriptedSource(RandomSource):
+    """Follows a script of outcome indices, then takes the most likely outcome, recording every law."""
+
+    seeded = True
+    enumerates = True
+
+    def __init__(self, script: tuple[int, ...], min_probability: float, max_outcomes: int):
+        self._script = script
+        self._min_probability = min_probability
+        self._max_outcomes = max_outcomes
+        self.draws: list[tuple[list[float], int]] = []  # (probabilities, index chosen) per draw
+
+    def _law(self, kind: str, params) -> tuple[list, list[float]]:
+        if kind == "uniform_int":
+            lo, hi = params
+            n = hi - lo + 1
+            if n > self._max_outcomes:
+                raise NotEnumerable(f"a uniform draw over {n} values exceeds max_outcomes={self._max_outcomes}")
+            return list(range(lo, hi + 1)), [1.0 / n] * n
+        if kind == "bernoulli":
+            p = float(params[0])
+            return [True, False], [p, 1.0 - p]
+        if kind == "bernoulli_exp":
+            p = math.exp(-float(params[0]))
+            return [True, False], [p, 1.0 - p]
+        if kind == "discrete_laplace":
+            return _laplace_outcomes(params[0], self._min_probability)
+        if kind == "discrete_laplace_exceeds":
+            scale, k = params
+            p = float(discrete_laplace_sf(k, scale))
+            return [True, False], [p, 1.0 - p]
+        if kind == "log_weights":
+            w = np.asarray(params[0], dtype=np.float64)
+            p = np.exp(w - np.max(w))
+            p /= p.sum()
+            if p.size > self._max_outcomes:
+                raise NotEnumerable(f"a choice among {p.size} candidates exceeds max_outcomes={self._max_outcomes}")
+            return list(range(p.size)), p.tolist()
+        raise NotEnumerable(f"no law for draws of kind {kind!r}")
+
+    def choose(self, kind: str, *params):
+        outcomes, probs = self._law(kind, params)
+        position = len(self.draws)
+        if position < len(self._script):
+            index = self._script[position]
+        else:
+            index = int(np.argmax(probs))
+        self.draws.append((probs, index))
+        return outcomes[index]
+
+    def randbits(self, k: int) -> int:
+        raise NotEnumerable("the program draws raw random bits, whose use the enumeration cannot see")
+
+    def random_words(self, n: int) -> np.ndarray:
+        raise NotEnumerable("the program draws real-valued or raw random numbers (not enumerable)")
+
+    def spawn(self) -> _ScriptedSource:
+        return self  # one script for the whole program: draws are numbered in the order they happen
+
+    def __repr__(self) -> str:
+        return "EnumeratingSource()"
+
+
+def exact_law(
+    program: Callable[[RandomSource], Hashable],
+    *,
+    min_probability: float = 1e-14,
+    max_paths: int = 200_000,
+    max_outcomes: int = 4096,
+) -> ExactLaw:
+    """The output law of ``program(rng)`` over all paths through its random choices.
+
+    ``program`` must be deterministic given its draws and return a hashable output (the release
+    text of an estimator, say). Raises :class:`NotEnumerable` when a draw cannot be listed or the
+    paths exceed ``max_paths``.
+    """
+    law = ExactLaw()
+    stack: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+    while stack:
+        script, _ = stack.pop()
+        src = _ScriptedSource(script, min_probability, max_outcomes)
+        output = program(src)
+        law.paths += 1
+        if law.paths > max_paths:
+            raise NotEnumerable(f"more than {max_paths} random paths")
+        p = 1.0
+        for position, (probs, index) in enumerate(src.draws):
+            if position >= len(script):
+                # Every other outcome of a draw taken for the first time starts a new path.
+                for other, q in enumerate(probs):
+                    if other == index or q == 0.0:
+                        continue
+                    mass = p * q
+                    if mass < min_probability:
+                        law.lost += mass
+                    else:
+                        prefix = tuple(i for _, i in src.draws[:position]) + (other,)
+                        stack.append((prefix, mass))
+                law.lost += p * max(0.0, 1.0 - math.fsum(probs))  # a truncated tail
+            p *= probs[index]
+        law.probabilities[output] = law.probabilities.get(output, 0.0) + p
+    return law
