@@ -58,8 +58,8 @@ def test_cli_demo_and_audit():
     assert "test accuracy" in res.output and "threshold classifier" in res.output
     res = runner.invoke(main, ["audit", "--list"])
     assert res.exit_code == 0 and "adist-paper-literal" in res.output
-    assert runner.invoke(main, ["audit", "adist", "--trials", "50000"]).exit_code == 0
-    res = runner.invoke(main, ["audit", "adist-paper-literal", "--trials", "50000"])
+    assert runner.invoke(main, ["audit", "adist", "--trials", "2000"]).exit_code == 0
+    res = runner.invoke(main, ["audit", "adist-paper-literal", "--trials", "2000"])
     assert res.exit_code == 1 and "VIOLATION" in res.output
     assert runner.invoke(main, ["audit", "nope"]).exit_code != 0
 

@@ -192,20 +192,8 @@ def test_noisy_gd_uses_the_calibrated_noise():
     assert np.quantile(np.abs(W[:, 0]), 0.5) == pytest.approx(np.quantile(np.abs(sim[:, 0]), 0.5), rel=0.03)
 
 
-@pytest.mark.parametrize("name", ["margin-practical", "margin-pure", "margin-boosted-selection"])
-def test_large_margin_audits_pass(name):
-    report = run_audit(name, trials=40_000, seed=2)
-    assert not report.violation, "\n".join(report.lines())
-
-
-def test_faithful_audit_passes():
-    report = run_audit("margin-faithful", trials=4000, seed=2)
-    assert not report.violation, "\n".join(report.lines())
-
-
-def test_uncharged_selection_is_flagged_exactly():
-    report = run_audit("margin-uncharged-selection", trials=40_000, seed=2)
-    assert report.violation and any(not e.passed for _, e in report.exact)
+def test_uncharged_selection_exceeds_its_claim_exactly():
+    # (the registered audits themselves run in tests/test_audit_registry.py)
     pair = _boosted_pairs(2.0, 0.0)[0]
     literal = exact_epsilon(
         boosted_net_distribution(pair.dataset, 2.0, "paper-literal"),
@@ -220,24 +208,11 @@ def test_uncharged_selection_is_flagged_exactly():
     assert literal > 2.1 and corrected < 1.2
 
 
-def test_boosted_learner_matches_the_exact_distribution():
-    pair = _boosted_pairs(2.0, 0.0)[0]
-    S = pair.neighbour
-    net = sphere_net(2, 0.03)
-    loss = MarginHingeLoss(0.3)
-    picks = []
-    for seed in range(2500):
-        res = boosted_erm(S.Z, S.y, loss, 2.0, 0.0, BOOST_BETA, optimizer="net", rng=seed)
-        picks.append(int(np.argmax(net @ res.w)))
-    probs = np.array(list(boosted_net_distribution(S, 2.0, "corrected").values()))
-    assert chi_square_pvalue(np.bincount(picks, minlength=len(net)), probs) > 1e-3
-
-
 def test_audit_catches_missing_noise(monkeypatch):
     import privpac.mechanisms.gaussian as gaussian
 
     monkeypatch.setattr(gaussian, "gaussian_array", lambda size, sigma=1.0, rng=None: np.zeros(size))
-    report = run_audit("margin-practical", trials=2000, seed=1)
+    report = run_audit("margin-practical", trials=1000, seed=1)
     assert report.violation
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sklearn.base import clone
 
 from privpac.accounting import PrivacyLedger
-from privpac.audit import exact_check, run_audit
+from privpac.audit import exact_check
 from privpac.cli import main
 from privpac.domains import IntegerDomain
 from privpac.errors import DataError, InvalidParameterError, UtilityWarning
@@ -276,11 +276,6 @@ def test_label_private_bad_inputs():
         label_private_learner(np.arange(10), np.zeros(10, dtype=int), cls, epsilon=1.0, n_unlabelled=3, rng=0)
     with pytest.raises(DataError, match="public_x"):
         semi_private_learner([], np.arange(3), np.zeros(3, dtype=int), cls, epsilon=1.0)
-
-
-def test_label_private_audits():
-    for name in ("label-private", "semi-private"):
-        assert not run_audit(name, trials=20_000).violation
 
 
 # -- estimators and commands ----------------------------------------------------------------------

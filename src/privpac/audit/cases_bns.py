@@ -1,14 +1,11 @@
-"""Audit cases for RecConcave and the learners of Beimel, Nissim, Stemmer, with their worst-case pairs.
+"""Audit cases for RecConcave and the learners of Beimel, Nissim, Stemmer, through their entry points.
 
-Composite algorithms (RecConcave, LearnThresholds, the RecConcave interior point) are run many
-times at once by their batched samplers (:func:`~privpac.optimize.recconcave.rec_concave_sample`:
-the same plan and data-dependent computations as the real code, noise drawn in batches on the
-audit source; its agreement with the real code is tested), and are also checked exactly: their
-output distributions are computable on small ranges
-(:func:`~privpac.optimize.recconcave.rec_concave_distribution`). Recursion is forced on the small
-ranges an audit can afford (``N = 2`` on ``[0, 64]``, and ``N = 3`` with the test-only
-``base_case_max = 2``). The point learner and the exponential-mechanism learner run their exact
-plans with vectorised noise, as the mechanism audits do.
+Estimators are fitted through their public ``fit`` and audited on everything they release
+(:func:`~privpac.audit.release.fit_release`); algorithms without an estimator (RecConcave, the
+interior points, LearnThresholds at a forced depth, the paper-literal point learner) through
+their public functions with the ledger they charge (:func:`~privpac.audit.release.call_release`).
+Exact laws are enumerated from those same calls. Recursion is forced on the small ranges an audit
+can afford (``N = 2`` on ``[0, 64]``, and ``N = 3`` with the test-only ``base_case_max = 2``).
 """
 
 from __future__ import annotations
@@ -19,58 +16,36 @@ import warnings
 import numpy as np
 
 from ..errors import PaperLiteralWarning
-from ..learners.exponential import em_point_quality
-from ..learners.point import point_learner_distribution, point_quality
-from ..learners.thresholds import learn_thresholds_distribution, learn_thresholds_samples, threshold_quality
+from ..estimators.histogram import PrivateHistogram
+from ..estimators.median import PrivateMedian
+from ..estimators.point import PrivatePointClassifier
+from ..estimators.threshold import PrivateThresholdClassifier
+from ..learners.exponential import em_learner
+from ..learners.point import learn_point
+from ..learners.thresholds import learn_thresholds, threshold_quality
 from ..mechanisms.adist import adist_plan
-from ..mechanisms.exponential import exponential_probabilities, sample_log_weights, step_piece_probabilities
-from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint, interior_point_quality
-from ..optimize.recconcave import rec_concave_distribution, rec_concave_sample
-from ..random import discrete_laplace_array, uniform_array
+from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
+from ..optimize.recconcave import rec_concave
 from .registry import AuditCase, NeighbourPair, register
+from .release import call_release, fit_release
 
-BOTTOM = -1
-ZERO_HYPOTHESIS = -2
-
-T_AUDIT = 64  # thresholds over [0, 64]: RecConcave recurses once (64 > 32)
+T_AUDIT = 64  # a domain of 64 points, thresholds over [0, 64]: RecConcave recurses once (64 > 32)
 
 
-def _step_samples(f, epsilon, n, rng):
-    """``n`` draws of the exponential mechanism over every point of ``[0, f.T]`` (small T)."""
-    log_w = f.log_lengths() + epsilon * f.values.astype(float) / 2.0
-    pieces = sample_log_weights(log_w, rng, size=n)
-    lengths = f.lengths().astype(np.int64)
-    offsets = np.floor(uniform_array(n, rng) * lengths[pieces]).astype(np.int64)
-    return f.starts.astype(np.int64)[pieces] + offsets
+def _column(xs) -> np.ndarray:
+    return np.asarray(xs, dtype=np.int64).reshape(-1, 1)
 
 
-def _step_exact(f, epsilon):
-    probs = step_piece_probabilities(f, epsilon)
-    out = {}
-    for start, length, p in zip(f.starts.tolist(), f.lengths().tolist(), probs.tolist()):
-        for x in range(start, start + length):
-            out[x] = p / length
-    return out
+def _fit_release(make):
+    """A release function fitting ``make(epsilon, delta)`` on ``(xs, ys)`` (or ``xs`` alone)."""
 
+    def release(data, rng, eps, delta):
+        if isinstance(data, tuple):
+            xs, ys = data
+            return fit_release(make(eps, delta), _column(xs), np.asarray(ys), rng=rng)
+        return fit_release(make(eps, delta), _column(data), rng=rng)
 
-# -- RecConcave ------------------------------------------------------------------------------------
-
-# (promise, N, base_case_max): recursion once on [0, 64], and twice with the test-only base case.
-RC_CONFIGS = ((8.0, 2, 32), (8.0, 3, 2))
-
-
-def _rc_data(xs, ys):
-    return threshold_quality(xs, ys, T_AUDIT)
-
-
-def _recconcave_run(data, n, rng, epsilon, delta):
-    q, promise, N, base = data
-    return rec_concave_sample(q, promise, 0.5, epsilon, delta, n, N=N, base_case_max=base, rng=rng)
-
-
-def _recconcave_exact(data, epsilon, delta):
-    q, promise, N, base = data
-    return dict(enumerate(rec_concave_distribution(q, promise, 0.5, epsilon, delta, N=N, base_case_max=base)))
+    return release
 
 
 def _threshold_pairs():
@@ -83,28 +58,33 @@ def _threshold_pairs():
     ]
 
 
+# -- RecConcave ------------------------------------------------------------------------------------
+
+# (promise, N, base_case_max): recursion once on [0, 64], and twice with the test-only base case.
+RC_CONFIGS = ((8.0, 2, 32), (8.0, 3, 2))
+
+
+def _recconcave_release(data, rng, eps, delta):
+    (xs, ys), promise, N, base = data
+    q = threshold_quality(xs, ys, T_AUDIT)
+    return call_release(rec_concave, q, promise, 0.5, eps, delta, N=N, base_case_max=base, budget=(eps, delta), rng=rng)
+
+
 def _recconcave_pairs(eps, delta):
-    out = []
-    for promise, N, base in RC_CONFIGS:
-        for label, (xa, ya), (xb, yb) in _threshold_pairs():
-            out.append(
-                NeighbourPair(
-                    f"{label} (N={N}, base_case_max={base})",
-                    (_rc_data(xa, ya), promise, N, base),
-                    (_rc_data(xb, yb), promise, N, base),
-                )
-            )
-    return out
+    return [
+        NeighbourPair(f"{label} (N={N}, base_case_max={base})", (a, promise, N, base), (b, promise, N, base))
+        for promise, N, base in RC_CONFIGS
+        for label, a, b in _threshold_pairs()
+    ]
 
 
 register(
     AuditCase(
         name="recconcave",
-        description="RecConcave on threshold qualities over [0, 64] with forced recursion (depth 2 and 3)",
-        run=_recconcave_run,
+        description="rec_concave on threshold qualities over [0, 64] with forced recursion (depth 2 and 3)",
+        release=_recconcave_release,
         pairs=_recconcave_pairs,
-        exact=_recconcave_exact,
-        trials=100_000,
+        trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 5, Lemma 3.12, Thm 3.15 (errata E2-E4, E15)",
     )
 )
@@ -124,47 +104,81 @@ def _ip_pairs(eps, delta):
     ]
 
 
-_IP = RecConcaveInteriorPoint(beta=0.1, N=3, base_case_max=2)
+def _ip_release(ip):
+    def release(values, rng, eps, delta):
+        return call_release(ip, np.asarray(values, dtype=np.int64), 0, IP_HI, eps, delta, budget=(eps, delta), rng=rng)
 
-
-def _ip_run(values, n, rng, epsilon, delta):
-    return _IP.samples(values, 0, IP_HI, epsilon, delta, n, rng=rng)
-
-
-def _ip_exact(values, epsilon, delta):
-    return _IP.output_distribution(values, 0, IP_HI, epsilon, delta)
+    return release
 
 
 register(
     AuditCase(
         name="interior-point",
-        description="RecConcave interior point on [0, 63] (depth 3), replacement and add/remove neighbours",
-        run=_ip_run,
+        description="RecConcaveInteriorPoint on [0, 63] (depth 3), replacement and add/remove neighbours",
+        release=_ip_release(RecConcaveInteriorPoint(beta=0.1, N=3, base_case_max=2)),
         pairs=_ip_pairs,
-        exact=_ip_exact,
-        trials=100_000,
+        trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 5; spec ss-rectangles 3.1 (interior-point contract)",
+    )
+)
+register(
+    AuditCase(
+        name="interior-point-exponential",
+        description="ExponentialInteriorPoint on [0, 63], replacement and add/remove neighbours",
+        release=_ip_release(ExponentialInteriorPoint()),
+        pairs=_ip_pairs,
+        delta=0.0,
+        trials=5_000,
+        reference="spec ss-rectangles 3.2 (EM-IP)",
     )
 )
 
 
-def _ip_em_run(values, n, rng, epsilon, delta):
-    return _step_samples(interior_point_quality(values, 0, IP_HI), epsilon, n, rng)
+# -- the median estimator ----------------------------------------------------------------------------
 
 
-def _ip_em_exact(values, epsilon, delta):
-    return ExponentialInteriorPoint().output_distribution(values, 0, IP_HI, epsilon)
+def _median_pairs(eps, delta):
+    return [
+        NeighbourPair("replace the largest value", [10, 20, 30, 40, 50], [10, 20, 30, 40, 63]),
+        NeighbourPair("the middle value moves to the far end", [10, 20, 30, 40, 50], [10, 20, 63, 40, 50]),
+        NeighbourPair("a stack of equal values loses one", [7] * 6, [7] * 5 + [60]),
+    ]
 
 
 register(
     AuditCase(
-        name="interior-point-exponential",
-        description="exponential-mechanism interior point on [0, 63], replacement and add/remove neighbours",
-        run=_ip_em_run,
-        pairs=_ip_pairs,
-        exact=_ip_em_exact,
+        name="median",
+        description="PrivateMedian.fit on [0, 63]: the exponential mechanism and RecConcave at depth 2",
+        release=lambda data, rng, eps, delta: _fit_release(
+            lambda e, d: PrivateMedian(epsilon=e, delta=d, domain=(0, IP_HI), method=data[0], N=data[1])
+        )(data[2], rng, eps, delta),
+        pairs=lambda eps, delta: [
+            NeighbourPair(f"{p.label} ({method})", (method, N, p.dataset), (method, N, p.neighbour))
+            for method, N in (("exponential", None), ("auto", 2))
+            for p in _median_pairs(eps, delta)
+        ],
+        delta=1e-3,
+        trials=1_500,
+        reference="Beimel, Nissim, Stemmer, Fig. 5 and section 2.5.2 (the interior-point quality)",
+    )
+)
+
+
+# -- the histogram estimator -------------------------------------------------------------------------
+
+register(
+    AuditCase(
+        name="histogram",
+        description="PrivateHistogram.fit: discrete Laplace counts over 2 public bins",
+        release=_fit_release(lambda e, d: PrivateHistogram(epsilon=e, delta=d, domain=(0, 9), n_bins=2)),
+        pairs=lambda eps, delta: [
+            NeighbourPair("a record moves to the other bin", [1, 2, 7], [1, 7, 7]),
+            NeighbourPair("a record moves inside its bin", [1, 2, 7], [1, 4, 7]),
+        ],
         delta=0.0,
-        reference="spec ss-rectangles 3.2 (EM-IP)",
+        trials=3_000,
+        max_paths=100_000,
+        reference="Beimel, Nissim, Stemmer, Thm 2.24 (a histogram has L1 sensitivity 2)",
     )
 )
 
@@ -172,36 +186,6 @@ register(
 # -- point learner ---------------------------------------------------------------------------------
 
 POINT_SIZE = 16
-
-
-def _point_run(variant, on_bottom):
-    def run(data, n, rng, epsilon, delta):
-        xs, ys = data
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PaperLiteralWarning)
-            plan = adist_plan(point_quality(xs, ys, POINT_SIZE), epsilon, delta, variant)
-        if plan.release_at is None:
-            released = np.ones(n, dtype=bool)
-        else:
-            released = discrete_laplace_array(float(plan.scale), n, rng) >= plan.release_at
-        if on_bottom == "zero":
-            fallback = np.full(n, ZERO_HYPOTHESIS)
-        else:
-            fallback = np.floor(uniform_array(n, rng) * POINT_SIZE).astype(np.int64)
-        return np.where(released, plan.leader, fallback)
-
-    return run
-
-
-def _point_exact(variant, on_bottom):
-    def exact(data, epsilon, delta):
-        xs, ys = data
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PaperLiteralWarning)
-            dist = point_learner_distribution(xs, ys, POINT_SIZE, epsilon, delta, on_bottom=on_bottom, variant=variant)
-        return {ZERO_HYPOTHESIS if k is None else k: v for k, v in dist.items()}
-
-    return exact
 
 
 def _point_pairs(variant):
@@ -226,20 +210,43 @@ def _point_pairs(variant):
 register(
     AuditCase(
         name="point-learner",
-        description=f"POINT learner through the corrected A_dist on a domain of {POINT_SIZE} points (random fallback)",
-        run=_point_run("corrected", "random"),
+        description=f"PrivatePointClassifier.fit (A_dist, corrected) on a domain of {POINT_SIZE} points "
+        "(random fallback)",
+        release=_fit_release(
+            lambda e, d: PrivatePointClassifier(epsilon=e, delta=d, domain=(0, POINT_SIZE - 1), method="adist")
+        ),
         pairs=_point_pairs("corrected"),
-        exact=_point_exact("corrected", "random"),
+        trials=4_000,
         reference="Beimel, Nissim, Stemmer, Lemma 3.2 with erratum E1",
     )
 )
+
+
+def _literal_point_release(data, rng, eps, delta):
+    xs, ys = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PaperLiteralWarning)
+        return call_release(
+            learn_point,
+            xs,
+            ys,
+            POINT_SIZE,
+            eps,
+            delta,
+            on_bottom="zero",
+            variant="paper-literal",
+            budget=(eps, delta),
+            rng=rng,
+        )
+
+
 register(
     AuditCase(
         name="point-learner-paper-literal",
-        description="POINT learner with the paper's A_dist (noise 1/eps): a moved positive shifts the gap by 2",
-        run=_point_run("paper-literal", "zero"),
+        description="learn_point with the paper's A_dist (noise 1/eps): a moved positive shifts the gap by 2",
+        release=_literal_point_release,
         pairs=_point_pairs("paper-literal"),
-        exact=_point_exact("paper-literal", "zero"),
+        trials=4_000,
         expect_violation=True,
         reference="Beimel, Nissim, Stemmer, Lemma 3.2 (erratum E1)",
     )
@@ -248,41 +255,48 @@ register(
 
 # -- threshold learner -----------------------------------------------------------------------------
 
-LT_CONFIGS = ((2, 32), (3, 2))
-
-
 LT_ALPHA, LT_BETA = 0.5, 0.1
 
 
-def _lt_run(data, n, rng, epsilon, delta):
-    xs, ys, N, base = data
-    return learn_thresholds_samples(
-        xs, ys, T_AUDIT, LT_ALPHA, LT_BETA, epsilon, delta, n, N=N, base_case_max=base, rng=rng
+def _lt_release(data, rng, eps, delta):
+    (xs, ys), N, base = data
+    if base == 32:  # the depth an estimator reaches on [0, 64] with N = 2
+        est = PrivateThresholdClassifier(
+            epsilon=eps, delta=delta, domain=(0, T_AUDIT - 1), method="recconcave", N=N, alpha=LT_ALPHA, beta=LT_BETA
+        )
+        return fit_release(est, _column(xs), np.asarray(ys), rng=rng)
+    return call_release(
+        learn_thresholds,
+        xs,
+        ys,
+        T_AUDIT,
+        LT_ALPHA,
+        LT_BETA,
+        eps,
+        delta,
+        N=N,
+        base_case_max=base,
+        budget=(eps, delta),
+        rng=rng,
     )
 
 
-def _lt_exact(data, epsilon, delta):
-    xs, ys, N, base = data
-    probs = learn_thresholds_distribution(xs, ys, T_AUDIT, LT_ALPHA, LT_BETA, epsilon, delta, N=N, base_case_max=base)
-    return dict(enumerate(probs))
-
-
 def _lt_pairs(eps, delta):
-    out = []
-    for N, base in LT_CONFIGS:
-        for label, (xa, ya), (xb, yb) in _threshold_pairs():
-            out.append(NeighbourPair(f"{label} (N={N}, base_case_max={base})", (xa, ya, N, base), (xb, yb, N, base)))
-    return out
+    return [
+        NeighbourPair(f"{label} (N={N}, base_case_max={base})", (a, N, base), (b, N, base))
+        for N, base in ((2, 32), (3, 2))
+        for label, a, b in _threshold_pairs()
+    ]
 
 
 register(
     AuditCase(
         name="threshold-learner",
-        description="LearnThresholds over [0, 64] with forced recursion (depth 2 and 3)",
-        run=_lt_run,
+        description="PrivateThresholdClassifier.fit (RecConcave, depth 2) and learn_thresholds at depth 3, "
+        "over [0, 64]",
+        release=_lt_release,
         pairs=_lt_pairs,
-        exact=_lt_exact,
-        trials=100_000,
+        trials=1_500,
         reference="Beimel, Nissim, Stemmer, Thm 3.18",
     )
 )
@@ -290,51 +304,45 @@ register(
 
 # -- exponential-mechanism learner -------------------------------------------------------------------
 
+FINITE_CLASS = [[0, 0, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1], [0, 1, 0, 1]]
 
-def _em_quality(data):
+
+def _em_release(data, rng, eps, delta):
     kind, xs, ys = data
+    if kind == "finite":  # a finite class of 6 hypotheses given by their labels on 4 points
+        return call_release(em_learner, FINITE_CLASS, ys, eps, budget=(eps, delta), rng=rng)
     if kind == "thresholds":
-        return threshold_quality(xs, ys, T_AUDIT)
-    return em_point_quality(xs, ys, POINT_SIZE)
-
-
-def _em_run(data, n, rng, epsilon, delta):
-    if data[0] == "finite":
-        _, P, ys = data
-        scores = (np.asarray(P) == np.asarray(ys)[None, :]).sum(axis=1)
-        return sample_log_weights(epsilon * scores / 2.0, rng, size=n)
-    return _step_samples(_em_quality(data), epsilon, n, rng)
-
-
-def _em_exact(data, epsilon, delta):
-    if data[0] == "finite":
-        _, P, ys = data
-        scores = (np.asarray(P) == np.asarray(ys)[None, :]).sum(axis=1)
-        return dict(enumerate(exponential_probabilities(scores, epsilon).tolist()))
-    return _step_exact(_em_quality(data), epsilon)
+        est = PrivateThresholdClassifier(epsilon=eps, delta=delta, domain=(0, T_AUDIT - 1), method="em")
+    else:
+        est = PrivatePointClassifier(epsilon=eps, delta=delta, domain=(0, POINT_SIZE - 1), method="em")
+    return fit_release(est, _column(xs), np.asarray(ys), rng=rng)
 
 
 def _em_pairs(eps, delta):
     (xa, ya), (xb, yb) = _threshold_pairs()[0][1:]
-    # A finite class of 6 hypotheses on 4 points; the neighbour changes one label.
-    P = [[0, 0, 0, 0], [1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1], [0, 1, 0, 1]]
     return [
         NeighbourPair("thresholds: a label flips", ("thresholds", xa, ya), ("thresholds", xb, yb)),
         NeighbourPair(
+            "thresholds: a record moves onto another's value",
+            ("thresholds", [3, 9, 17, 30], [1, 1, 0, 0]),
+            ("thresholds", [3, 9, 17, 17], [1, 1, 0, 0]),
+        ),
+        NeighbourPair(
             "points: a positive moves", ("points", [3, 3, 5, 9], [1, 1, 0, 0]), ("points", [3, 7, 5, 9], [1, 1, 0, 0])
         ),
-        NeighbourPair("finite class: one label flips", ("finite", P, [1, 1, 0, 0]), ("finite", P, [1, 0, 0, 0])),
+        NeighbourPair("finite class: one label flips", ("finite", None, [1, 1, 0, 0]), ("finite", None, [1, 0, 0, 0])),
     ]
 
 
 register(
     AuditCase(
         name="em-learner",
-        description="generic exponential-mechanism learner: thresholds, points (step functions), a finite class",
-        run=_em_run,
+        description="the exponential-mechanism learner: PrivateThresholdClassifier and PrivatePointClassifier "
+        "with method='em', and em_learner over a finite class",
+        release=_em_release,
         pairs=_em_pairs,
-        exact=_em_exact,
         delta=0.0,
+        trials=4_000,
         reference="Kasiviswanathan et al. 2008; Beimel, Nissim, Stemmer, section 2.5.2",
     )
 )

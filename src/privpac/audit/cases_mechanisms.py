@@ -1,9 +1,9 @@
-"""Audit cases for the mechanisms layer, with their worst-case neighbouring pairs.
+"""Audit cases for the mechanisms layer: each calls the mechanism's public function.
 
-Datasets here are what the mechanism reads: a query value for Laplace, a score vector or a
-step function for the exponential mechanism and A_dist, a multiplicity map for the choosing
-mechanism. Each pair changes every score by at most 1 (sensitivity 1), as replacing one record
-does.
+Datasets here are what the mechanism reads: a query value for Laplace, a score vector or a step
+function for the exponential mechanism and A_dist, a multiplicity map for the choosing mechanism.
+Each pair changes every score by at most 1 (sensitivity 1), as replacing one record does. The
+release is the output with the ledger the call charged (:func:`~privpac.audit.release.call_release`).
 """
 
 from __future__ import annotations
@@ -11,57 +11,34 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
-
-from ..errors import PaperLiteralWarning
-from ..mechanisms.adist import adist_plan
-from ..mechanisms.choosing import choosing_min_size, choosing_plan
-from ..mechanisms.exponential import exponential_probabilities, sample_log_weights, step_piece_probabilities
-from ..mechanisms.laplace import discrete_laplace_pmf, laplace_mechanism, laplace_scale
-from ..random import discrete_laplace_array, uniform_array
+from ..errors import PaperLiteralWarning, PreconditionError
+from ..mechanisms.adist import adist, adist_plan
+from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
+from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_step
+from ..mechanisms.laplace import laplace_mechanism
 from ..stepfunc import StepFunction
 from .registry import AuditCase, NeighbourPair, register
-
-BOTTOM = -1  # how bottom (None) is recorded in vectorised runs
-
+from .release import call_release
 
 # -- Laplace -------------------------------------------------------------------------------------
-
-
-def _laplace_run(value, n, rng, epsilon, delta):
-    return laplace_mechanism(np.full(n, value, dtype=np.int64), 1, epsilon, rng=rng)
-
-
-def _laplace_exact(value, epsilon, delta):
-    scale = float(laplace_scale(1, epsilon))
-    width = int(60 * scale) + 10
-    outputs = np.arange(-width, width + 2)  # one support for both datasets of a pair
-    return dict(zip(outputs.tolist(), discrete_laplace_pmf(outputs - value, scale).tolist()))
 
 
 register(
     AuditCase(
         name="laplace",
-        description="discrete Laplace mechanism on a sensitivity-1 count",
-        run=_laplace_run,
+        description="laplace_mechanism: discrete Laplace on a sensitivity-1 count",
+        release=lambda value, rng, eps, delta: call_release(
+            laplace_mechanism, value, 1, eps, budget=(eps, delta), rng=rng
+        ),
         pairs=lambda eps, delta: [NeighbourPair("count 0 vs 1", 0, 1)],
-        exact=_laplace_exact,
         delta=0.0,
+        trials=20_000,
         reference="Beimel, Nissim, Stemmer, Thm 2.24",
     )
 )
 
 
 # -- exponential mechanism, finite list ----------------------------------------------------------
-
-
-def _em_run(scores, n, rng, epsilon, delta):
-    log_w = epsilon * np.asarray(scores, dtype=float) / 2.0
-    return sample_log_weights(log_w, rng, size=n)
-
-
-def _em_exact(scores, epsilon, delta):
-    return dict(enumerate(exponential_probabilities(scores, epsilon).tolist()))
 
 
 def _em_pairs(eps, delta):
@@ -75,11 +52,13 @@ def _em_pairs(eps, delta):
 register(
     AuditCase(
         name="exponential",
-        description="exponential mechanism over a finite candidate list",
-        run=_em_run,
+        description="exponential_mechanism over a finite candidate list",
+        release=lambda scores, rng, eps, delta: call_release(
+            exponential_mechanism, scores, eps, budget=(eps, delta), rng=rng
+        ),
         pairs=_em_pairs,
-        exact=_em_exact,
         delta=0.0,
+        trials=20_000,
         reference="McSherry and Talwar 2007; Beimel, Nissim, Stemmer, Prop 2.25",
     )
 )
@@ -88,29 +67,10 @@ register(
 # -- exponential mechanism over a step function ---------------------------------------------------
 
 
-def _threshold_quality(points, labels, T):
+def threshold_quality_step(points, labels, T):
     """Q(j) = #{i : [x_i < j] == y_i} over thresholds j in [0, T] (sensitivity 1)."""
-    points = np.asarray(points)
-    labels = np.asarray(labels)
-    base = int(np.sum(labels == 0))
-    return StepFunction.from_increments(T, base, points + 1, np.where(labels == 1, 1, -1))
-
-
-def _step_run(f, n, rng, epsilon, delta):
-    log_w = f.log_lengths() + epsilon * f.values.astype(float) / 2.0
-    pieces = sample_log_weights(log_w, rng, size=n)
-    lengths = f.lengths().astype(np.int64)
-    offsets = np.floor(uniform_array(n, rng) * lengths[pieces]).astype(np.int64)
-    return f.starts.astype(np.int64)[pieces] + offsets
-
-
-def _step_exact(f, epsilon, delta):
-    probs = step_piece_probabilities(f, epsilon)
-    out = {}
-    for start, length, p in zip(f.starts.tolist(), f.lengths().tolist(), probs.tolist()):
-        for x in range(start, start + length):
-            out[x] = p / length
-    return out
+    base = sum(1 for y in labels if y == 0)
+    return StepFunction.from_increments(T, base, [x + 1 for x in points], [1 if y == 1 else -1 for y in labels])
 
 
 def _step_pairs(eps, delta):
@@ -120,22 +80,30 @@ def _step_pairs(eps, delta):
     xs = [3, 9, 17, 30, 41, 50]
     ys = [1, 1, 1, 0, 0, 0]
     ys2 = [1, 1, 1, 1, 0, 0]  # one record relabelled: a replace-one neighbour
+    # Distinct values: 3 pieces against 5 (a piece count in the release would show at once).
+    merged = threshold_quality_step([10, 10, 40], [1, 1, 0], T)
+    apart = threshold_quality_step([10, 20, 40], [1, 1, 0], T)
     return [
         NeighbourPair("one point up, the rest down", spike, dip),
         NeighbourPair(
-            "threshold quality, one record replaced", _threshold_quality(xs, ys, T), _threshold_quality(xs, ys2, T)
+            "threshold quality, one record relabelled",
+            threshold_quality_step(xs, ys, T),
+            threshold_quality_step(xs, ys2, T),
         ),
+        NeighbourPair("a record moves off a shared value (the piece count changes)", merged, apart),
     ]
 
 
 register(
     AuditCase(
         name="exponential-step",
-        description="exponential mechanism over every point of [0, T] with a step-function quality",
-        run=_step_run,
+        description="exponential_mechanism_step: every point of [0, T] with a step-function quality",
+        release=lambda f, rng, eps, delta: call_release(
+            exponential_mechanism_step, f, eps, budget=(eps, delta), rng=rng
+        ),
         pairs=_step_pairs,
-        exact=_step_exact,
         delta=0.0,
+        trials=10_000,
         reference="Beimel, Nissim, Stemmer, section 2.5.2 (piecewise sampler of spec 3.2)",
     )
 )
@@ -144,25 +112,13 @@ register(
 # -- A_dist ---------------------------------------------------------------------------------------
 
 
-def _adist_run(variant):
-    def run(scores, n, rng, epsilon, delta):
+def _adist_release(variant):
+    def release(scores, rng, eps, delta):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PaperLiteralWarning)
-            plan = adist_plan(scores, epsilon, delta, variant)
-        if plan.release_at is None:
-            return np.full(n, plan.leader)
-        z = discrete_laplace_array(float(plan.scale), n, rng)
-        return np.where(z >= plan.release_at, plan.leader, BOTTOM)
+            return call_release(adist, scores, eps, delta, variant=variant, budget=(eps, delta), rng=rng)
 
-    return run
-
-
-def _adist_exact(variant):
-    def exact(scores, epsilon, delta):
-        dist = adist_plan(scores, epsilon, delta, variant).output_distribution()
-        return {BOTTOM if k is None else k: v for k, v in dist.items()}
-
-    return exact
+    return release
 
 
 def _adist_pairs(variant):
@@ -171,6 +127,7 @@ def _adist_pairs(variant):
         return [
             NeighbourPair("q(S) = (5, 3) vs q(S') = (6, 2): the gap moves by 2", [5, 3], [6, 2]),
             NeighbourPair(f"gap {g - 2} vs {g} at the release threshold: the gap moves by 2", [g - 1, 1], [g, 0]),
+            NeighbourPair(f"gap {g + 2} vs {g}, released about half the time", [g + 1, 0], [g, 1]),
             NeighbourPair("the leader changes: (5, 4) vs (4, 5)", [5, 4], [4, 5]),
         ]
 
@@ -180,20 +137,20 @@ def _adist_pairs(variant):
 register(
     AuditCase(
         name="adist",
-        description="A_dist, corrected (noise 2/eps, threshold 2 + k0): the library's default",
-        run=_adist_run("corrected"),
+        description="adist, corrected (noise 2/eps, threshold 2 + k0): the library's default",
+        release=_adist_release("corrected"),
         pairs=_adist_pairs("corrected"),
-        exact=_adist_exact("corrected"),
+        trials=10_000,
         reference="Beimel, Nissim, Stemmer, Prop 2.26 with erratum E1",
     )
 )
 register(
     AuditCase(
         name="adist-paper-literal",
-        description="A_dist as printed (noise 1/eps, threshold ln(1/delta)/eps); gap sensitivity 2 breaks it",
-        run=_adist_run("paper-literal"),
+        description="adist as printed (noise 1/eps, threshold ln(1/delta)/eps); gap sensitivity 2 breaks it",
+        release=_adist_release("paper-literal"),
         pairs=_adist_pairs("paper-literal"),
-        exact=_adist_exact("paper-literal"),
+        trials=10_000,
         expect_violation=True,
         reference="Beimel, Nissim, Stemmer, Prop 2.26 (erratum E1)",
     )
@@ -210,27 +167,18 @@ def _choosing_m(eps, delta):
     return math.ceil(choosing_min_size(CHOOSING_ALPHA, CHOOSING_BETA, eps, delta, 1))
 
 
-def _choosing_run(counts, n, rng, epsilon, delta):
+def _choosing_release(counts, rng, eps, delta):
     m = sum(counts.values())
-    plan = choosing_plan(counts, m, CHOOSING_ALPHA, epsilon)
-    z = discrete_laplace_array(float(plan.scale), n, rng)
-    if not plan.solutions:
-        return np.full(n, BOTTOM)
-    picks = sample_log_weights(plan.log_weights, rng, size=n)
-    chosen = np.asarray(plan.solutions)[picks]
-    return np.where(z >= plan.release_at, chosen, BOTTOM)
-
-
-def _choosing_exact(counts, epsilon, delta):
-    m = sum(counts.values())
-    dist = choosing_plan(counts, m, CHOOSING_ALPHA, epsilon).output_distribution()
-    return {BOTTOM if k is None else k: v for k, v in dist.items()}
+    return call_release(
+        choosing_mechanism, counts, m, CHOOSING_ALPHA, CHOOSING_BETA, eps, delta, budget=(eps, delta), rng=rng
+    )
 
 
 def _choosing_pairs(eps, delta):
     m = _choosing_m(eps, delta)
     half = m // 2
     border = math.ceil(CHOOSING_ALPHA * m / 4)
+    below = m - 1
     return [
         NeighbourPair(f"a singleton beside a heavy point vs none (m={m})", {0: m - 1, 1: 1}, {0: m}),
         NeighbourPair(
@@ -241,6 +189,12 @@ def _choosing_pairs(eps, delta):
             {0: border, **{i: 1 for i in range(1, m - border + 1)}},
             {0: border + 1, **{i: 1 for i in range(1, m - border)}},
         ),
+        NeighbourPair(
+            f"one record below the privacy precondition (m={below}): must be refused",
+            {0: below - 1, 1: 1},
+            {0: below},
+            refuse=PreconditionError,
+        ),
     ]
 
 
@@ -248,12 +202,12 @@ register(
     AuditCase(
         name="choosing",
         description=(
-            f"choosing mechanism (k=1, alpha={CHOOSING_ALPHA}, beta={CHOOSING_BETA}) at the smallest "
-            "m its privacy precondition allows"
+            f"choosing_mechanism (k=1, alpha={CHOOSING_ALPHA}, beta={CHOOSING_BETA}) at the smallest m its privacy "
+            "precondition allows, and one below it (must be refused)"
         ),
-        run=_choosing_run,
+        release=_choosing_release,
         pairs=_choosing_pairs,
-        exact=_choosing_exact,
+        trials=4_000,
         reference="Beimel, Nissim, Stemmer, Fig. 8, Lemma 4.4",
     )
 )

@@ -1,42 +1,42 @@
-"""Audit cases for the sanitizers and label-private learners of Beimel, Nissim, Stemmer (sections 4 to 6).
+"""Audit cases for the sanitizers, label-private learners and the BNS rectangle learner, through their estimators.
 
-* ``san-points`` / ``k-point``: the real :func:`~privpac.sanitizers.points.san_points` run many
-  times on crafted neighbours at the smallest ``m`` its privacy precondition allows (large
-  ``alpha`` keeps ``m`` in the thousands). The audited output is the sequence of released points
-  (a post-processing of the release, so any violation found is real); its exact distribution
-  is computable from the choosing mechanism's plans, which gives an exact hockey-stick check on
-  the same projection.
-* ``san-points-below-precondition``: the same run at ``m = 8``, far below the precondition, with
-  the check switched off: the paper-literal reading (E18), which must be flagged.
-* ``san-thresholds``: the real :func:`~privpac.sanitizers.thresholds.san_thresholds` on a
-  16-point domain at the smallest ``m`` its precondition allows (millions of records, held as
-  counts per value); audited output: the interval ends that carry weight. Composite: no exact
-  distribution, empirical audit only.
-* ``rectangle-learner-bns``: the R-CDF rectangle learner on an 8 x 8 grid (counts per point);
-  audited output: the box. Empirical audit only.
-* ``label-private`` / ``semi-private``: the exponential mechanism over the candidate set ``H``,
-  exact output distribution over ``H``. Label neighbours (one label of ``S2`` flipped, one label
+* ``san-points`` / ``k-point``: ``PointSanitizer.fit`` / ``KPointSanitizer.fit`` on crafted
+  neighbours (held as counts) at the smallest ``m`` their privacy precondition allows, and one
+  below it, which must be refused. The noisy counts make every release distinct, so two discrete
+  views are audited: the sequence of released points (its exact law is computable from the
+  choosing mechanism's plans, :func:`san_points_key_distribution`, a second implementation whose
+  agreement with the estimator is tested) and the whole release with the noisy counts masked
+  (every other field must agree in law).
+* ``san-points-below-precondition``: ``m = 8`` with the precondition switched off (E18): the
+  release records itself as not private and the audit must flag it at the claimed budget.
+* ``san-thresholds``: ``ThresholdSanitizer.fit`` on a 16-point domain at the smallest ``m`` its
+  precondition allows (millions of records, held as counts): empirical only.
+* ``rectangle-learner-bns``: ``PrivateRectangleClassifier(method="bns").fit`` on an 8 x 8 grid
+  (counts per point): empirical only.
+* ``label-private`` / ``semi-private``: ``LabelPrivateClassifier.fit`` (without and with public
+  points); the exact law is enumerated. Label neighbours (one label of ``S2`` flipped, one label
   of ``S1`` flipped) for the label-private learner; a replaced labelled record for the
   semi-private learner.
 """
 
 from __future__ import annotations
 
+import json
 import math
-import warnings
 
 import numpy as np
 
-from ..errors import UnsafeConfigurationWarning
-from ..learners.concept_classes import PointFunctions, Thresholds
-from ..learners.label_private import label_private_candidates, label_private_distribution
-from ..learners.rectangles_bns import bns_rectangle_plan, learn_rectangle_bns
+from ..domains import Grid
+from ..errors import PreconditionError
+from ..estimators.label_private import LabelPrivateClassifier
+from ..estimators.rectangles import PrivateRectangleClassifier
+from ..estimators.sanitizers import KPointSanitizer, PointSanitizer, ThresholdSanitizer
+from ..learners.rectangles_bns import bns_rectangle_plan
 from ..mechanisms.choosing import choosing_plan
-from ..mechanisms.exponential import exponential_probabilities, sample_log_weights
-from ..sanitizers.database import CountedData
-from ..sanitizers.points import san_points, san_points_plan
-from ..sanitizers.thresholds import san_thresholds, san_thresholds_plan
+from ..sanitizers.points import san_points_plan
+from ..sanitizers.thresholds import san_thresholds_plan
 from .registry import AuditCase, NeighbourPair, register
+from .release import fit_release, mask_release
 
 __all__ = ["san_points_key_distribution"]
 
@@ -45,11 +45,6 @@ SAN_BETA = 0.5
 KPOINT_K = 2
 KPOINT_ALPHA = 0.9
 DOMAIN = 16
-
-
-def _counted(counts: dict) -> CountedData:
-    keys = sorted(counts)
-    return CountedData.from_counts(keys, [counts[k] for k in keys], DOMAIN)
 
 
 def san_points_key_distribution(counts: dict, alpha: float, beta: float, epsilon: float, delta: float) -> dict:
@@ -81,34 +76,39 @@ def san_points_key_distribution(counts: dict, alpha: float, beta: float, epsilon
     return out
 
 
-def _san_run(alpha, unsafe=False):
-    def run(counts, n, rng, epsilon, delta):
-        counted = _counted(counts)
-        outs = np.empty(n, dtype=object)  # tuples of varying length
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UnsafeConfigurationWarning)
-            for t in range(n):
-                db = san_points(
-                    counted,
-                    alpha=alpha,
-                    beta=SAN_BETA,
-                    epsilon=epsilon,
-                    delta=delta,
-                    domain_size=DOMAIN,
-                    rng=rng,
-                    unsafe_skip_precondition=unsafe,
-                )
-                outs[t] = tuple(db.info["chosen"])
-        return outs
+def _counts_release(make):
+    """A release function fitting the sanitizer ``make(epsilon, delta)`` on data held as counts."""
 
-    return run
+    def release(counts, rng, eps, delta):
+        keys = sorted(counts)
+        X = np.asarray(keys, dtype=np.int64).reshape(-1, 1)
+        w = np.asarray([counts[k] for k in keys], dtype=np.int64)
+        keep = w > 0
+        return fit_release(make(eps, delta), X[keep], None, w[keep], rng=rng)
+
+    return release
 
 
-def _san_exact(alpha):
-    def exact(counts, epsilon, delta):
+def _chosen_points(release) -> tuple:
+    """The points SanPoints released, in order (a post-processing of the release)."""
+    return tuple(json.loads(release)["model"]["state"]["database"]["info"]["chosen"])
+
+
+def _san_views(release, data):
+    # The noisy counts make every release distinct: audit the chosen points (their exact law is
+    # known) and the release with the counts masked (everything else must match in law).
+    return [("discrete", _chosen_points(release)), ("discrete", mask_release(release, SANITIZER_COUNTS))]
+
+
+#: Fields of a sanitizer's release that hold noisy counts (private outputs, real-valued in effect).
+SANITIZER_COUNTS = frozenset({"weights", "counts_"})
+
+
+def _san_law(alpha):
+    def law(counts, epsilon, delta):
         return san_points_key_distribution(counts, alpha, SAN_BETA, epsilon, delta)
 
-    return exact
+    return law
 
 
 def _san_pairs(alpha):
@@ -120,22 +120,44 @@ def _san_pairs(alpha):
             NeighbourPair(
                 f"two heavy points, one record moves (m={m})", {0: half, 1: m - half}, {0: half + 1, 1: m - half - 1}
             ),
+            NeighbourPair(
+                f"one record below the privacy precondition (m={m - 1}): must be refused",
+                {0: m - 2, 1: 1},
+                {0: m - 1},
+                refuse=PreconditionError,
+            ),
         ]
 
     return pairs
+
+
+def _point_sanitizer(alpha, unsafe=False):
+    def make(eps, delta):
+        return PointSanitizer(
+            epsilon=eps,
+            delta=delta,
+            domain=(0, DOMAIN - 1),
+            alpha=alpha,
+            beta=SAN_BETA,
+            unsafe_skip_precondition=unsafe,
+        )
+
+    return make
 
 
 register(
     AuditCase(
         name="san-points",
         description=(
-            f"SanPoints (Fig. 9) at alpha={SAN_ALPHA}, beta={SAN_BETA} and the smallest m its privacy "
-            "precondition allows; audited output: the released points"
+            f"PointSanitizer.fit (SanPoints, Fig. 9) at alpha={SAN_ALPHA}, beta={SAN_BETA} and the smallest m its "
+            "privacy precondition allows, and one below it (must be refused)"
         ),
-        run=_san_run(SAN_ALPHA),
+        release=_counts_release(_point_sanitizer(SAN_ALPHA)),
         pairs=_san_pairs(SAN_ALPHA),
-        exact=_san_exact(SAN_ALPHA),
-        trials=20_000,
+        exact=False,
+        views=_san_views,
+        law=_san_law(SAN_ALPHA),
+        trials=3_000,
         reference="Beimel, Nissim, Stemmer, Fig. 9, Thm 4.6",
     )
 )
@@ -144,13 +166,19 @@ register(
     AuditCase(
         name="k-point",
         description=(
-            f"k-POINT sanitizer (Fig. 10; k={KPOINT_K}, alpha={KPOINT_ALPHA}: SanPoints at alpha/k) at the "
-            "smallest m its privacy precondition allows; audited output: the released points"
+            f"KPointSanitizer.fit (Fig. 10; k={KPOINT_K}, alpha={KPOINT_ALPHA}: SanPoints at alpha/k) at the "
+            "smallest m its privacy precondition allows"
         ),
-        run=_san_run(KPOINT_ALPHA / KPOINT_K),
-        pairs=_san_pairs(KPOINT_ALPHA / KPOINT_K),
-        exact=_san_exact(KPOINT_ALPHA / KPOINT_K),
-        trials=10_000,
+        release=_counts_release(
+            lambda eps, delta: KPointSanitizer(
+                epsilon=eps, delta=delta, domain=(0, DOMAIN - 1), k=KPOINT_K, alpha=KPOINT_ALPHA, beta=SAN_BETA
+            )
+        ),
+        pairs=lambda eps, delta: _san_pairs(KPOINT_ALPHA / KPOINT_K)(eps, delta)[:2],
+        exact=False,
+        views=_san_views,
+        law=_san_law(KPOINT_ALPHA / KPOINT_K),
+        trials=2_000,
         reference="Beimel, Nissim, Stemmer, Fig. 10, Thm 4.7",
     )
 )
@@ -163,11 +191,13 @@ def _unsafe_pairs(eps, delta):
 register(
     AuditCase(
         name="san-points-below-precondition",
-        description="SanPoints at m = 8 with the choosing precondition switched off (erratum E18): leaks",
-        run=_san_run(SAN_ALPHA, unsafe=True),
+        description="PointSanitizer at m = 8 with the choosing precondition switched off (erratum E18): leaks",
+        release=_counts_release(_point_sanitizer(SAN_ALPHA, unsafe=True)),
         pairs=_unsafe_pairs,
-        exact=_san_exact(SAN_ALPHA),
-        trials=20_000,
+        exact=False,
+        views=_san_views,
+        law=_san_law(SAN_ALPHA),
+        trials=3_000,
         expect_violation=True,
         reference="Beimel, Nissim, Stemmer, Lemma 4.4 (erratum E18)",
     )
@@ -180,27 +210,21 @@ LP_DOMAIN = 32
 LP_SPLIT = 6  # |S1|: labels ignored
 
 
-def _lp_class(name):
-    return Thresholds(LP_DOMAIN) if name == "thresholds" else PointFunctions(LP_DOMAIN)
-
-
-def _lp_run(data, n, rng, epsilon, delta):
-    name, x, y = data
-    cls = _lp_class(name)
-    H = label_private_candidates(cls, x[:LP_SPLIT])
-    scores = cls.scores(H, x[LP_SPLIT:], y[LP_SPLIT:])
-    return np.asarray(H)[sample_log_weights(epsilon * scores / 2.0, rng, size=n)]
-
-
-def _lp_exact(data, epsilon, delta):
-    name, x, y = data
-    return label_private_distribution(x, y, _lp_class(name), epsilon=epsilon, n_unlabelled=LP_SPLIT)
-
-
 def _flip(y, i):
     z = y.copy()
     z[i] = 1 - z[i]
     return z
+
+
+def _lp_release(data, rng, eps, delta):
+    concept, x, y = data[:3]
+    est = LabelPrivateClassifier(
+        epsilon=eps, delta=delta, domain=(0, LP_DOMAIN - 1), concept=concept, n_unlabelled=LP_SPLIT
+    )
+    X = np.asarray(x, dtype=np.int64).reshape(-1, 1)
+    if len(data) == 4:  # the semi-private learner: H from public points
+        return fit_release(est, X, np.asarray(y), data[3].reshape(-1, 1), rng=rng)
+    return fit_release(est, X, np.asarray(y), rng=rng)
 
 
 def _lp_pairs(eps, delta):
@@ -223,33 +247,16 @@ def _lp_pairs(eps, delta):
 register(
     AuditCase(
         name="label-private",
-        description="generic label-private learner (Fig. 13): exponential mechanism over H, label neighbours",
-        run=_lp_run,
+        description="LabelPrivateClassifier.fit (Fig. 13): exponential mechanism over H, label neighbours",
+        release=_lp_release,
         pairs=_lp_pairs,
-        exact=_lp_exact,
         delta=0.0,
+        trials=3_000,
         reference="Beimel, Nissim, Stemmer, Fig. 13, Thm 6.2",
     )
 )
 
 SP_PUBLIC = np.array([1, 4, 8, 12, 15, 19, 23, 27, 30])
-
-
-def _sp_scores(data):
-    name, x, y = data
-    cls = _lp_class(name)
-    H = label_private_candidates(cls, SP_PUBLIC)
-    return H, cls.scores(H, x, y)
-
-
-def _sp_run(data, n, rng, epsilon, delta):
-    H, scores = _sp_scores(data)
-    return np.asarray(H)[sample_log_weights(epsilon * scores / 2.0, rng, size=n)]
-
-
-def _sp_exact(data, epsilon, delta):
-    H, scores = _sp_scores(data)
-    return dict(zip(H, exponential_probabilities(scores, epsilon).tolist()))
 
 
 def _sp_pairs(eps, delta):
@@ -260,9 +267,15 @@ def _sp_pairs(eps, delta):
     y2 = (x2 < 15).astype(np.int8)
     y_pt = (x == 14).astype(np.int8)
     return [
-        NeighbourPair("thresholds: one labelled record replaced", ("thresholds", x, y_thr), ("thresholds", x2, y2)),
         NeighbourPair(
-            "points: one labelled record replaced", ("points", x, y_pt), ("points", x2, (x2 == 14).astype(np.int8))
+            "thresholds: one labelled record replaced",
+            ("thresholds", x, y_thr, SP_PUBLIC),
+            ("thresholds", x2, y2, SP_PUBLIC),
+        ),
+        NeighbourPair(
+            "points: one labelled record replaced",
+            ("points", x, y_pt, SP_PUBLIC),
+            ("points", x2, (x2 == 14).astype(np.int8), SP_PUBLIC),
         ),
     ]
 
@@ -270,11 +283,11 @@ def _sp_pairs(eps, delta):
 register(
     AuditCase(
         name="semi-private",
-        description="semi-private learner (section 6.2): H from public points, whole labelled records protected",
-        run=_sp_run,
+        description="LabelPrivateClassifier.fit with X_public (section 6.2): whole labelled records protected",
+        release=_lp_release,
         pairs=_sp_pairs,
-        exact=_sp_exact,
         delta=0.0,
+        trials=3_000,
         reference="Beimel, Nissim, Stemmer, section 6.2",
     )
 )
@@ -286,15 +299,13 @@ THR_ALPHA = 0.9
 THR_BETA = 0.5
 
 
-def _thr_run(counts, n, rng, epsilon, delta):
-    counted = _counted(counts)
-    outs = np.empty(n, dtype=object)
-    for t in range(n):
-        db = san_thresholds(
-            counted, alpha=THR_ALPHA, beta=THR_BETA, epsilon=epsilon, delta=delta, domain_size=DOMAIN, rng=rng
-        )
-        outs[t] = tuple(int(v) for v in db.points)  # the interval ends that carry weight
-    return outs
+def _thr_views(release, data):
+    # The weighted interval ends (the noisy weights masked), and the whole release with them masked.
+    doc = json.loads(release)
+    return [
+        ("discrete", tuple(doc["model"]["state"]["database"]["points"])),
+        ("discrete", mask_release(release, SANITIZER_COUNTS | {"intervals"})),
+    ]
 
 
 def _thr_pairs(eps, delta):
@@ -312,12 +323,18 @@ register(
     AuditCase(
         name="san-thresholds",
         description=(
-            f"SanThresholds (Fig. 11) at alpha={THR_ALPHA}, beta={THR_BETA}, |X|={DOMAIN} and the smallest m its "
-            "privacy precondition allows (data held as counts); audited output: the weighted interval ends"
+            f"ThresholdSanitizer.fit (SanThresholds, Fig. 11) at alpha={THR_ALPHA}, beta={THR_BETA}, |X|={DOMAIN} "
+            "and the smallest m its privacy precondition allows (data held as counts)"
         ),
-        run=_thr_run,
+        release=_counts_release(
+            lambda eps, delta: ThresholdSanitizer(
+                epsilon=eps, delta=delta, domain=(0, DOMAIN - 1), alpha=THR_ALPHA, beta=THR_BETA
+            )
+        ),
         pairs=_thr_pairs,
-        trials=20_000,
+        exact=False,
+        views=_thr_views,
+        trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 11, Lemma 4.8, Thm 4.13",
     )
 )
@@ -330,16 +347,14 @@ RECT_BETA = 0.5
 RECT_AXES = (8, 8)
 
 
-def _rect_run(data, n, rng, epsilon, delta):
+def _rect_release(data, rng, eps, delta):
     X, y, counts = data
-    outs = np.empty(n, dtype=object)
-    for t in range(n):
-        box = learn_rectangle_bns(
-            X, y, counts=counts, axis_sizes=RECT_AXES, alpha=RECT_ALPHA, beta=RECT_BETA, epsilon=epsilon,
-            delta=delta, rng=rng,
-        )  # fmt: skip
-        outs[t] = tuple(box.lower) + tuple(box.upper)
-    return outs
+    est = PrivateRectangleClassifier(
+        epsilon=eps, delta=delta, domain=Grid([0, 0], [RECT_AXES[0] - 1, RECT_AXES[1] - 1], list(RECT_AXES)),
+        method="bns", alpha=RECT_ALPHA, beta=RECT_BETA,
+    )  # fmt: skip
+    keep = counts > 0
+    return fit_release(est, X[keep], y[keep], counts[keep], rng=rng)
 
 
 def _rect_pairs(eps, delta):
@@ -361,12 +376,14 @@ register(
     AuditCase(
         name="rectangle-learner-bns",
         description=(
-            f"BNS rectangle learner (R-CDF reconstruction of section 3.5) on an {RECT_AXES[0]}x{RECT_AXES[1]} grid, "
-            f"alpha={RECT_ALPHA}, at the smallest m SanThresholds' precondition allows; audited output: the box"
+            f"PrivateRectangleClassifier(method='bns').fit (R-CDF reconstruction of section 3.5) on an "
+            f"{RECT_AXES[0]}x{RECT_AXES[1]} grid, alpha={RECT_ALPHA}, at the smallest m SanThresholds' precondition "
+            "allows"
         ),
-        run=_rect_run,
+        release=_rect_release,
         pairs=_rect_pairs,
-        trials=5_000,
+        exact=False,
+        trials=600,
         reference="Beimel, Nissim, Stemmer, section 3.5, Thm 3.22 (spec 5.3 reconstruction)",
     )
 )

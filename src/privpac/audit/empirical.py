@@ -30,7 +30,7 @@ from scipy.stats import beta as beta_dist
 
 from ..errors import InvalidParameterError
 from ..random import as_random_source
-from ..validation import check_delta, check_epsilon, check_int, check_probability
+from ..validation import check_delta, check_int, check_probability, check_real
 
 __all__ = ["clopper_pearson", "empirical_audit", "audit_outputs", "AuditResult"]
 
@@ -84,12 +84,15 @@ class AuditResult:
 
 def _encode(a, b):
     """Map two output sequences onto shared integer codes (None and tuples allowed)."""
-    a_arr = np.asarray(a) if not isinstance(a, np.ndarray) else a
-    b_arr = np.asarray(b) if not isinstance(b, np.ndarray) else b
+    try:
+        a_arr = np.asarray(a) if not isinstance(a, np.ndarray) else a
+        b_arr = np.asarray(b) if not isinstance(b, np.ndarray) else b
+    except ValueError:  # sequences of unequal lengths: code them one by one below
+        a_arr = b_arr = np.empty(0, dtype=object)
     if a_arr.dtype != object and b_arr.dtype != object and a_arr.ndim == 1 and b_arr.ndim == 1:
         both = np.concatenate([a_arr, b_arr])
         labels, codes = np.unique(both, return_inverse=True)
-        return codes[: a_arr.size], codes[a_arr.size :], [repr(x.item()) for x in labels]
+        return codes[: a_arr.size], codes[a_arr.size :], [repr(x.item()) for x in labels], [x.item() for x in labels]
     table: dict = {}
 
     def code(x):
@@ -99,7 +102,7 @@ def _encode(a, b):
     ca = np.fromiter((code(x) for x in a), dtype=np.int64)
     cb = np.fromiter((code(x) for x in b), dtype=np.int64)
     labels = [repr(k) for k in table]
-    return ca, cb, labels
+    return ca, cb, labels, list(table)
 
 
 def _discrete_events(sel_a, sel_b, n_codes: int, max_events: int):
@@ -132,9 +135,13 @@ def audit_outputs(
     confidence: float = 0.95,
     max_events: int = 12,
     pair: str = "",
+    describe: Callable | None = None,
 ) -> AuditResult:
-    """Audit already-drawn outputs of ``M(S)`` and ``M(S')`` (equal numbers of runs)."""
-    epsilon = check_epsilon(epsilon)
+    """Audit already-drawn outputs of ``M(S)`` and ``M(S')`` (equal numbers of runs).
+
+    ``epsilon = 0`` is a valid claim (a release that records no privacy cost).
+    """
+    epsilon = check_real(epsilon, "epsilon", low=0.0)
     delta = check_delta(delta)
     confidence = check_probability(confidence, "confidence")
     n = min(len(out_s), len(out_s_prime))
@@ -142,7 +149,7 @@ def audit_outputs(
         raise InvalidParameterError("an audit needs at least 20 runs per dataset")
     half = n // 2
     if kind == "discrete":
-        a, b, labels = _encode(out_s[:n], out_s_prime[:n])
+        a, b, labels, uniques = _encode(out_s[:n], out_s_prime[:n])
         n_codes = len(labels)
         events = _discrete_events(a[:half], b[:half], n_codes, max_events)
         meas_a = np.bincount(a[half:n], minlength=n_codes)
@@ -152,8 +159,10 @@ def audit_outputs(
             x, y = int(meas_a[mask].sum()), int(meas_b[mask].sum())
             return (x, y) if direction == 0 else (y, x)
 
-        def describe(direction, mask):
-            members = [labels[i] for i in np.flatnonzero(mask)[:4]]
+        show = (lambda i: describe(uniques[i])) if describe is not None else (lambda i: labels[i])
+
+        def describe_event(direction, mask):
+            members = [show(i) for i in np.flatnonzero(mask)[:4]]
             more = "" if mask.sum() <= 4 else f" and {int(mask.sum()) - 4} more"
             side = "S" if direction == 0 else "S'"
             return f"{{{', '.join(members)}{more}}} favouring {side}"
@@ -175,7 +184,7 @@ def audit_outputs(
             x, y = count_in(ma, side, c), count_in(mb, side, c)
             return (x, y) if direction == 0 else (y, x)
 
-        def describe(direction, ev):
+        def describe_event(direction, ev):
             side, c = ev
             rel = ">=" if side == "ge" else "<="
             side_name = "S" if direction == 0 else "S'"
@@ -197,7 +206,7 @@ def audit_outputs(
             else (math.inf if x / m > delta else -math.inf)
         )
         if bound > best[0] or (best[0] == -math.inf and est > best[1]):
-            best = (bound, est, describe(direction, ev), x, y)
+            best = (bound, est, describe_event(direction, ev), x, y)
     return AuditResult(
         epsilon=epsilon,
         delta=delta,

@@ -1,0 +1,71 @@
+"""The exact law of shipped code by enumerating its random choices (privpac.audit.enumeration)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from privpac.audit.enumeration import NotEnumerable, exact_law
+from privpac.estimators import PrivateThresholdClassifier
+from privpac.mechanisms import (
+    adist,
+    adist_plan,
+    discrete_laplace_pmf,
+    exponential_mechanism,
+    exponential_mechanism_step,
+    exponential_probabilities,
+    step_piece_probabilities,
+)
+from privpac.random import bernoulli, bernoulli_exp, discrete_laplace, gaussian_array, uniform_int
+from privpac.stepfunc import StepFunction
+
+
+def test_small_programs_match_their_closed_forms():
+    law = exact_law(lambda src: uniform_int(3, 6, src) + 10 * int(bernoulli(0.25, src)))
+    expected = {v + 10 * b: 0.25 * (0.25 if b else 0.75) for v in range(3, 7) for b in (0, 1)}
+    assert law.probabilities.keys() == expected.keys() and law.lost == 0.0 and law.paths == 8
+    assert all(math.isclose(law.probabilities[k], p) for k, p in expected.items())
+    law = exact_law(lambda src: bernoulli_exp(0.5, src))
+    assert math.isclose(law.probabilities[True], math.exp(-0.5))
+
+
+def test_laplace_support_is_truncated_with_the_lost_mass_reported():
+    law = exact_law(lambda src: discrete_laplace(2, src), min_probability=1e-9)
+    z = np.asarray(sorted(law.probabilities))
+    assert np.allclose([law.probabilities[v] for v in z], discrete_laplace_pmf(z, 2.0))
+    assert 0 < law.lost < 1e-8 and math.isclose(law.total + law.lost, 1.0, rel_tol=1e-12)
+
+
+def test_the_mechanisms_laws_are_their_closed_forms():
+    scores = [3.0, 1.0, 0.0, 2.0]
+    law = exact_law(lambda src: exponential_mechanism(scores, 0.7, rng=src))
+    assert np.allclose([law.probabilities[i] for i in range(4)], exponential_probabilities(scores, 0.7))
+    f = StepFunction([0, 5, 6, 20], [0, 3, 1, 0], 30)
+    law = exact_law(lambda src: exponential_mechanism_step(f, 1.0, rng=src))
+    per_piece = step_piece_probabilities(f, 1.0)
+    assert math.isclose(law.probabilities[5], per_piece[1]) and math.isclose(law.probabilities[0], per_piece[0] / 5)
+    law = exact_law(lambda src: adist([9, 4, 1], 1.0, 1e-3, rng=src))
+    assert law.paths == 2 and law.probabilities == pytest.approx(adist_plan([9, 4, 1], 1.0, 1e-3).output_distribution())
+
+
+def test_an_estimator_fit_is_enumerated_path_by_path():
+    X = np.array([[3], [9], [17], [30], [41], [50]])
+    y = np.array([1, 1, 1, 0, 0, 0])
+
+    def program(src):
+        return (
+            PrivateThresholdClassifier(epsilon=1.0, domain=(0, 63), method="em", random_state=src).fit(X, y).threshold_
+        )
+
+    law = exact_law(program)
+    assert law.paths == 65 and math.isclose(law.total, 1.0)  # every threshold in [0, 64]
+    assert max(law.probabilities, key=law.probabilities.get) in range(18, 31)
+
+
+def test_real_valued_noise_and_huge_ranges_are_refused():
+    with pytest.raises(NotEnumerable):
+        exact_law(lambda src: float(gaussian_array(1, 1.0, src)[0]))
+    with pytest.raises(NotEnumerable, match="max_outcomes"):
+        exact_law(lambda src: uniform_int(0, 2**64, src))
+    with pytest.raises(NotEnumerable, match="paths"):
+        exact_law(lambda src: (uniform_int(0, 99, src), uniform_int(0, 99, src)), max_paths=500)

@@ -1,0 +1,144 @@
+"""Mutation suite: bugs injected into the release path only must be flagged by the registered audits.
+
+Each mutant changes what the shipped code does (never the audit's own instruments) and is
+required to make ``privpac audit NAME`` exit 1. A mutant that survived would mean the audit
+cannot see that kind of bug. Trial counts are small: the exact laws, enumerated from the shipped
+code, catch most mutants on their own.
+"""
+
+import importlib
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from privpac.cli import main
+from privpac.estimators import PrivateThresholdClassifier
+from privpac.optimize import ExponentialInteriorPoint
+from privpac.random import discrete_laplace, discrete_laplace_exceeds, discrete_laplace_vector
+
+# The modules themselves (the package re-exports functions under some of the same names).
+adist_module = importlib.import_module("privpac.mechanisms.adist")
+choosing_module = importlib.import_module("privpac.mechanisms.choosing")
+exponential_module = importlib.import_module("privpac.mechanisms.exponential")
+laplace_module = importlib.import_module("privpac.mechanisms.laplace")
+learners_exponential = importlib.import_module("privpac.learners.exponential")
+
+
+def _halved_laplace(monkeypatch):
+    monkeypatch.setattr(laplace_module, "discrete_laplace", lambda scale, rng=None: discrete_laplace(scale / 2, rng))
+    monkeypatch.setattr(
+        laplace_module,
+        "discrete_laplace_vector",
+        lambda scale, size, rng=None: discrete_laplace_vector(scale / 2, size, rng),
+    )
+
+
+def _halved_adist_noise(monkeypatch):
+    monkeypatch.setattr(
+        adist_module,
+        "discrete_laplace_exceeds",
+        lambda scale, threshold, rng=None: discrete_laplace_exceeds(scale / 2, threshold, rng),
+    )
+
+
+def _step_em_at_twice_epsilon(monkeypatch):
+    original = exponential_module._step_log_weights
+    monkeypatch.setattr(exponential_module, "_step_log_weights", lambda f, eps, sens: original(f, 2 * eps, sens))
+
+
+def _finite_em_at_twice_epsilon(monkeypatch):
+    original = exponential_module.sample_log_weights
+    monkeypatch.setattr(
+        exponential_module, "sample_log_weights", lambda w, rng=None, size=None: original(2 * np.asarray(w), rng, size)
+    )
+
+
+def _em_charges_nothing(monkeypatch):
+    monkeypatch.setattr(exponential_module, "charge", lambda *args, **kwargs: None)
+
+
+def _piece_count_in_the_ledger(monkeypatch):
+    original = learners_exponential.exponential_mechanism_step
+
+    def leaky(f, epsilon, **kwargs):
+        return original(f, epsilon, over=f"[0, {f.T}] ({f.n_pieces} pieces)", **kwargs)
+
+    monkeypatch.setattr(learners_exponential, "exponential_mechanism_step", leaky)
+
+
+def _count_stored_on_the_estimator(monkeypatch):
+    original = PrivateThresholdClassifier.fit
+
+    def fit(self, X, y):
+        original(self, X, y)
+        self.n_positive_ = int(np.sum(np.asarray(y) == 1))  # an exact count of the records
+        return self
+
+    monkeypatch.setattr(PrivateThresholdClassifier, "fit", fit)
+
+
+def _choosing_below_its_precondition(monkeypatch):
+    monkeypatch.setattr(choosing_module, "choosing_min_size", lambda *args, **kwargs: 1.0)
+
+
+def _domain_from_the_data(monkeypatch):
+    original = PrivateThresholdClassifier.fit
+
+    def fit(self, X, y):
+        values = np.asarray(X).ravel()
+        self.domain = (int(values.min()), int(values.max()))  # derived from the records
+        return original(self, X, y)
+
+    monkeypatch.setattr(PrivateThresholdClassifier, "fit", fit)
+
+
+def _interior_point_at_four_times_its_share(monkeypatch):
+    original = ExponentialInteriorPoint.__call__
+
+    def call(self, values, lo, hi, epsilon, delta=0.0, rng=None, ledger=None):
+        if ledger is not None:  # charges its share of the composition ...
+            ledger.charge("interior point", epsilon, 0.0, "exponential mechanism")
+        return original(self, values, lo, hi, 4 * epsilon, delta, rng=rng)  # ... and runs at four times it
+
+    monkeypatch.setattr(ExponentialInteriorPoint, "__call__", call)
+
+
+MUTANTS = [
+    ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
+    ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
+    (
+        "step-function EM sampling at 2 epsilon",
+        _step_em_at_twice_epsilon,
+        ["exponential-step", "em-learner", "interior-point-exponential"],
+    ),
+    ("finite-list EM sampling at 2 epsilon", _finite_em_at_twice_epsilon, ["exponential", "label-private"]),
+    ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
+    ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
+    ("an exact count stored on the estimator", _count_stored_on_the_estimator, ["em-learner"]),
+    ("the choosing mechanism below its size precondition", _choosing_below_its_precondition, ["choosing"]),
+    ("a domain bound derived from the data", _domain_from_the_data, ["em-learner"]),
+    (
+        "an interior point run at 4x its charged share",
+        _interior_point_at_four_times_its_share,
+        ["rectangle-composition"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "mutate, audit",
+    [(m, a) for _, m, audits in MUTANTS for a in audits],
+    ids=[f"{name}: {a}" for name, _, audits in MUTANTS for a in audits],
+)
+def test_every_mutant_is_flagged(monkeypatch, mutate, audit):
+    mutate(monkeypatch)
+    result = CliRunner().invoke(main, ["audit", audit, "--trials", "300"])
+    assert result.exit_code == 1, result.output
+    assert "VIOLATION" in result.output
+
+
+@pytest.mark.parametrize("audit", sorted({a for _, _, audits in MUTANTS for a in audits}))
+def test_the_same_audits_pass_without_a_mutant(audit):
+    result = CliRunner().invoke(main, ["audit", audit, "--trials", "300"])
+    assert result.exit_code == 0, result.output
