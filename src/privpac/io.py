@@ -8,7 +8,7 @@ A saved model records the algorithm, its parameters, its learned state and its p
       "model": "histogram",                  # the name `privpac fit` knows it by
       "class": "PrivateHistogram",
       "algorithm": "private histogram (discrete Laplace)",
-      "params": {...},                       # constructor arguments, domain included
+      "params": {...},                       # constructor arguments, domain included (not the accountant)
       "state": {...},                        # learned attributes
       "feature_names": [...],                # CSV columns used at fit time (CLI)
       "privacy": {"epsilon": ..., "delta": ..., "neighbours": "replace-one"},
@@ -17,6 +17,10 @@ A saved model records the algorithm, its parameters, its learned state and its p
 
 Integers beyond 2^53 (thresholds over 2^64 values, say) are stored as decimal strings by the
 estimators that produce them, so no precision is lost.
+
+The ``accountant`` parameter is not saved: the accountant is the account of a process, not part
+of what a fit releases. A loaded model has ``accountant=None``, and loading charges no accountant
+(it is not a fit; the fit that made the file was charged when it ran).
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ def model_to_dict(estimator) -> dict:
     ledger: PrivacyLedger = estimator.ledger_
     eps, delta = ledger.spent
     params = estimator.get_params(deep=False)
+    params.pop("accountant", None)  # the process's account, not part of the release
     if params.get("domain") is not None and getattr(estimator, "domain_", None) is not None:
         # Short forms such as (0, 2**64 - 1) are saved resolved, so big ints survive the round trip.
         params["domain"] = estimator.domain_
@@ -96,6 +101,7 @@ def model_from_dict(doc: dict):
     if name not in MODELS:
         raise InvalidParameterError(f"unknown model {name!r}; known: {', '.join(sorted(MODELS))}")
     params = dict(doc["params"])
+    params.pop("accountant", None)
     if isinstance(params.get("domain"), dict):
         params["domain"] = domain_from_dict(params["domain"])
     if isinstance(params.get("labels"), list):
@@ -112,7 +118,7 @@ def model_from_dict(doc: dict):
     if doc.get("feature_names"):
         estimator.feature_names_ = list(doc["feature_names"])
     ledger = PrivacyLedger.from_dict(doc["ledger"])
-    estimator._end_fit(ledger)
+    estimator._set_ledger(ledger)  # not a fit: no accountant is charged
     return estimator
 
 
