@@ -428,7 +428,6 @@ def test_release_functions_with_a_ledger_charge_only_that_ledger():
             pass
 
 
-
 def test_parallel_search_in_worker_processes_fails_loudly_and_threads_compose():
     from joblib import parallel_backend
 
