@@ -125,7 +125,7 @@ def test_every_model_is_refused_before_reading_data(name):
     with pytest.raises(BudgetExceededError, match=cls.__name__):
         est.fit(*poisoned, **{k: Untouchable() for k in fit_kw})
     assert len(acc) == 0 and acc.spent == (0.0, 0.0) and acc.reserved == (0.0, 0.0)
-    assert not hasattr(est, "ledger_") and not hasattr(est, "privacy_spent_")
+    assert not [k for k in vars(est) if k.endswith("_") and not k.startswith("_")]  # nothing fitted
 
 
 # -- composition, budget, reporting -----------------------------------------------------------------
@@ -180,6 +180,17 @@ def test_check_spend_and_budget_validation():
         BudgetAccountant(epsilon=1.0, delta=1.0)
     with pytest.raises(InvalidParameterError, match="epsilon"):
         acc.check(-1.0)
+
+
+def test_running_releases_count_against_the_budget():
+    acc = BudgetAccountant(epsilon=1.0)
+    running = acc.reserve(0.75, name="running")
+    assert acc.reserved == (0.75, 0.0) and acc.remaining == (0.25, 0.0) and acc.spent == (0.0, 0.0)
+    assert "1 release(s) running: reserved epsilon=0.75" in str(acc)
+    with pytest.raises(BudgetExceededError, match="spent or reserved"):
+        acc.check(0.5)
+    assert running.abandon() is None and running.file() is None  # nothing charged: released, once
+    assert acc.check(1.0) and len(acc) == 0
 
 
 def test_concurrent_reservations_never_overspend():

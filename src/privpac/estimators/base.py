@@ -86,8 +86,11 @@ class PrivateEstimatorBase(BaseEstimator):
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta, allow_zero=not self.requires_delta)
         check_choice(self.constants, "constants", CONSTANTS)
-        self.domain_ = as_domain(self.domain)
-        return self._open_ledger(eps, delta), as_random_source(self.random_state)
+        domain = as_domain(self.domain)
+        rng = as_random_source(self.random_state)
+        ledger = self._open_ledger(eps, delta)  # after validation, before anything is set or read
+        self.domain_ = domain
+        return ledger, rng
 
     def _open_ledger(self, epsilon: float, delta: float) -> PrivacyLedger:
         """Reserve (epsilon, delta) with the accountant and return the fit's ledger holding it.

@@ -187,7 +187,8 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta, allow_zero=self.variant == "pure")
         check_choice(self.constants, "constants", CONSTANTS)
-        return self._open_ledger(eps, delta), as_random_source(self.random_state)
+        rng = as_random_source(self.random_state)
+        return self._open_ledger(eps, delta), rng
 
     @private_fit
     def fit(self, X, y):
