@@ -185,10 +185,10 @@ class BudgetAccountant:
     >>> _ = acc.spend(1.5, label="a release made elsewhere")
     >>> acc.spent
     (1.5, 0.0)
-    >>> acc.check(1.0, 0.0)
+    >>> acc.check(1.0, 0.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    privpac.errors.BudgetExceededError: ...
+    privpac.errors.BudgetExceededError: a release asks for (epsilon=1, delta=0) but ...
     """
 
     def __init__(self, epsilon: float | None = None, delta: float = 0.0, label: str = "accountant"):
