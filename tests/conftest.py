@@ -2,7 +2,16 @@ import warnings
 
 import pytest
 
+from privpac.accountant import reset_default
 from privpac.errors import PaperLiteralWarning
+
+
+@pytest.fixture(autouse=True)
+def fresh_default_accountant():
+    """Every test starts with a fresh default accountant and leaves none behind."""
+    reset_default()
+    yield
+    reset_default()
 
 
 @pytest.fixture

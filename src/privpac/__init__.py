@@ -8,6 +8,7 @@ halfspace papers, with exact discrete noise, a privacy ledger and privacy audits
 Neighbouring datasets are replace-one (the dataset size is public), as in the papers.
 """
 
+from .accountant import BudgetAccountant
 from .accounting import PrivacyLedger, calibrate
 from .domains import Grid, ImplicitOrderedDomain, IntegerDomain
 from .stepfunc import StepFunction
@@ -15,6 +16,7 @@ from .stepfunc import StepFunction
 __version__ = "0.1.0"
 
 __all__ = [
+    "BudgetAccountant",
     "Grid",
     "ImplicitOrderedDomain",
     "IntegerDomain",

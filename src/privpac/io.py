@@ -8,7 +8,7 @@ A saved model records the algorithm, its parameters, its learned state and its p
       "model": "histogram",                  # the name `privpac fit` knows it by
       "class": "PrivateHistogram",
       "algorithm": "private histogram (discrete Laplace)",
-      "params": {...},                       # constructor arguments, domain included
+      "params": {...},                       # constructor arguments, domain included (not the accountant)
       "state": {...},                        # learned attributes
       "feature_names": [...],                # CSV columns used at fit time (CLI)
       "shape": {"n_samples": ..., "n_features": ...},   # public under replace-one neighbours
@@ -27,6 +27,10 @@ public shape (:meth:`~privpac.estimators.PrivateEstimatorBase.privacy_record`, a
 example that reads no private data) and refuses a model whose ledger or ``privacy`` block differs,
 or whose parameters are invalid. A variant whose privacy is known to fail is recorded as such
 (``"not_private"``, with the erratum) and stays so after loading.
+
+The ``accountant`` parameter is not saved: the accountant is the account of a process, not part
+of what a fit releases. A loaded model has ``accountant=None``, and loading charges no accountant
+(it is not a fit; the fit that made the file was charged when it ran).
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ def model_to_dict(estimator) -> dict:
     ledger: PrivacyLedger = estimator.ledger_
     n_samples, n_features = estimator.fit_shape_
     params = estimator.get_params(deep=False)
+    params.pop("accountant", None)  # the process's account, not part of the release
     if params.get("domain") is not None and getattr(estimator, "domain_", None) is not None:
         # Short forms such as (0, 2**64 - 1) are saved resolved, so big ints survive the round trip.
         params["domain"] = estimator.domain_
@@ -131,6 +136,7 @@ def model_from_dict(doc: dict):
     if not isinstance(doc["params"], dict) or not isinstance(doc["state"], dict):
         raise InvalidParameterError("the saved model's params and state must be JSON objects")
     params = dict(doc["params"])
+    params.pop("accountant", None)  # never saved; a file that holds one is treated as any other
     try:
         if isinstance(params.get("domain"), dict):
             params["domain"] = domain_from_dict(params["domain"])
@@ -163,7 +169,7 @@ def model_from_dict(doc: dict):
         estimator.classes_ = np.asarray(params["labels"])
     if doc.get("feature_names"):
         estimator.feature_names_ = list(doc["feature_names"])
-    estimator._end_fit(ledger)
+    estimator._set_ledger(ledger)  # not a fit: no accountant is charged
     return estimator
 
 

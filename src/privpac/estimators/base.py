@@ -10,34 +10,62 @@ fitted estimator can be cloned. On top of it every private estimator
   at the same privacy) or ``"paper"`` (the theorems' parameters, for reproduction);
 * takes ``random_state``: ``None`` means a secure source (OS entropy), an int a reproducible run;
 * exposes after ``fit`` ``ledger_`` (every mechanism call with its cost) and
-  ``privacy_spent_`` (the composed total, never above the budget).
+  ``privacy_spent_`` (the composed total, never above the budget);
+* takes ``accountant=None``: the :class:`~privpac.accountant.BudgetAccountant` that composes this
+  fit with every other release (``None``: the process-wide default, resolved inside ``fit``).
+  ``fit`` reserves its whole budget there before it reads any data (past the accountant's total it
+  raises :class:`~privpac.errors.BudgetExceededError`) and files its ledger when it ends. The
+  accountant is not part of what a fit releases: saved models do not keep it.
 
 Neighbouring datasets are replace-one: the number of records is public.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
+from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import InvalidParameterError, NotFittedError
 from ..random import RandomSource, as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_labels
 
-__all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS"]
+__all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS", "private_fit"]
 
 CONSTANTS = ("tuned", "paper")
+
+
+def private_fit(fit):
+    """Decorator of every private estimator's ``fit``: settles the accountant if ``fit`` raises.
+
+    A fit that raises after :meth:`PrivateEstimatorBase._begin_fit` reserved its budget has its
+    reservation released when its ledger holds no charge (no noise was drawn), and filed in full,
+    marked as failed, when it does (see :mod:`privpac.accountant`).
+    """
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self._abandon_fit()
+            raise
+
+    wrapper.private_fit = True
+    return wrapper
 
 
 class PrivateEstimatorBase(BaseEstimator):
     """Shared parameters and bookkeeping of every private estimator.
 
-    Subclasses call :meth:`_begin_fit` at the start of ``fit`` (it validates the common
-    parameters and opens a ledger holding the whole budget) and :meth:`_end_fit` at the end.
+    Subclasses decorate ``fit`` with :func:`private_fit`, call :meth:`_begin_fit` at its start (it
+    validates the common parameters, reserves the whole budget with the accountant and opens a
+    ledger holding it) and :meth:`_end_fit` at its end (it files the ledger with the accountant).
     """
 
     #: name of the algorithm recorded in saved models and shown by the CLI
@@ -45,12 +73,13 @@ class PrivateEstimatorBase(BaseEstimator):
     #: whether the estimator needs delta > 0
     requires_delta: bool = False
 
-    def __init__(self, epsilon=1.0, delta=1e-6, domain=None, constants="tuned", random_state=None):
+    def __init__(self, epsilon=1.0, delta=1e-6, domain=None, constants="tuned", random_state=None, accountant=None):
         self.epsilon = epsilon
         self.delta = delta
         self.domain = domain
         self.constants = constants
         self.random_state = random_state
+        self.accountant = accountant
 
     # -- fit scaffolding ------------------------------------------------------------------------
 
@@ -58,11 +87,39 @@ class PrivateEstimatorBase(BaseEstimator):
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta, allow_zero=not self.requires_delta)
         check_choice(self.constants, "constants", CONSTANTS)
-        self.domain_ = as_domain(self.domain)
-        ledger = PrivacyLedger(eps, delta, label=self.algorithm_name or type(self).__name__)
-        return ledger, as_random_source(self.random_state)
+        domain = as_domain(self.domain)
+        rng = as_random_source(self.random_state)
+        ledger = self._open_ledger(eps, delta)  # after validation, before anything is set or read
+        self.domain_ = domain
+        return ledger, rng
+
+    def _open_ledger(self, epsilon: float, delta: float) -> PrivacyLedger:
+        """Reserve (epsilon, delta) with the accountant and return the fit's ledger holding it.
+
+        Raises :class:`~privpac.errors.BudgetExceededError` past the accountant's budget; call it
+        before reading any data.
+        """
+        self._abandon_fit()  # a reservation left by a fit that raised without private_fit
+        accountant = resolve_accountant(self.accountant)
+        reservation = accountant.reserve(
+            epsilon, delta, name=type(self).__name__, label=self.algorithm_name or type(self).__name__
+        )
+        self._reservation = reservation
+        return reservation.ledger
 
     def _end_fit(self, ledger: PrivacyLedger) -> None:
+        reservation = self.__dict__.pop("_reservation", None)
+        if reservation is not None:
+            reservation.file()
+        self._set_ledger(ledger)
+
+    def _abandon_fit(self) -> None:
+        reservation = self.__dict__.pop("_reservation", None)
+        if reservation is not None:
+            reservation.abandon()
+
+    def _set_ledger(self, ledger: PrivacyLedger) -> None:
+        """Expose a ledger as ``ledger_`` and ``privacy_spent_`` (loading a saved model charges nothing)."""
         self.ledger_ = ledger
         self.privacy_spent_ = ledger.privacy_spent()
 
@@ -90,7 +147,8 @@ class PrivateEstimatorBase(BaseEstimator):
         a public example of the same shape records it; saved models are checked against it on
         load (:func:`privpac.io.load_model`). Nothing here reads private data.
         """
-        probe = clone(self).set_params(random_state=0)
+        # A throwaway accountant: recomputing a record is not a release and must charge nothing.
+        probe = clone(self).set_params(random_state=0, accountant=BudgetAccountant(label="privacy record"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             probe.fit(*self._public_example(int(n_samples), int(n_features)))
@@ -130,8 +188,9 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         constants="tuned",
         random_state=None,
         labels=(0, 1),
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state)
+        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
         self.labels = labels
 
     def _validate_labels(self, y, n_samples: int) -> np.ndarray:

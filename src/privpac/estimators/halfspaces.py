@@ -31,7 +31,6 @@ import numbers
 
 import numpy as np
 
-from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.large_margin import (
@@ -42,7 +41,7 @@ from ..learners.large_margin import (
 )
 from ..random import as_random_source
 from ..validation import check_array, check_choice, check_delta, check_epsilon, check_real
-from .base import CONSTANTS, PrivateClassifierBase
+from .base import CONSTANTS, PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateHalfspaceClassifier", "HALFSPACE_VARIANTS"]
 
@@ -123,6 +122,9 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         ``x -> ((2x - lo - hi)/(hi - lo), 1)`` that centres the box on the origin and appends a
         constant feature, so the learned halfspace has an offset. Being a per-record public map,
         it changes nothing in the privacy argument; the margin then refers to the mapped records.
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release (``None``: the
+        process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
     Attributes
     ----------
@@ -164,8 +166,9 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         random_state=None,
         labels=(0, 1),
         fit_intercept=False,
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
         self.fit_intercept = fit_intercept
         self.margin = margin
         self.margin_type = margin_type
@@ -184,8 +187,10 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta, allow_zero=self.variant == "pure")
         check_choice(self.constants, "constants", CONSTANTS)
-        return PrivacyLedger(eps, delta, label=self.algorithm_name), as_random_source(self.random_state)
+        rng = as_random_source(self.random_state)
+        return self._open_ledger(eps, delta), rng
 
+    @private_fit
     def fit(self, X, y):
         check_choice(self.method, "method", ("margin",))
         check_choice(self.variant, "variant", HALFSPACE_VARIANTS)

@@ -15,7 +15,7 @@ from ..domains import Grid, IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.laplace import laplace_mechanism
 from ..validation import check_int
-from .base import PrivateEstimatorBase
+from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateHistogram"]
 
@@ -31,6 +31,9 @@ class PrivateHistogram(PrivateEstimatorBase):
         Public domain of the values. Bins split it into ``n_bins`` equal parts.
     n_bins : int
         Number of bins (public).
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release (``None``: the
+        process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
     Attributes
     ----------
@@ -42,10 +45,13 @@ class PrivateHistogram(PrivateEstimatorBase):
 
     algorithm_name = "private histogram (discrete Laplace)"
 
-    def __init__(self, epsilon=1.0, delta=0.0, domain=None, n_bins=10, constants="tuned", random_state=None):
-        super().__init__(epsilon, delta, domain, constants, random_state)
+    def __init__(
+        self, epsilon=1.0, delta=0.0, domain=None, n_bins=10, constants="tuned", random_state=None, accountant=None
+    ):
+        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
         self.n_bins = n_bins
 
+    @private_fit
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
         n_bins = check_int(self.n_bins, "n_bins", low=1)

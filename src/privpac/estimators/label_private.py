@@ -17,7 +17,7 @@ from ..errors import InvalidParameterError
 from ..learners.concept_classes import PointFunctions, Thresholds
 from ..learners.label_private import label_private_learner, semi_private_learner
 from ..validation import check_choice
-from .base import PrivateClassifierBase
+from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["LabelPrivateClassifier"]
 
@@ -41,6 +41,9 @@ class LabelPrivateClassifier(PrivateClassifierBase):
         Accuracy and confidence that size the unlabelled part ``S1`` and the warnings.
     n_unlabelled : int or None
         ``|S1|`` (default: the theorem's value for ``constants``).
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release (``None``: the
+        process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
     Attributes
     ----------
@@ -64,8 +67,9 @@ class LabelPrivateClassifier(PrivateClassifierBase):
         alpha=0.1,
         beta=0.1,
         n_unlabelled=None,
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
         self.concept = concept
         self.alpha = alpha
         self.beta = beta
@@ -84,6 +88,7 @@ class LabelPrivateClassifier(PrivateClassifierBase):
             return domain.to_index(np.asarray(X, dtype=float), name), int(domain.n_points[0])
         raise InvalidParameterError("LabelPrivateClassifier needs a one-dimensional domain")
 
+    @private_fit
     def fit(self, X, y, X_public=None):
         ledger, rng = self._begin_fit()
         check_choice(self.concept, "concept", tuple(CONCEPTS))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from ..accountant import BudgetAccountant, accounted_release
 from ..accounting import PrivacyLedger
 from ..domains import as_domain
 from ..errors import DataError
@@ -24,7 +25,7 @@ from ..optimize.recconcave import levels, rec_concave_run
 from ..random import as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from ._one_d import domain_indices, domain_size, index_value, show
-from .base import PrivateEstimatorBase
+from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["private_median", "private_interior_point", "PrivateMedian"]
 
@@ -79,6 +80,7 @@ def private_median(
     constants: str = "tuned",
     rng=None,
     ledger: PrivacyLedger | None = None,
+    accountant: BudgetAccountant | None = None,
 ):
     """A differentially private median of one-dimensional ``values`` on a public ``domain``.
 
@@ -96,10 +98,20 @@ def private_median(
     method : {"auto", "exponential", "recconcave"}
         ``"exponential"``: RecConcave with ``N = 1``; ``"recconcave"``: its full recursion (or
         ``N``); ``"auto"``: the depth RecConcave's tuned plan prefers.
+    ledger : PrivacyLedger or None, default=None
+        Given: this call is one step of a larger release whose ledger you own, and charges only
+        that ledger. ``None``: the call is a release of its own, filed with ``accountant``.
+    accountant : BudgetAccountant or None, default=None
+        The accountant the release charges (``None``: the process-wide default); it reserves
+        (epsilon, delta) before reading ``values`` (see :mod:`privpac.accountant`). Not with ``ledger``.
 
     Returns the private median in data units (a Python int, or a float on a grid).
     """
-    value, _ = _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constants, rng, ledger)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    label = "private median (RecConcave / exponential mechanism)"
+    with accounted_release("private_median", epsilon, delta, ledger=ledger, accountant=accountant, label=label) as run:
+        value, _ = _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constants, rng, run)
     return value
 
 
@@ -115,6 +127,7 @@ def private_interior_point(
     constants: str = "tuned",
     rng=None,
     ledger: PrivacyLedger | None = None,
+    accountant: BudgetAccountant | None = None,
 ):
     """A private point between ``min(values)`` and ``max(values)`` (any input size, including 0).
 
@@ -123,12 +136,24 @@ def private_interior_point(
     :class:`~privpac.optimize.RecConcaveInteriorPoint` sized for ``beta`` with its full recursion
     (or ``N``); ``"auto"``: the exponential mechanism when ``delta = 0``, else whichever has the
     smaller proven sample complexity for this domain and budget (public parameters only).
+
+    ``ledger`` and ``accountant`` as for :func:`private_median`: with ``ledger`` the call charges
+    only it; without, it is a release of its own, reserved with ``accountant`` (or the default)
+    before ``values`` is read and filed when it ends.
     """
     domain = as_domain(domain)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     beta = check_probability(beta, "beta")
     method = check_choice(method, "method", METHODS)
+    label = "private interior point"
+    with accounted_release(
+        "private_interior_point", epsilon, delta, ledger=ledger, accountant=accountant, label=label
+    ) as run:
+        return _interior_point_run(values, domain, epsilon, delta, beta, method, N, constants, rng, run)
+
+
+def _interior_point_run(values, domain, epsilon, delta, beta, method, N, constants, rng, ledger):
     idx = domain_indices(domain, values, "values")
     size = domain_size(domain)
     em = ExponentialInteriorPoint()
@@ -150,7 +175,8 @@ class PrivateMedian(PrivateEstimatorBase):
     """A private median of one feature (see :func:`private_median`).
 
     Parameters: ``epsilon``, ``delta`` (default 0: pure DP), ``domain``, ``constants``,
-    ``random_state``, ``method``, ``alpha``, ``beta``, ``N``.
+    ``random_state``, ``method``, ``alpha``, ``beta``, ``N``, ``accountant`` (the
+    :class:`~privpac.accountant.BudgetAccountant` this fit charges; ``None``: the default).
 
     Attributes
     ----------
@@ -172,13 +198,15 @@ class PrivateMedian(PrivateEstimatorBase):
         alpha=0.1,
         beta=0.1,
         N=None,
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state)
+        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
         self.method = method
         self.alpha = alpha
         self.beta = beta
         self.N = N
 
+    @private_fit
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
         value, result = _median_run(

@@ -9,7 +9,7 @@ from ..learners.exponential import em_learn_points
 from ..learners.point import ON_BOTTOM, learn_point
 from ..validation import check_choice, check_probability
 from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
-from .base import PrivateClassifierBase
+from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivatePointClassifier"]
 
@@ -37,6 +37,9 @@ class PrivatePointClassifier(PrivateClassifierBase):
         Used only to warn when the random fallback's utility condition fails.
     constants : {"tuned", "paper"}
         Accepted for uniformity: Lemma 3.2 has no budget split, both are the same algorithm.
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release (``None``: the
+        process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
     Attributes
     ----------
@@ -62,13 +65,15 @@ class PrivatePointClassifier(PrivateClassifierBase):
         on_bottom="random",
         alpha=0.1,
         beta=0.1,
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
         self.method = method
         self.on_bottom = on_bottom
         self.alpha = alpha
         self.beta = beta
 
+    @private_fit
     def fit(self, X, y):
         ledger, rng = self._begin_fit()
         method = check_choice(self.method, "method", METHODS)

@@ -34,7 +34,7 @@ from ..learners.rectangles_composition import plan_composition, run_composition
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..random import RandomSource
 from ..validation import check_array, check_choice, check_probability
-from .base import PrivateClassifierBase
+from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateRectangleClassifier", "RECTANGLE_METHODS", "RectangleMethod", "RectangleFit", "INTERIOR_POINTS"]
 
@@ -204,6 +204,9 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         ``None``: secure randomness; an int: a reproducible run.
     labels : pair
         Public ``(negative, positive)`` labels.
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release (``None``: the
+        process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
     Attributes
     ----------
@@ -232,8 +235,9 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         tie_break_bits=32,
         variant="robust",
         alpha=0.1,
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
         self.method = method
         self.shape = shape
         self.beta = beta
@@ -295,6 +299,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
 
     # -- fit / predict ------------------------------------------------------------------------------
 
+    @private_fit
     def fit(self, X, y, counts=None):
         """Learn the box.
 

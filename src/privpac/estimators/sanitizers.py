@@ -20,13 +20,17 @@ from ..sanitizers.points import k_point_sanitizer, san_points
 from ..sanitizers.queries import answer_query, parse_query
 from ..sanitizers.thresholds import san_thresholds
 from ..validation import check_int
-from .base import PrivateEstimatorBase
+from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateSanitizerBase", "PointSanitizer", "KPointSanitizer", "ThresholdSanitizer"]
 
 
 class PrivateSanitizerBase(PrivateEstimatorBase):
-    """Shared ``fit`` plumbing: 1-D public domain, data to indices, the release in ``database_``."""
+    """Shared ``fit`` plumbing: 1-D public domain, data to indices, the release in ``database_``.
+
+    ``accountant`` (default ``None``: the process-wide default) is the
+    :class:`~privpac.accountant.BudgetAccountant` each ``fit`` charges (:mod:`privpac.accountant`).
+    """
 
     requires_delta = True
     #: query kinds the accuracy theorem covers, for messages
@@ -44,8 +48,9 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         alpha=0.1,
         beta=0.1,
         unsafe_skip_precondition=False,
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state)
+        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
         self.alpha = alpha
         self.beta = beta
         self.unsafe_skip_precondition = unsafe_skip_precondition
@@ -82,6 +87,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
             **self._extra_arguments(),
         )
 
+    @private_fit
     def fit(self, X, y=None, counts=None):
         """Sanitize ``X`` (one column of values in the public domain); returns ``self``.
 
@@ -186,8 +192,19 @@ class KPointSanitizer(PointSanitizer):
         beta=0.1,
         k=2,
         unsafe_skip_precondition=False,
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, alpha, beta, unsafe_skip_precondition)
+        super().__init__(
+            epsilon,
+            delta,
+            domain,
+            constants,
+            random_state,
+            alpha,
+            beta,
+            unsafe_skip_precondition,
+            accountant=accountant,
+        )
         self.k = k
 
     def _extra_arguments(self) -> dict:

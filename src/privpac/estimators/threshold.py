@@ -11,7 +11,7 @@ from ..learners.exponential import em_learn_thresholds
 from ..learners.thresholds import learn_thresholds, learn_thresholds_plan
 from ..validation import check_choice, check_int, check_probability
 from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
-from .base import PrivateClassifierBase
+from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateThresholdClassifier"]
 
@@ -49,6 +49,9 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         ``"above"``: label 1 at and above it (learned as the paper's class on flipped labels).
     labels : pair
         The public labels ``(negative, positive)``.
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release (``None``: the
+        process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
     Attributes
     ----------
@@ -81,8 +84,9 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         alpha=0.1,
         beta=0.1,
         orientation="below",
+        accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels)
+        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
         self.method = method
         self.N = N
         self.alpha = alpha
@@ -100,6 +104,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         plan = learn_thresholds_plan(size, self.alpha, self.beta, eps, delta)
         return "em" if plan.depth == 1 else "recconcave"
 
+    @private_fit
     def fit(self, X, y):
         ledger, rng = self._begin_fit()
         check_choice(self.orientation, "orientation", ORIENTATIONS)
