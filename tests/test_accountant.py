@@ -3,7 +3,6 @@ accountant, scikit-learn's clone and model selection, saved models, and every mo
 
 import copy
 import json
-import math
 import pickle
 import threading
 
@@ -14,10 +13,10 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.model_selection import GridSearchCV, cross_val_score
 
 import privpac
+from model_examples import fit_arguments, one_d
 from privpac import accountant as accountant_module
 from privpac.accountant import BudgetAccountant, accounted_release, resolve_accountant
 from privpac.accounting import PrivacyLedger
-from privpac.datasets import make_margin_data, make_rectangles, margin_direction
 from privpac.errors import BudgetExceededError, DomainError, InvalidParameterError
 from privpac.estimators import (
     MODELS,
@@ -27,50 +26,11 @@ from privpac.estimators import (
     private_median,
 )
 from privpac.io import load_model, model_to_dict, save_model
-from privpac.sanitizers.points import san_points_plan
-from privpac.sanitizers.thresholds import san_thresholds_plan
 
 # -- a tiny valid fit per registered model ----------------------------------------------------------
 
-
-def _one_d():
-    X = np.arange(200).reshape(-1, 1)
-    return X, (X[:, 0] < 80).astype(int)
-
-
-def _point_counts(alpha):
-    m = math.ceil(san_points_plan(alpha, 0.1, 1.0, 1e-3).min_size) + 100
-    return [m // 2, m - m // 2]
-
-
-def _fit_args(name):
-    """(constructor keywords, fit positional arguments, fit keywords) of a fast valid fit."""
-    X, y = _one_d()
-    if name == "histogram":
-        return {"domain": (0, 199)}, (X,), {}
-    if name == "median":
-        return {"domain": (0, 199)}, (X,), {}
-    if name in ("point", "threshold"):
-        return {"domain": (0, 199)}, (X, y), {}
-    if name == "label-private":
-        return {"domain": (0, 199), "n_unlabelled": 100}, (X, y), {}
-    if name == "san-points":
-        kw = {"epsilon": 1.0, "delta": 1e-3, "alpha": 0.5, "domain": (0, 255)}
-        return kw, ([7, 100],), {"counts": _point_counts(0.5)}
-    if name == "k-point":
-        kw = {"epsilon": 1.0, "delta": 1e-3, "alpha": 0.9, "k": 2, "domain": (0, 255)}
-        return kw, ([7, 100],), {"counts": _point_counts(0.45)}
-    if name == "san-thresholds":
-        m = math.ceil(san_thresholds_plan(0.9, 0.5, 1.0, 1e-3, 256).min_size)
-        kw = {"epsilon": 1.0, "delta": 1e-3, "alpha": 0.9, "beta": 0.5, "domain": (0, 255)}
-        return kw, ([7, 100],), {"counts": [m // 2, m - m // 2]}
-    if name == "rectangle":
-        ds = make_rectangles(500, 2, 15, rng=1)
-        return {"domain": (0, 15), "method": "composition"}, (ds.X, ds.y), {}
-    if name == "halfspace-margin":
-        ds = make_margin_data(60, 2, 0.3, w_star=margin_direction(2, 99), rng=1)
-        return {"domain": 1.0, "margin": 0.3}, (ds.X, ds.y), {}
-    raise AssertionError(f"no test fit for model {name!r}: add one here")
+_fit_args = fit_arguments
+_one_d = one_d
 
 
 def _budget(kw, cls):

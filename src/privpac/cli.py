@@ -180,7 +180,7 @@ def fit(model, data, label, features, domain_spec, epsilon, delta, constants, se
         _fail(str(exc))
     for line in est.summary():
         click.echo(line)
-    click.echo(f"privacy spent: epsilon={est.privacy_spent_[0]:.6g}, delta={est.privacy_spent_[1]:.3g}")
+    click.echo(_privacy_text(est.privacy_spent_))
     click.echo(f"saved to {output}")
 
 
@@ -303,7 +303,7 @@ def sanitize(
         _fail(str(exc))
     for line in est.summary():
         click.echo(line)
-    click.echo(f"privacy spent: epsilon={est.privacy_spent_[0]:.6g}, delta={est.privacy_spent_[1]:.3g}")
+    click.echo(_privacy_text(est.privacy_spent_))
 
 
 @main.command()
@@ -432,6 +432,12 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
     click.echo("privacy ledger")
     for line in ledger.lines():
         click.echo(f"  {line}")
+
+
+def _privacy_text(spent) -> str:
+    if not spent.private:
+        return f"privacy spent: NOT PRIVATE ({spent.not_private})"
+    return f"privacy spent: epsilon={spent.epsilon:.6g}, delta={spent.delta:.3g}"
 
 
 def _param_text(value):
