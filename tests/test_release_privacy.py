@@ -17,8 +17,8 @@ import warnings
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from model_examples import fit_arguments
 
+from model_examples import fit_arguments
 from privpac.accounting import PrivacyLedger
 from privpac.cli import main
 from privpac.errors import BudgetExceededError, InvalidParameterError, PaperLiteralWarning
