@@ -7,6 +7,7 @@ import pytest
 from conftest import chi_square_pvalue
 from privpac.accounting import PrivacyLedger
 from privpac.audit import exact_check
+from privpac.audit.enumeration import exact_law
 from privpac.bounds.bns import learn_thresholds_library, point_learner_sizes
 from privpac.errors import DataError, DomainError, InvalidParameterError, PaperLiteralWarning, UtilityWarning
 from privpac.learners import (
@@ -22,9 +23,7 @@ from privpac.learners import (
     threshold_quality,
 )
 from privpac.learners.exponential import em_point_quality
-from privpac.learners.thresholds import learn_thresholds_distribution, learn_thresholds_samples
-from privpac.optimize import rec_concave_sample
-from privpac.random import SeededRandom, audit_source
+from privpac.random import SeededRandom
 
 # -- qualities --------------------------------------------------------------------------------------
 
@@ -197,20 +196,16 @@ def test_learn_thresholds_degenerate_and_edges():
         learn_thresholds([1], [1], 2**64, 0.1, 0.1, 1.0, 0.0, N=2)
 
 
-def test_learn_thresholds_sampler_agrees_with_real_code():
+def test_learn_thresholds_draws_its_enumerated_law():
     x = [3, 9, 17, 30, 41, 50, 55, 60]
     y = [1, 1, 1, 1, 0, 0, 0, 0]
     kw = dict(N=3, base_case_max=2)
-    P = learn_thresholds_distribution(x, y, 64, 0.5, 0.1, 8.0, 1e-2, **kw)
+    law = exact_law(lambda src: learn_thresholds(x, y, 64, 0.5, 0.1, 8.0, 1e-2, rng=src, **kw).threshold)
+    P = np.array([law.probabilities.get(j, 0.0) for j in range(65)])
+    assert P.sum() == pytest.approx(1.0, abs=1e-9)
     src = SeededRandom(4)
     real = [learn_thresholds(x, y, 64, 0.5, 0.1, 8.0, 1e-2, rng=src, **kw).threshold for _ in range(1200)]
     assert chi_square_pvalue(np.bincount(real, minlength=65), P) > 1e-3
-    batch = learn_thresholds_samples(x, y, 64, 0.5, 0.1, 8.0, 1e-2, 20_000, rng=audit_source(5), **kw)
-    assert chi_square_pvalue(np.bincount(batch, minlength=65), P) > 1e-3
-    q = threshold_quality(x, y, 64)
-    with pytest.raises(InvalidParameterError, match="2\\^53"):
-        rec_concave_sample(threshold_quality(x, y, 2**60), 8.0, 0.5, 1.0, 1e-3, 10)
-    assert rec_concave_sample(q, 8.0, 0.5, 1.0, 1e-3, 10, rng=0).shape == (10,)
 
 
 # -- exponential-mechanism learner ------------------------------------------------------------------

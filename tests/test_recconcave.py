@@ -7,6 +7,7 @@ import pytest
 from conftest import chi_square_pvalue
 from privpac.accounting import PrivacyLedger
 from privpac.audit import exact_check
+from privpac.audit.enumeration import exact_law
 from privpac.domains import ImplicitOrderedDomain, IntegerDomain
 from privpac.errors import BudgetExceededError, InvalidParameterError
 from privpac.mechanisms import adist_release_probability
@@ -15,7 +16,6 @@ from privpac.optimize import (
     log_star,
     plan_rec_concave,
     rec_concave,
-    rec_concave_distribution,
     rec_concave_run,
     required_quality,
 )
@@ -223,22 +223,29 @@ def _pairs(T):
     ]
 
 
+def _law(q, promise, eps, delta, T=64, **kw) -> np.ndarray:
+    """The exact law of ``rec_concave`` itself, enumerated path by path (no second implementation)."""
+    law = exact_law(lambda src: rec_concave(q, promise, 0.5, eps, delta, rng=src, **kw)).probabilities
+    return np.array([law.get(i, 0.0) for i in range(T + 1)])
+
+
 @pytest.mark.parametrize("constants", ["tuned", "paper"])
 def test_exact_privacy_with_forced_recursion(constants):
+    # (promise 8 at depth 2 and 3 is the registered audit's, run in tests/test_audit_registry.py)
     T, eps, delta = 64, 1.0, 1e-3
     for a, b in _pairs(T):
-        for promise in (4.0, 8.0):
-            P = rec_concave_distribution(a, promise, 0.5, eps, delta, N=3, constants=constants, base_case_max=2)
-            Q = rec_concave_distribution(b, promise, 0.5, eps, delta, N=3, constants=constants, base_case_max=2)
+        for promise in (4.0,):
+            P = _law(a, promise, eps, delta, N=3, constants=constants, base_case_max=2)
+            Q = _law(b, promise, eps, delta, N=3, constants=constants, base_case_max=2)
             assert P.sum() == pytest.approx(1.0) and Q.sum() == pytest.approx(1.0)
             res = exact_check(P, Q, eps, delta)
             assert res.passed, str(res)
 
 
-def test_exact_distribution_matches_sampler():
+def test_the_enumerated_law_is_what_the_sampler_draws():
     T = 64
     q = _pairs(T)[0][0]
-    P = rec_concave_distribution(q, 8.0, 0.5, 6.0, 1e-2, N=3, base_case_max=2)
+    P = _law(q, 8.0, 6.0, 1e-2, N=3, base_case_max=2)
     src = SeededRandom(11)
     draws = [rec_concave(q, 8.0, 0.5, 6.0, 1e-2, N=3, base_case_max=2, rng=src) for _ in range(1500)]
     observed = np.bincount(draws, minlength=T + 1)
@@ -249,6 +256,6 @@ def test_exact_check_is_not_vacuous():
     from privpac.audit import exact_epsilon
 
     a, b = _pairs(64)[0]
-    P = rec_concave_distribution(a, 8.0, 0.5, 4.0, 1e-6, N=2, constants="paper")
-    Q = rec_concave_distribution(b, 8.0, 0.5, 4.0, 1e-6, N=2, constants="paper")
+    P = _law(a, 8.0, 4.0, 1e-6, N=2, constants="paper")
+    Q = _law(b, 8.0, 4.0, 1e-6, N=2, constants="paper")
     assert 0.1 < exact_epsilon(P, Q, 1e-6) <= 4.0

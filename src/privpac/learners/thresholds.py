@@ -35,9 +35,7 @@ from ..optimize.recconcave import (
     BASE_CASE_MAX,
     RecConcavePlan,
     plan_rec_concave,
-    rec_concave_distribution,
     rec_concave_run,
-    rec_concave_sample,
 )
 from ..stepfunc import StepFunction
 from ..validation import check_delta, check_epsilon, check_probability
@@ -48,8 +46,6 @@ __all__ = [
     "threshold_quality",
     "learn_thresholds",
     "learn_thresholds_plan",
-    "learn_thresholds_distribution",
-    "learn_thresholds_samples",
     "ThresholdResult",
 ]
 
@@ -135,40 +131,3 @@ def learn_thresholds(
         label="LearnThresholds: RecConcave",
     )
     return ThresholdResult(ThresholdHypothesis(res.index), res.depth, res.plan)
-
-
-def _exact_args(x, y, size, alpha, beta, epsilon, delta, N, constants, base_case_max):
-    idx, labels, size = check_sample(x, y, size)
-    plan = learn_thresholds_plan(size, alpha, beta, epsilon, delta, N, constants, base_case_max)
-    q = threshold_quality(idx, labels, size)
-    return q, float(idx.size), plan
-
-
-def learn_thresholds_distribution(
-    x, y, size, alpha, beta, epsilon, delta, *, N=None, constants="tuned", base_case_max=BASE_CASE_MAX
-) -> np.ndarray:
-    """Exact distribution of :func:`learn_thresholds`' threshold over ``[0, size]`` (``size <= 10^4``)."""
-    q, m, plan = _exact_args(x, y, size, alpha, beta, epsilon, delta, N, constants, base_case_max)
-    return rec_concave_distribution(
-        q, m, plan.alpha, epsilon, delta, beta=plan.beta, N=N, constants=constants, base_case_max=base_case_max
-    )
-
-
-def learn_thresholds_samples(
-    x, y, size, alpha, beta, epsilon, delta, n, *, N=None, constants="tuned", base_case_max=BASE_CASE_MAX, rng=None
-) -> np.ndarray:
-    """``n`` runs of :func:`learn_thresholds` at once (audits; floating-point noise paths)."""
-    q, m, plan = _exact_args(x, y, size, alpha, beta, epsilon, delta, N, constants, base_case_max)
-    return rec_concave_sample(
-        q,
-        m,
-        plan.alpha,
-        epsilon,
-        delta,
-        n,
-        beta=plan.beta,
-        N=N,
-        constants=constants,
-        base_case_max=base_case_max,
-        rng=rng,
-    )

@@ -14,9 +14,7 @@ from .recconcave import (
     log_star,
     plan_rec_concave,
     rec_concave,
-    rec_concave_distribution,
     rec_concave_run,
-    rec_concave_sample,
     required_quality,
 )
 
@@ -32,8 +30,6 @@ __all__ = [
     "log_star",
     "plan_rec_concave",
     "rec_concave",
-    "rec_concave_distribution",
     "rec_concave_run",
-    "rec_concave_sample",
     "required_quality",
 ]

@@ -244,44 +244,6 @@ class RecConcaveInteriorPoint:
         )
         return int(lo) + result.index
 
-    def samples(self, values, lo: int, hi: int, epsilon: float, delta: float, size: int, rng=None) -> np.ndarray:
-        """``size`` independent runs at once (audits; floating-point noise paths, never a release)."""
-        from .recconcave import rec_concave_sample
-
-        q = interior_point_quality(values, lo, hi)
-        offsets = rec_concave_sample(
-            q,
-            self.promise(epsilon, delta, q.T + 1),
-            self.alpha,
-            epsilon,
-            delta,
-            size,
-            beta=self.beta,
-            N=self.N,
-            constants=self.constants,
-            base_case_max=self.base_case_max,
-            rng=rng,
-        )
-        return int(lo) + offsets
-
-    def output_distribution(self, values, lo: int, hi: int, epsilon: float, delta: float) -> dict:
-        """Exact probability of every point (domains of at most 10^4 points; tests and audits)."""
-        from .recconcave import rec_concave_distribution
-
-        q = interior_point_quality(values, lo, hi)
-        probs = rec_concave_distribution(
-            q,
-            self.promise(epsilon, delta, q.T + 1),
-            self.alpha,
-            epsilon,
-            delta,
-            beta=self.beta,
-            N=self.N,
-            constants=self.constants,
-            base_case_max=self.base_case_max,
-        )
-        return {int(lo) + i: float(p) for i, p in enumerate(probs)}
-
     def __repr__(self) -> str:
         return (
             f"RecConcaveInteriorPoint(beta={self.beta}, N={self.N}, constants={self.constants!r}"

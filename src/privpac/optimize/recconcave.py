@@ -87,8 +87,8 @@ from ..accounting import PrivacyLedger
 from ..domains import ImplicitOrderedDomain, IntegerDomain
 from ..errors import InvalidParameterError
 from ..formatting import fmt_int
-from ..mechanisms.adist import _smallest_tail_index, adist, adist_plan
-from ..mechanisms.exponential import exponential_mechanism_step, sample_log_weights, step_piece_probabilities
+from ..mechanisms.adist import _smallest_tail_index, adist
+from ..mechanisms.exponential import exponential_mechanism_step
 from ..random import as_random_source
 from ..stepfunc import StepFunction
 from ..validation import as_fraction, check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
@@ -103,9 +103,7 @@ __all__ = [
     "log_star",
     "plan_rec_concave",
     "rec_concave",
-    "rec_concave_distribution",
     "rec_concave_run",
-    "rec_concave_sample",
     "required_quality",
 ]
 
@@ -801,166 +799,3 @@ def rec_concave(
         base_case_max=base_case_max,
         label=label,
     ).value
-
-
-# ---------------------------------------------------------------------------------------------
-# Exact output distribution (small ranges; exact privacy checks)
-# ---------------------------------------------------------------------------------------------
-
-
-def _em_distribution(f: StepFunction, epsilon: float) -> np.ndarray:
-    probs = step_piece_probabilities(f, epsilon)
-    lengths = f.lengths().astype(np.int64)
-    return np.repeat(probs / lengths, lengths)
-
-
-def _distribution(Q: StepFunction, r: float, plan: RecConcavePlan, i: int) -> np.ndarray:
-    lp = plan.levels[i]
-    if lp.base:
-        return _em_distribution(Q, lp.epsilon_em)
-    data = _level_data(Q, r, lp.alpha)
-    sub = _distribution(data.q, lp.alpha * r / 2.0, plan, i + 1)
-    out = np.zeros(Q.T + 1)
-    fallback = _em_distribution(Q, lp.epsilon_em)
-    for k, pk in enumerate(sub):
-        if pk == 0.0:
-            continue
-        width, u_a, u_b = _blocks_for(data.padded, k)
-        options = []  # per family: list of (block interval or None, probability)
-        for u, offset in ((u_a, 0), (u_b, width // 2)):
-            if u is None:
-                continue
-            ap = adist_plan(u, lp.epsilon_adist, lp.delta_adist)
-            p = ap.release_probability()
-            options.append([(data.padded.block_interval(ap.leader, width, offset), p), (None, 1.0 - p)])
-        combos = [([], 1.0)]
-        for fam in options:
-            combos = [(blocks + ([b] if b is not None else []), pc * pb) for blocks, pc in combos for b, pb in fam]
-        for blocks, pc in combos:
-            if pc == 0.0:
-                continue
-            intervals = _candidate_intervals(blocks, Q.T)
-            if intervals:
-                dist = _em_distribution(_restricted(Q, intervals), lp.epsilon_em)
-                pos = 0
-                for lo, hi in intervals:
-                    out[lo : hi + 1] += pk * pc * dist[pos : pos + hi - lo + 1]
-                    pos += hi - lo + 1
-            else:
-                out += pk * pc * fallback
-    return out
-
-
-def rec_concave_distribution(
-    quality,
-    promise: float,
-    alpha: float,
-    epsilon: float,
-    delta: float,
-    *,
-    beta: float = 0.1,
-    N: int | None = None,
-    constants: str = "tuned",
-    base_case_max: int = BASE_CASE_MAX,
-) -> np.ndarray:
-    """The exact output distribution of :func:`rec_concave` over offsets ``[0, T]`` (``T <= 10^4``).
-
-    Computed level by level from the closed forms of the exponential mechanism and A_dist (up to
-    floating-point rounding): the basis of the exact privacy checks on crafted neighbours.
-    """
-    f, _ = _as_quality(quality, None)
-    if f.T > 10**4:
-        raise InvalidParameterError("rec_concave_distribution is for ranges of at most 10^4 points")
-    promise = check_real(promise, "promise")
-    plan = plan_rec_concave(f.T, alpha, beta, epsilon, delta, N, constants, base_case_max)
-    return _distribution(f, promise, plan, 0)
-
-
-# ---------------------------------------------------------------------------------------------
-# Many runs at once (audits)
-# ---------------------------------------------------------------------------------------------
-
-
-def _em_samples(f: StepFunction, epsilon: float, n: int, src) -> np.ndarray:
-    from ..random import uniform_array
-
-    log_w = f.log_lengths() + epsilon * f.values.astype(np.float64) / 2.0
-    pieces = sample_log_weights(log_w, src, size=n)
-    lengths = f.lengths().astype(np.int64)
-    offsets = np.floor(uniform_array(n, src) * lengths[pieces]).astype(np.int64)
-    return f.starts.astype(np.int64)[pieces] + offsets
-
-
-def _sample(Q: StepFunction, r: float, plan: RecConcavePlan, i: int, n: int, src) -> np.ndarray:
-    from ..random import discrete_laplace_array
-
-    lp = plan.levels[i]
-    if lp.base:
-        return _em_samples(Q, lp.epsilon_em, n, src)
-    data = _level_data(Q, r, lp.alpha)
-    ks = _sample(data.q, lp.alpha * r / 2.0, plan, i + 1, n, src)
-    out = np.empty(n, dtype=np.int64)
-    for k in np.unique(ks):
-        sel = np.flatnonzero(ks == k)
-        width, u_a, u_b = _blocks_for(data.padded, int(k))
-        families = []
-        for u, offset in ((u_a, 0), (u_b, width // 2)):
-            if u is None:
-                continue
-            ap = adist_plan(u, lp.epsilon_adist, lp.delta_adist)
-            if ap.release_at is None:
-                released = np.ones(sel.size, dtype=bool)
-            else:
-                released = discrete_laplace_array(float(ap.scale), sel.size, src) >= ap.release_at
-            families.append((data.padded.block_interval(ap.leader, width, offset), released))
-        codes = np.zeros(sel.size, dtype=np.int64)
-        for bit, (_, released) in enumerate(families):
-            codes |= released.astype(np.int64) << bit
-        for code in np.unique(codes):
-            rows = sel[codes == code]
-            blocks = [b for bit, (b, _) in enumerate(families) if (int(code) >> bit) & 1]
-            intervals = _candidate_intervals(blocks, Q.T)
-            f = _restricted(Q, intervals) if intervals else Q
-            x = _em_samples(f, lp.epsilon_em, rows.size, src)
-            if intervals:
-                pos = np.empty_like(x)
-                start = 0
-                for lo, hi in intervals:
-                    width_i = hi - lo + 1
-                    mask = (x >= start) & (x < start + width_i)
-                    pos[mask] = lo + (x[mask] - start)
-                    start += width_i
-                x = pos
-            out[rows] = x
-    return out
-
-
-def rec_concave_sample(
-    quality,
-    promise: float,
-    alpha: float,
-    epsilon: float,
-    delta: float,
-    size: int,
-    *,
-    beta: float = 0.1,
-    N: int | None = None,
-    constants: str = "tuned",
-    base_case_max: int = BASE_CASE_MAX,
-    rng=None,
-) -> np.ndarray:
-    """``size`` independent runs of :func:`rec_concave` (offsets), drawn level by level in batches.
-
-    For privacy audits and experiments on small ranges (``T < 2^53``): the plan and every
-    data-dependent quantity are the ones :func:`rec_concave` computes; the mechanisms' draws are
-    batched with the floating-point noise paths (``audit_source``), not the exact samplers, so
-    this is never a release path. Its agreement with :func:`rec_concave` and with
-    :func:`rec_concave_distribution` is tested.
-    """
-    f, _ = _as_quality(quality, None)
-    if f.T >= 2**53:
-        raise InvalidParameterError("rec_concave_sample is for ranges below 2^53 points")
-    n = check_int(size, "size", low=1)
-    promise = check_real(promise, "promise")
-    plan = plan_rec_concave(f.T, alpha, beta, epsilon, delta, N, constants, base_case_max)
-    return _sample(f, promise, plan, 0, n, as_random_source(rng))
