@@ -18,7 +18,7 @@ def test_registry_finds_cases_by_name():
 
 
 def test_paper_literal_adist_is_flagged_empirically_and_exactly():
-    report = run_audit("adist-paper-literal", trials=10_000, seed=1)
+    report = run_audit("adist-paper-literal", trials=5_000, seed=1)
     assert report.violation
     assert any(r.violation for r in report.empirical)
     assert any(not e.passed for _, e in report.exact)

@@ -137,8 +137,4 @@ def test_every_mutant_is_flagged(monkeypatch, mutate, audit):
     assert result.exit_code == 1, result.output
     assert "VIOLATION" in result.output
 
-
-@pytest.mark.parametrize("audit", sorted({a for _, _, audits in MUTANTS for a in audits}))
-def test_the_same_audits_pass_without_a_mutant(audit):
-    result = CliRunner().invoke(main, ["audit", audit, "--trials", "300"])
-    assert result.exit_code == 0, result.output
+# Without a mutant every one of these audits passes: tests/test_audit_registry.py runs them all.
