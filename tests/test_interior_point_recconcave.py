@@ -91,5 +91,3 @@ def test_the_enumerated_law_is_what_the_code_draws():
     src = SeededRandom(2)
     real = [ip(vals, 0, 63, 6.0, 1e-2, rng=src) for _ in range(800)]
     assert chi_square_pvalue(np.bincount(real, minlength=64), probs) > 1e-3
-
-

@@ -137,4 +137,5 @@ def test_every_mutant_is_flagged(monkeypatch, mutate, audit):
     assert result.exit_code == 1, result.output
     assert "VIOLATION" in result.output
 
+
 # Without a mutant every one of these audits passes: tests/test_audit_registry.py runs them all.

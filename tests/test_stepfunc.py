@@ -120,3 +120,56 @@ def test_validation():
         StepFunction([0], [1], 5)(6)
     with pytest.raises(InvalidParameterError, match="refuses"):
         StepFunction([0], [1], 2**40).to_dense()
+
+
+# -- huge ranges: the chunked big-integer paths agree with the small ones ----------------------------
+
+SCALE = 2**1100  # positions beyond int64 and lengths beyond floats: the chunked big-integer paths run
+
+
+def _scaled(f: StepFunction) -> StepFunction:
+    """``F(x) = f(x // SCALE)`` on ``[0, (T + 1) SCALE - 1]``: every piece SCALE times as long."""
+    starts = np.empty(f.n_pieces, dtype=object)
+    starts[:] = [int(s) * SCALE for s in f.starts]
+    return StepFunction(starts, f.values, (f.T + 1) * SCALE - 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(step_functions(), st.integers(0, 4), st.integers(0, 2), st.data())
+def test_block_max_on_huge_ranges_matches_the_small_range(f, log_width, shifted, data):
+    import privpac.stepfunc as stepfunc
+
+    width = 1 << log_width
+    offset = (width // 2) * shifted if width > 1 else shifted
+    if offset > f.T:
+        return
+    small = f.block_max(width, offset)
+    old_chunk, stepfunc.CHUNK = stepfunc.CHUNK, data.draw(st.integers(1, 5))  # several chunks
+    try:
+        big = _scaled(f).block_max(width * SCALE, offset * SCALE)
+    finally:
+        stepfunc.CHUNK = old_chunk
+    assert big == small  # the same blocks: indices are invariant under the common scale
+
+
+@settings(max_examples=150, deadline=None)
+@given(step_functions(), st.data())
+def test_keep_only_masks_outside_the_intervals(f, data):
+    cuts = sorted(data.draw(st.sets(st.integers(0, f.T), min_size=1, max_size=6)))
+    intervals, i = [], 0
+    while i < len(cuts):
+        hi = cuts[i + 1] if i + 1 < len(cuts) else cuts[i]
+        intervals.append((cuts[i], hi))
+        i += 3  # leave gaps between intervals
+    dense = f.to_dense()
+    kept = f.keep_only(intervals).to_dense()
+    inside = np.zeros(f.T + 1, dtype=bool)
+    for lo, hi in intervals:
+        inside[lo : hi + 1] = True
+    assert np.array_equal(kept[inside], dense[inside].astype(float)) and np.all(np.isneginf(kept[~inside]))
+    # log lengths restricted to some pieces, and on a huge range, agree with the full computation
+    g = f.keep_only(intervals)
+    finite = np.isfinite(g.values)
+    assert np.array_equal(g.log_lengths(finite)[finite], g.log_lengths()[finite])
+    big = _scaled(g)
+    assert np.allclose(big.log_lengths(finite)[finite], g.log_lengths()[finite] + 1100 * np.log(2.0))

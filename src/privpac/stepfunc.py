@@ -7,6 +7,9 @@ while its domain can have ``2^64`` or ``2^65536`` points. A :class:`StepFunction
 ``T``), and every operation costs ``O(k log k)`` or less, never anything proportional to ``T``.
 
 Positions are numpy ``int64`` when ``T`` fits comfortably, else object arrays of Python ints.
+On such huge ranges every arithmetic step makes new big integers (8 KiB each at ``2^65536``), so
+the per-piece computations that produce them (lengths, spans, block indices) run in chunks of
+:data:`CHUNK` pieces and keep only their small results: memory stays at the pieces themselves.
 
 Operations used by the mechanisms and by RecConcave (Beimel, Nissim, Stemmer, Fig. 5):
 
@@ -34,6 +37,8 @@ __all__ = ["StepFunction"]
 
 # Positions up to this bound are stored as int64, leaving headroom for sums of two positions.
 _INT64_SAFE = 2**62
+#: Pieces per chunk in the big-integer paths: bounds the temporary big integers held at once.
+CHUNK = 512
 
 
 def _positions(values, T: int) -> np.ndarray:
@@ -45,6 +50,18 @@ def _positions(values, T: int) -> np.ndarray:
     arr = np.empty(len(values), dtype=object)
     arr[:] = [int(v) for v in values]
     return arr
+
+
+def _chunked(n: int):
+    """``(a, b)`` slices covering ``range(n)`` in chunks of :data:`CHUNK`."""
+    return ((a, min(a + CHUNK, n)) for a in range(0, n, CHUNK))
+
+
+def _small(values: np.ndarray) -> np.ndarray:
+    """An object array of Python ints as int64 when every entry fits, unchanged otherwise."""
+    if values.dtype == object and values.size and -_INT64_SAFE < min(values) and max(values) < _INT64_SAFE:
+        return values.astype(np.int64)
+    return values
 
 
 def _bit_length_minus_one(x: np.ndarray) -> np.ndarray:
@@ -155,10 +172,12 @@ class StepFunction:
         """Functions laid end to end: the second starts at ``first.T + 1``, and so on."""
         if not functions:
             raise InvalidParameterError("concat needs at least one function")
+        if len(functions) == 1:
+            return functions[0]
         T_total = sum(f.T + 1 for f in functions) - 1
         offset, starts, values = 0, [], []
         for f in functions:
-            starts.append(_positions(f.starts, T_total) + offset)
+            starts.append(_positions(f.starts, T_total) + offset if offset else _positions(f.starts, T_total))
             values.append(f.values)
             offset += f.T + 1
         return cls(np.concatenate(starts), np.concatenate(values), T_total)
@@ -203,17 +222,42 @@ class StepFunction:
         bounds[-1] = self.T + 1
         return np.diff(bounds)  # one subtraction per piece (object arrays: one big-int op each)
 
-    def log_lengths(self) -> np.ndarray:
-        """Natural logarithm of every piece's length, computed without overflow for any size."""
-        lengths = self.lengths()
-        if lengths.dtype != object:
-            return np.log(lengths.astype(np.float64))
-        if self.T.bit_length() < 1000:
-            return np.log(lengths.astype(np.float64))
-        # Beyond float range: log(x) = log(x >> s) + s log 2, with s keeping 60 bits.
-        shift = np.maximum(np.frompyfunc(int.bit_length, 1, 1)(lengths).astype(np.int64) - 60, 0)
-        heads = np.frompyfunc(lambda x, s: float(x >> int(s)), 2, 1)(lengths, shift).astype(np.float64)
-        return np.log(heads) + shift * np.log(2.0)
+    def _bounds(self, a: int, b: int) -> np.ndarray:
+        """``starts[a : b + 1]`` with ``T + 1`` after the last piece (one past every piece's end)."""
+        if b < self.starts.size:
+            return self.starts[a : b + 1]
+        out = np.empty(b - a + 1, dtype=self.starts.dtype)
+        out[:-1] = self.starts[a:b]
+        out[-1] = self.T + 1
+        return out
+
+    def log_lengths(self, where: np.ndarray | None = None) -> np.ndarray:
+        """Natural logarithm of every piece's length, computed without overflow for any size.
+
+        ``where`` (booleans per piece), optional: only those pieces; the others get ``-inf``.
+        """
+        if self.starts.dtype != object:
+            out = np.log(self.lengths().astype(np.float64))
+            if where is not None:
+                out[~where] = -np.inf
+            return out
+        # Python-int positions: in chunks, so that only a chunk's lengths exist at a time. Beyond
+        # float range, log(x) = log(x >> s) + s log 2 with s keeping 60 bits.
+        out = np.full(self.starts.size, -np.inf)
+        picked = np.arange(self.starts.size) if where is None else np.flatnonzero(where)
+        bounds = self._bounds(0, self.starts.size)
+        huge = self.T.bit_length() >= 1000
+        log2 = np.log(2.0)
+        for a, b in _chunked(picked.size):
+            rows = picked[a:b]
+            lengths = bounds[rows + 1] - bounds[rows]
+            if not huge:
+                out[rows] = np.log(lengths.astype(np.float64))
+                continue
+            shift = np.maximum(np.frompyfunc(int.bit_length, 1, 1)(lengths).astype(np.int64) - 60, 0)
+            heads = np.frompyfunc(lambda x, s: float(x >> int(s)), 2, 1)(lengths, shift).astype(np.float64)
+            out[rows] = np.log(heads) + shift * log2
+        return out
 
     def piece_of(self, x) -> np.ndarray | int:
         """Index of the piece containing each point ``x`` (scalar or array)."""
@@ -252,7 +296,8 @@ class StepFunction:
         leader = int(self.starts[t])
         if self.T == 0:
             return leader, best, None
-        if self.lengths()[t] >= 2:
+        end = self.T if t + 1 == self.starts.size else int(self.starts[t + 1]) - 1
+        if end > leader:  # the maximal piece holds two points or more
             return leader, best, best
         others = np.delete(self.values, t)
         return leader, best, others.max().item()
@@ -287,19 +332,42 @@ class StepFunction:
         values = np.concatenate([self.values, np.asarray([value], dtype=self.values.dtype)])
         return StepFunction(_positions(starts, new_T), values, new_T, validate=False)
 
+    def keep_only(self, intervals: Sequence[tuple[int, int]]) -> StepFunction:
+        """``f`` on a union of disjoint sorted intervals ``[lo, hi]`` of ``[0, T]``, ``-inf`` elsewhere.
+
+        Positions keep their coordinates (the pieces inside share the original integers; only the
+        interval ends are new), so the exponential mechanism over the result chooses among the
+        points of the intervals exactly as over their restriction, at no per-piece big-integer cost.
+        """
+        if not intervals:
+            raise InvalidParameterError("keep_only needs at least one interval")
+        los = _positions([int(lo) for lo, _ in intervals], self.T)
+        his = _positions([int(hi) for _, hi in intervals], self.T)
+        after = _positions([int(hi) + 1 for _, hi in intervals if int(hi) < self.T], self.T)
+        new = np.concatenate([self.starts, los, after])
+        new = new[np.argsort(new, kind="stable")]
+        distinct = np.ones(new.size, dtype=bool)
+        distinct[1:] = new[1:] != new[:-1]
+        new = new[distinct]
+        piece = np.searchsorted(self.starts, new, side="right") - 1
+        j = np.searchsorted(los, new, side="right") - 1
+        inside = (j >= 0) & np.asarray(new <= his[np.maximum(j, 0)], dtype=bool)
+        values = np.where(inside, self.values[piece].astype(np.float64), -np.inf)
+        return StepFunction(_positions(new, self.T), values, self.T, validate=False)
+
     def shift_values(self, offset) -> StepFunction:
         return StepFunction(self.starts, self.values + offset, self.T, merge=False, validate=False)
 
     # -- RecConcave helpers ---------------------------------------------------------------------
 
-    def _spans(self) -> np.ndarray:
-        """For every piece, the length of the maximal run of points around it with value >= its own.
+    def _span_neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """For every piece, its next strictly smaller piece and its previous smaller-or-equal piece.
 
-        One pass of a monotonic stack gives each piece's next strictly smaller piece and previous
-        smaller-or-equal piece. With ties, the leftmost piece of a run of equal values gets the
-        exact span and the others a shorter one, which is all :meth:`window_min` needs (they
-        carry the same value). A vectorised sparse-table variant measured slower
-        (benchmarks/foundation.py).
+        One pass of a monotonic stack. The span of piece ``t`` (the maximal run of points around
+        it with value >= its own) is ``bounds[nxt[t]] - bounds[prv[t] + 1]``. With ties, the
+        leftmost piece of a run of equal values gets the exact span and the others a shorter one,
+        which is all :meth:`window_min` needs (they carry the same value). A vectorised
+        sparse-table variant measured slower (benchmarks/foundation.py).
         """
         vals = self.values.tolist()
         n = len(vals)
@@ -312,18 +380,27 @@ class StepFunction:
             if stack:
                 prv[i] = stack[-1]
             stack.append(i)
-        bounds = np.empty(n + 1, dtype=self.starts.dtype)
-        bounds[:n] = self.starts
-        bounds[n] = self.T + 1
-        return bounds[np.asarray(nxt)] - bounds[np.asarray(prv) + 1]
+        return np.asarray(nxt, dtype=np.int64), np.asarray(prv, dtype=np.int64) + 1
+
+    def _span_map(self, fn, dtype) -> np.ndarray:
+        """``fn(spans)`` for every piece, the spans (big integers on huge ranges) made a chunk at a time."""
+        nxt, prv1 = self._span_neighbours()
+        n = self.starts.size
+        bounds = self._bounds(0, n)  # references to the starts, plus T + 1
+        if bounds.dtype != object:
+            return fn(bounds[nxt] - bounds[prv1])
+        out = np.empty(n, dtype=dtype)
+        for a, b in _chunked(n):
+            out[a:b] = fn(bounds[nxt[a:b]] - bounds[prv1[a:b]])
+        return out
 
     def window_min(self, width: int):
         """``max over windows [a, a + width - 1] within [0, T] of min f`` (``width <= T + 1``)."""
         width = int(width)
         if not 1 <= width <= self.T + 1:
             raise InvalidParameterError(f"width must be in [1, {self.T + 1}], got {width}")
-        spans = self._spans()
-        return self.values[spans >= width].max().item()
+        wide = self._span_map(lambda spans: spans >= width, bool)
+        return self.values[wide].max().item()
 
     def window_min_profile(self) -> np.ndarray:
         """``L[j] = max over windows of length 2^j of the minimum``, for ``j = 0 .. floor(log2(T+1))``.
@@ -332,8 +409,7 @@ class StepFunction:
         pass over the pieces plus ``O(k + log T)``.
         """
         J = (self.T + 1).bit_length() - 1
-        spans = self._spans()
-        levels = _bit_length_minus_one(spans)  # largest j with 2^j <= span
+        levels = self._span_map(_bit_length_minus_one, np.int64)  # largest j with 2^j <= span
         best = np.full(J + 1, -np.inf)
         np.maximum.at(best, levels, self.values.astype(np.float64))
         profile = np.maximum.accumulate(best[::-1])[::-1]
@@ -367,16 +443,9 @@ class StepFunction:
         nb = self.n_blocks(width, offset)
         if nb == 0:
             return None
-        T = self.T
         p0 = self.piece_of(offset)
-        starts = _positions(self.starts[p0:], T).copy()
-        starts[0] = offset
-        ends = self.ends[p0:]
         vals = self.values[p0:]
-        rel_s = starts - offset
-        rel_e = ends - offset
-        b_first = rel_s // width
-        b_last = rel_e // width
+        b_first, b_last = self._block_indices(p0, width, offset)
         # Blocks at piece boundaries: (block, value) pairs in nondecreasing block order.
         pair_blocks = np.stack([b_first, b_last], axis=1).ravel()
         pair_vals = np.repeat(vals, 2)
@@ -393,6 +462,43 @@ class StepFunction:
         all_vals = np.concatenate([boundary_vals, run_vals])
         order = np.argsort(all_starts, kind="stable")
         return StepFunction(_positions(all_starts[order], nb - 1), all_vals[order], nb - 1, validate=False)
+
+    def _block_indices(self, p0: int, width: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        """The blocks holding the first and the last point of every piece from ``p0`` on.
+
+        On huge ranges each piece boundary ``x`` costs one big-integer shift: with ``2^t`` the
+        largest power of two dividing both ``width`` and ``offset`` (RecConcave: ``width = 2^s``,
+        ``offset`` 0 or ``2^(s-1)``), ``h = x >> t``, and the block of ``x`` is
+        ``(h - offset/2^t) // (width/2^t)``, small integers from there on. The last point of the
+        previous piece, ``x - 1``, lies in the same block unless ``x`` is a multiple of ``2^t``
+        (then it is the block of ``h - 1``). Chunks keep the big intermediate integers few.
+        """
+        n = self.starts.size - p0
+        bounds = self._bounds(p0, self.starts.size)  # starts from p0, then T + 1
+        if bounds.dtype != object:
+            first = bounds[:-1].copy()
+            first[0] = offset
+            return (first - offset) // width, (bounds[1:] - 1 - offset) // width
+        t = (width & -width).bit_length() - 1
+        if offset:
+            t = min(t, (offset & -offset).bit_length() - 1)
+        c, w = offset >> t, width >> t
+        low = (1 << min(t, 64)) - 1
+
+        def divides(x) -> bool:  # 2^t | x, with a cheap test of the low word first
+            return (x & low) == 0 and (t <= 64 or (x & ((1 << t) - 1)) == 0)
+
+        h = np.empty(n + 1, dtype=object)
+        exact = np.empty(n + 1, dtype=bool)
+        for a, b in _chunked(n + 1):
+            chunk = bounds[a:b]
+            h[a:b] = chunk >> t
+            exact[a:b] = [divides(x) for x in chunk]
+        h = _small(h)
+        b_first = (h[:-1] - c) // w
+        b_last = (h[1:] - exact[1:] - c) // w
+        b_first[0] = 0  # the first piece is cut at the offset
+        return b_first, b_last
 
     # -- misc -----------------------------------------------------------------------------------
 

@@ -34,11 +34,23 @@ def check_sample(x, y, size: int, *, allow_empty: bool = False) -> tuple[np.ndar
 
 
 def aggregate(idx: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct indices and the sum of ``weights`` at each (``O(m log m)``, one sort)."""
-    uniq, inverse = np.unique(idx, return_inverse=True)
-    summed = np.zeros(uniq.size, dtype=np.int64)
-    np.add.at(summed, inverse.ravel(), weights.astype(np.int64))
-    return uniq, summed
+    """Sorted distinct indices and the sum of ``weights`` at each (``O(m log m)``, one sort).
+
+    One stable argsort and a segmented sum: no inverse index and no scattered ``np.add.at``
+    (less memory and time per record than ``np.unique(..., return_inverse=True)``).
+    """
+    idx = np.asarray(idx).ravel()
+    if idx.size == 0:
+        return idx[:0], np.zeros(0, dtype=np.int64)
+    order = np.argsort(idx, kind="stable")
+    ordered = idx[order]
+    w = np.asarray(weights).ravel()[order].astype(np.int64)
+    del order
+    first = np.empty(ordered.size, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    at = np.flatnonzero(first)
+    return ordered[at], np.add.reduceat(w, at)
 
 
 def positions(values, offset: int, T: int) -> np.ndarray:
@@ -48,7 +60,12 @@ def positions(values, offset: int, T: int) -> np.ndarray:
         return np.asarray(values, dtype=np.int64) + np.int64(offset)
     values = np.asarray(values)
     if values.dtype != object and values.size and int(values.min()) >= 0 and int(values.max()) + offset < 2**64:
-        return (values.astype(np.uint64) + np.uint64(offset)).astype(object)  # vectorised, then Python ints
+        # Vectorised in uint64, then Python ints, a chunk at a time (no full-size temporary).
+        out = np.empty(values.size, dtype=object)
+        step = 1 << 16
+        for a in range(0, values.size, step):
+            out[a : a + step] = (values[a : a + step].astype(np.uint64) + np.uint64(offset)).astype(object)
+        return out
     out = values if values.dtype == object else values.astype(object)
     return out + offset if offset else out.copy()
 

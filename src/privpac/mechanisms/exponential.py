@@ -116,9 +116,13 @@ def _step_log_weights(f: StepFunction, epsilon: float, sensitivity: float) -> np
     if not isinstance(f, StepFunction):
         raise InvalidParameterError("the quality must be a privpac.stepfunc.StepFunction")
     values = f.values.astype(np.float64)
-    if not np.all(np.isfinite(values)):
-        raise InvalidParameterError("step-function values must be finite")
-    return f.log_lengths() + epsilon * values / (2.0 * sensitivity)
+    # -inf marks points that are not candidates (StepFunction.keep_only); they get weight 0.
+    candidate = np.isfinite(values)
+    if not np.all(candidate | np.isneginf(values)) or not candidate.any():
+        raise InvalidParameterError("step-function values must be finite, or -inf for points that are not candidates")
+    log_w = f.log_lengths(None if candidate.all() else candidate)
+    log_w[candidate] += epsilon * values[candidate] / (2.0 * sensitivity)
+    return log_w
 
 
 def step_piece_probabilities(f: StepFunction, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:

@@ -613,19 +613,6 @@ def _candidate_intervals(blocks: list[tuple[int, int]], T: int) -> list[tuple[in
     return merged
 
 
-def _restricted(Q: StepFunction, intervals: list[tuple[int, int]]) -> StepFunction:
-    return StepFunction.concat([Q.restrict(lo, hi) for lo, hi in intervals])
-
-
-def _from_concat_offset(intervals: list[tuple[int, int]], x: int) -> int:
-    for lo, hi in intervals:
-        width = hi - lo + 1
-        if x < width:
-            return lo + x
-        x -= width
-    raise AssertionError("offset beyond the candidate set")  # unreachable: x < total width
-
-
 @dataclass(frozen=True)
 class _LevelData:
     """The data-dependent (noise-free) part of one non-base level."""
@@ -678,17 +665,16 @@ def _run(Q, r, plan, i, ledger, src, trace) -> int:
         if b is not None:
             released.append(data.padded.block_interval(b, width, offset))
     intervals = _candidate_intervals(released, Q.T)
-    # E4: no block released, or none meets [0, T]: choose from all of [0, T].
-    f = _restricted(Q, intervals) if intervals else Q
-    x = exponential_mechanism_step(
-        f,
+    # E4: no block released, or none meets [0, T]: choose from all of [0, T]. Otherwise the points
+    # outside the released blocks are masked (weight 0) in place, keeping Q's coordinates.
+    out = exponential_mechanism_step(
+        Q.keep_only(intervals) if intervals else Q,
         lp.epsilon_em,
         ledger=ledger,
         label=f"{tag}: exponential mechanism over the released blocks",
         over=f"the released blocks (all of [0, {fmt_int(Q.T)}] when none, E4)",
         rng=src,
     )
-    out = _from_concat_offset(intervals, x) if intervals else x
     trace.append({"level": lp.level, "T": Q.T, "base": False, "k": k, "blocks": released, "output": out})
     return out
 

@@ -1,0 +1,104 @@
+"""Single-machine time and memory on huge domains and many records (the lead figures of issue "scale").
+
+    nice -n 10 python benchmarks/memory.py            # full run (a few minutes)
+    python benchmarks/memory.py --quick               # smaller sizes (smoke test)
+
+Every cell runs in a fresh Python process, so "cold" means what a user sees on a first fit:
+imports done, nothing warmed. Writes ``benchmarks/results/memory.csv``:
+
+* ``recconcave-65536``: LearnThresholds (RecConcave, N = 2) on the domain ``[0, 2^65536 - 1]``
+  with ``n`` values spread uniformly over it (Python ints of 65,536 bits, 8.7 KB each): fit time,
+  the process's peak RSS, and the memory of the input alone (measured before the fit).
+* ``threshold-2^64``: ``PrivateThresholdClassifier`` (default: the exponential mechanism) on
+  ``n`` uint64 values over ``[0, 2^64 - 1]``, beside scikit-learn's depth-1 decision tree on the
+  same array: fit time and peak RSS above the process's RSS before the fit (the input included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+
+RECCONCAVE_CELL = """
+import json, resource, sys, time
+import numpy as np
+from privpac.learners.thresholds import learn_thresholds
+from privpac.random import SeededRandom
+n, bits = {n}, 65536
+src = SeededRandom(1)
+xs = sorted(src.randbits(bits) for _ in range(n))
+x = np.empty(n, dtype=object)
+x[:] = xs
+del xs
+y = np.zeros(n, dtype=np.int64)
+y[: n // 2] = 1
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+input_mb = sum(v.__sizeof__() for v in x) / 1e6 + x.nbytes / 1e6
+t = time.perf_counter()
+res = learn_thresholds(x, y, 1 << bits, 0.1, 0.1, 1.0, 1e-6, N=2, rng=0)
+seconds = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(dict(seconds=seconds, peak_rss_mb=peak, rss_before_fit_mb=before, input_mb=input_mb)))
+"""
+
+THRESHOLD_CELL = """
+import json, resource, time
+import numpy as np
+n = {n}
+rng = np.random.default_rng(0)
+X = rng.integers(0, 2**63, size=(n, 1), dtype=np.uint64) * np.uint64(2)
+y = (X[:, 0] < np.uint64(2**63)).astype(np.int64)
+if "{learner}" == "privpac":
+    from privpac.estimators import PrivateThresholdClassifier
+    model = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 2**64 - 1), random_state=0)
+else:
+    from sklearn.tree import DecisionTreeClassifier
+    model = DecisionTreeClassifier(max_depth=1)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t = time.perf_counter()
+model.fit(X, y)
+seconds = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+input_mb = (X.nbytes + y.nbytes) / 1e6
+print(json.dumps(dict(seconds=seconds, peak_rss_mb=peak, rss_before_fit_mb=before, input_mb=input_mb)))
+"""
+
+
+def run_cell(code: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    args = parser.parse_args()
+    rows = []
+    for n in (10_000,) if args.quick else (10_000, 100_000):
+        r = run_cell(RECCONCAVE_CELL.format(n=n))
+        rows.append(dict(case="recconcave-65536", learner="privpac", n=n, **r))
+        print(rows[-1], flush=True)
+    for n in (10**5,) if args.quick else (10**6, 10**7):
+        for learner in ("privpac", "sklearn-stump"):
+            r = run_cell(THRESHOLD_CELL.format(n=n, learner=learner))
+            rows.append(dict(case="threshold-2^64", learner=learner, n=n, **r))
+            print(rows[-1], flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / ("memory-quick.csv" if args.quick else "memory.csv")
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=[*rows[0], "machine"])
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**row, "machine": f"{platform.machine()}, {platform.python_version()}"})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
