@@ -45,7 +45,10 @@ def test_threshold_classifier_contract_and_persistence(tmp_path):
     assert loaded.threshold_ == est.threshold_ and np.array_equal(loaded.predict(X), est.predict(X))
     doc = json.loads((tmp_path / "t.json").read_text())
     assert isinstance(doc["state"]["threshold"], str)
-    assert any("thresholds" in line for line in est.summary()) or est.summary()
+    head, rule, size = est.summary()
+    assert head == f"{est.algorithm_name}: exponential mechanism"  # 2^64 at tuned constants: pure DP
+    assert f"x < {est.threshold_value_}" in rule and f"threshold index {est.threshold_}" in rule
+    assert size == f"  fitted on n = {X.shape[0]} records"
 
 
 def test_threshold_classifier_methods_constants_and_orientation():

@@ -272,6 +272,32 @@ def test_error_decreases_with_n_and_epsilon():
     assert mean_err(600, 2.0) <= mean_err(600, 0.25)
 
 
+def test_bst14_steps_are_two_over_the_root_of_t_g_squared(monkeypatch):
+    """With the noise stubbed to zero, two identical records: every step is the same gradient step.
+
+    ``eta_t = ||C||_2 / sqrt(t G^2)`` with ``||C||_2 = 2`` (the unit ball's diameter; BST14, NUZ
+    Algorithm 3 line 16). The steps are so small next to BST14's noise scale that the iterate stays
+    inside the ball and every record stays active, so ``w = 2 (n / width) z sum_t 1/sqrt(t G^2)``.
+    A step of ``1/sqrt(t G^2)`` gives half of it.
+    """
+    import privpac.mechanisms.gaussian as gaussian
+    from privpac.learners.dp_erm import noisy_sgd_bst14
+    from privpac.mechanisms import bst14_noise_std
+
+    monkeypatch.setattr(gaussian, "gaussian_array", lambda size, sigma=1.0, rng=None: np.zeros(size))
+    z = np.array([0.6, 0.8])
+    Z, y = np.vstack([z, z]), np.ones(2)
+    loss = MarginHingeLoss(0.3)
+    W = noisy_sgd_bst14(Z, y, loss, 1.0, 1e-6, rng=0)
+    n, m = Z.shape
+    sigma = bst14_noise_std(loss.lipschitz, n, 1.0, 1e-6)
+    G2 = n * n * loss.lipschitz**2 + m * sigma**2
+    steps = n * n - 1
+    expected = 2.0 * (n / loss.width) * z * sum(1.0 / math.sqrt(t * G2) for t in range(1, steps + 1))
+    assert np.linalg.norm(expected) < 1.0 and expected @ z < loss.target  # inside the ball, still active
+    assert np.allclose(W[0], expected, rtol=1e-12, atol=0.0)
+
+
 def test_faithful_runs_and_returns_a_finite_vector():
     X, y, _ = data(30, 10, 0.3, 10)
     with pytest.warns(UtilityWarning):

@@ -184,8 +184,10 @@ def test_learn_thresholds_degenerate_and_edges():
     assert res.threshold > 7
     res = learn_thresholds([size - 1] * 600, [1] * 600, size, 0.1, 0.1, 1.0, 1e-6, rng=0)
     assert res.threshold == size  # the all-ones hypothesis c_{2^d}
-    res = learn_thresholds([0, 0], [1, 0], 1, 0.1, 0.1, 1.0, 1e-6, rng=0)  # d = 0: two thresholds
-    assert res.threshold in (0, 1)
+    res = learn_thresholds([0] * 200, [1] * 200, 1, 0.1, 0.1, 1.0, 1e-6, rng=0)  # d = 0: two thresholds
+    assert res.threshold == 1  # c_1 labels the one point 1: 200 correct against 0
+    res = learn_thresholds([0] * 200, [0] * 200, 1, 0.1, 0.1, 1.0, 1e-6, rng=0)
+    assert res.threshold == 0
     paper = learn_thresholds([1, 2, 3], [1, 0, 0], 2**64, 0.1, 0.1, 1.0, 1e-6, constants="paper", rng=0)
     assert paper.plan.N == 5 and paper.depth == 3
     with pytest.raises(DataError, match="empty"):

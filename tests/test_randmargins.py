@@ -9,7 +9,7 @@ import pytest
 from privpac.accounting import PrivacyLedger
 from privpac.bounds.rectangles import plan_sample_size
 from privpac.datasets import make_rectangle_distribution
-from privpac.errors import DataError, InvalidParameterError, PaperLiteralWarning
+from privpac.errors import BudgetExceededError, DataError, InvalidParameterError, PaperLiteralWarning
 from privpac.learners.boxes import BoxHypothesis, as_grid_points, direction_values
 from privpac.learners.randmargins import (
     RandMarginsPlan,
@@ -88,7 +88,8 @@ def test_boundary_points_and_the_whole_domain():
     X = np.array([[a, b] for a in range(256) for b in range(0, 256, 2)] * 2)
     res = run_randmargins(as_grid_points(X, plan.x_max), plan, rng=3)
     box = res.hypothesis
-    assert not box.empty and box.lower[0] <= 255 and box.upper[0] >= 0
+    # RandMargins cuts a margin of about mu points' worth off each side, a few grid lines here
+    assert not box.empty and max(box.lower) <= 16 and min(box.upper) >= 239
     # closed intervals: a point on an edge is inside
     edge = np.array([[box.lower[0], box.upper[1]], [box.upper[0], box.lower[1]]], dtype=np.uint8)
     assert box.predict(edge).tolist() == [1, 1]
@@ -298,7 +299,7 @@ def test_ledger_records_the_composed_guarantee():
     block = ledger.entries[0]
     # The composed guarantee is the record; the rounds that ran follow the data and are not listed.
     assert "Thm 3.2" in block.mechanism and "at most 4 calls" in block.mechanism and block.children == []
-    with pytest.raises(Exception, match="budget"):
+    with pytest.raises(BudgetExceededError, match="budget"):
         randmargins(X, np.ones(500, dtype=int), 255, epsilon=1.0, delta=1e-6, ledger=PrivacyLedger(0.5, 1e-6))
 
 

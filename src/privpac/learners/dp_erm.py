@@ -232,7 +232,7 @@ def noisy_sgd_bst14(
             active = yj * np.einsum("ij,ij->i", W, zj) < loss.target
             step = noise[i]
             step -= (scale * (active * yj))[:, None] * zj  # n * grad = -n y z / (0.86 gamma) when active
-            W -= step / math.sqrt(t * G2)
+            W -= (2.0 / math.sqrt(t * G2)) * step  # eta_t = ||C||_2 / sqrt(t G^2), ||C||_2 = 2 (unit ball)
             _project_ball(W)
             t += 1
     return W
