@@ -11,7 +11,7 @@ def test_integer_domain_indices_and_errors():
     assert list(d.to_index([-5, 0, 10])) == [0, 5, 15]
     with pytest.raises(DomainError, match="outside the domain"):
         d.to_index([11])
-    with pytest.raises(DataError, match="non-integer"):
+    with pytest.raises(DataError, match="not an integer"):
         d.to_index([1.5])
     with pytest.raises(DataError, match="NaN"):
         d.to_index([np.nan])

@@ -38,7 +38,10 @@ def parse_domain(spec: str):
         except ValueError as exc:
             raise click.BadParameter(f"cannot read the norm bound in {spec!r}") from exc
     if spec.startswith("{"):
-        return as_domain(json.loads(spec))
+        try:
+            return as_domain(json.loads(spec))
+        except json.JSONDecodeError as exc:
+            raise click.BadParameter(f"the domain {spec!r} is not valid JSON: {exc}") from exc
     parts = spec.split(":")
     try:
         if len(parts) == 2:
@@ -51,26 +54,37 @@ def parse_domain(spec: str):
 
 
 def eval_int(text: str) -> int:
-    """An integer written plainly or as a power, such as ``2**64-1``."""
-    text = text.strip().replace(" ", "")
-    if text.lstrip("-").isdigit():
-        return int(text)
-    if "**" in text:
-        base, _, rest = text.partition("**")
-        sign = -1 if base.startswith("-") else 1
-        base = base.lstrip("-")
-        offset = 0
-        for op in ("-", "+"):
-            if op in rest:
-                exp, _, off = rest.partition(op)
-                offset = int(off) * (-1 if op == "-" else 1)
-                rest = exp
-                break
-        return sign * int(base) ** int(rest) + offset
-    raise ValueError(f"not an integer: {text!r}")
+    """An integer written plainly or as a power, such as ``2**64-1`` (bounded: see :func:`parse_integer`)."""
+    from .formatting import parse_integer
+
+    return parse_integer(text, "the number")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _ErrorBoundary(click.Group):
+    """The one error boundary of the command line: a user's mistake ends in a one-line message.
+
+    Library errors, bad values, unreadable files and refused sizes become ``Error: ...`` and exit
+    code 1, never a traceback (click's own usage errors keep exit code 2).
+    """
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except PrivpacError as exc:
+            raise click.ClickException(_one_line(str(exc))) from None
+        except KeyError as exc:
+            raise click.ClickException(f"missing key {exc}") from None
+        except (ValueError, TypeError, OverflowError, OSError, MemoryError) as exc:
+            raise click.ClickException(_one_line(f"{type(exc).__name__}: {exc}")) from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+@click.group(cls=_ErrorBoundary, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="privpac")
 def main():
     """privpac: differentially private PAC learning with checkable privacy."""
@@ -84,10 +98,7 @@ def demo(epsilon, delta, seed):
     """Private statistics and learners on bundled real data, beside the non-private answers."""
     from .demo import run_demo
 
-    try:
-        run_demo(epsilon=epsilon, delta=delta, seed=seed, echo=click.echo)
-    except PrivpacError as exc:
-        _fail(str(exc))
+    run_demo(epsilon=epsilon, delta=delta, seed=seed, echo=click.echo)
 
 
 @main.command()
@@ -110,13 +121,10 @@ def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out):
             flag = "  (paper-literal: must be flagged)" if case.expect_violation else ""
             click.echo(f"{case.name:28s} {case.description}{flag}")
         return
-    try:
-        get_case(name)
-        report = run_audit(
-            name, epsilon=epsilon, delta=delta, trials=trials, seed=seed, confidence=confidence, progress=True
-        )
-    except PrivpacError as exc:
-        _fail(str(exc))
+    get_case(name)
+    report = run_audit(
+        name, epsilon=epsilon, delta=delta, trials=trials, seed=seed, confidence=confidence, progress=True
+    )
     for line in report.lines():
         click.echo(line)
     if json_out:
@@ -138,46 +146,79 @@ def _parse_set(values) -> dict:
     return params
 
 
-@main.command()
+#: Parameters every model gets from the command's own options (not through --set).
+_OPTION_PARAMS = ("epsilon", "delta", "domain", "constants", "random_state", "accountant")
+
+
+def _settable(cls) -> list[str]:
+    return [p for p in cls().get_params() if p not in _OPTION_PARAMS]
+
+
+def _with_settings(est, extra, model: str):
+    """Apply ``--set key=value`` through ``set_params``: an unknown key is refused with the valid ones."""
+    settings = _parse_set(extra)
+    valid = set(est.get_params())
+    unknown = sorted(set(settings) - valid)
+    if unknown:
+        _fail(
+            f"{model} has no parameter {', '.join(repr(k) for k in unknown)}; "
+            f"--set accepts: {', '.join(_settable(type(est)))}"
+        )
+    return est.set_params(**settings)
+
+
+class _FitCommand(click.Command):
+    """``privpac fit --help`` lists the models and the --set keys of each (built when asked for)."""
+
+    def get_help(self, ctx):
+        from .estimators import MODELS
+
+        lines = [super().get_help(ctx), "", "Models and their --set keys:"]
+        for name, cls in sorted(MODELS.items()):
+            lines.append(f"  {name:18s} {cls.__name__}: {', '.join(_settable(cls)) or '(none)'}")
+        return "\n".join(lines)
+
+
+@main.command(cls=_FitCommand)
 @click.argument("model")
 @click.argument("data", type=click.Path(exists=True, dir_okay=False))
 @click.option("--label", default=None, help="Label column (classifiers).")
 @click.option("--features", default=None, help="Comma-separated feature columns (default: all but the label).")
 @click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
-@click.option("--epsilon", type=float, default=1.0, show_default=True)
-@click.option("--delta", type=float, default=1e-6, show_default=True)
+@click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
+@click.option("--delta", type=float, default=1e-6, show_default=True, help="Total delta in [0, 1), well below 1/n.")
 @click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
 @click.option("--set", "extra", multiple=True, help="Extra estimator parameter key=value (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Where to save the model (JSON).")
 def fit(model, data, label, features, domain_spec, epsilon, delta, constants, seed, extra, output):
-    """Fit a private MODEL on a CSV file and save it with its ledger."""
+    """Fit a private MODEL on a CSV file and save it with its ledger.
+
+    MODEL is one of the models listed below; --set KEY=VALUE sets any of its other parameters
+    (VALUE is read as JSON when it parses, else as text), e.g. --set orientation=above.
+    """
     from .estimators import MODELS
     from .io import read_csv, save_model
 
     if model not in MODELS:
         _fail(f"unknown model {model!r}; available: {', '.join(sorted(MODELS))}")
     cls = MODELS[model]
-    try:
-        columns = read_csv(data)
-        names = [c.strip() for c in features.split(",")] if features else [c for c in columns if c != label]
-        missing = [c for c in names + ([label] if label else []) if c not in columns]
-        if missing:
-            _fail(f"columns not in {data}: {', '.join(missing)}")
-        X = _stack(columns, names)
-        params = dict(
-            epsilon=epsilon, delta=delta, domain=parse_domain(domain_spec), constants=constants, random_state=seed
-        )
-        params.update(_parse_set(extra))
-        est = cls(**{k: v for k, v in params.items() if k in cls().get_params()})
-        if label:
-            est.fit(X, columns[label])
-        else:
-            est.fit(X)
-        est.feature_names_ = names
-        save_model(est, output)
-    except PrivpacError as exc:
-        _fail(str(exc))
+    columns = read_csv(data)
+    names = [c.strip() for c in features.split(",")] if features else [c for c in columns if c != label]
+    missing = [c for c in names + ([label] if label else []) if c not in columns]
+    if missing:
+        _fail(f"columns not in {data}: {', '.join(missing)}")
+    X = _stack(columns, names)
+    params = dict(
+        epsilon=epsilon, delta=delta, domain=parse_domain(domain_spec), constants=constants, random_state=seed
+    )
+    est = _with_settings(cls(**{k: v for k, v in params.items() if k in cls().get_params()}), extra, model)
+    if label:
+        est.fit(X, columns[label])
+    else:
+        est.fit(X)
+    est.feature_names_ = names
+    save_model(est, output)
     for line in est.summary():
         click.echo(line)
     click.echo(_privacy_text(est.privacy_spent_))
@@ -186,6 +227,11 @@ def fit(model, data, label, features, domain_spec, epsilon, delta, constants, se
 
 def _stack(columns: dict, names: list[str]) -> np.ndarray:
     cols = [columns[n] for n in names]
+    if any(c.dtype == np.uint64 for c in cols) and all(np.issubdtype(c.dtype, np.integer) for c in cols):
+        # uint64 beside int64 would become float64 and lose digits: keep integers exact
+        if all(c.dtype == np.uint64 or c.min() >= 0 for c in cols):
+            return np.column_stack([c.astype(np.uint64) for c in cols])
+        cols = [c.astype(object) for c in cols]
     if any(c.dtype == object for c in cols):
         X = np.empty((len(cols[0]), len(cols)), dtype=object)
         for j, c in enumerate(cols):
@@ -203,15 +249,12 @@ def predict(model_path, data, features, output):
     """Predictions of a saved model on a CSV file."""
     from .io import load_model, read_csv, write_csv
 
-    try:
-        est = load_model(model_path)
-        if not hasattr(est, "predict"):
-            _fail(f"{type(est).__name__} does not predict")
-        columns = read_csv(data)
-        names = [c.strip() for c in features.split(",")] if features else _feature_names(est, columns)
-        pred = est.predict(_stack(columns, names))
-    except PrivpacError as exc:
-        _fail(str(exc))
+    est = load_model(model_path)
+    if not hasattr(est, "predict"):
+        _fail(f"{type(est).__name__} does not predict")
+    columns = read_csv(data)
+    names = [c.strip() for c in features.split(",")] if features else _feature_names(est, columns)
+    pred = est.predict(_stack(columns, names))
     if output:
         write_csv(output, {"prediction": pred})
         click.echo(f"wrote {len(pred)} predictions to {output}")
@@ -242,8 +285,8 @@ SANITIZERS = ("san-points", "k-point", "san-thresholds")
     "--counts", "counts_column", default=None, help="Column of multiplicities (each row = that many records)."
 )
 @click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
-@click.option("--epsilon", type=float, default=1.0, show_default=True)
-@click.option("--delta", type=float, default=1e-6, show_default=True)
+@click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
+@click.option("--delta", type=float, default=1e-6, show_default=True, help="Total delta in [0, 1), well below 1/n.")
 @click.option("--alpha", type=float, default=0.1, show_default=True, help="Accuracy of the answers.")
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
 @click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)
@@ -264,43 +307,41 @@ def sanitize(
     from .estimators import MODELS
     from .io import read_csv, save_model, write_csv
 
+    if n_out is not None:  # refused before anything is read or spent
+        from .validation import check_size
+
+        check_size(n_out, "--size")
     if model not in SANITIZERS or model not in MODELS:
         _fail(f"unknown sanitizer {model!r}; available: {', '.join(m for m in SANITIZERS if m in MODELS)}")
     cls = MODELS[model]
-    try:
-        columns = read_csv(data)
-        if column is None:
-            rest = [c for c in columns if c != counts_column]
-            if len(rest) != 1:
-                _fail(f"{data} has {len(rest)} value columns; choose one with --column")
-            column = rest[0]
-        for name in (column, counts_column):
-            if name is not None and name not in columns:
-                _fail(f"column {name!r} not in {data}")
-        params = dict(
-            epsilon=epsilon,
-            delta=delta,
-            alpha=alpha,
-            beta=beta,
-            domain=parse_domain(domain_spec),
-            constants=constants,
-            random_state=seed,
-        )
-        params.update(_parse_set(extra))
-        unknown = set(params) - set(cls().get_params())
-        if unknown:
-            _fail(f"{model} does not take {', '.join(sorted(unknown))}")
-        est = cls(**params).fit(columns[column], counts=None if counts_column is None else columns[counts_column])
-        est.feature_names_ = [column]
-        if output.lower().endswith(".csv"):
-            records = est.sample(n_out, random_state=None if seed is None else seed + 1)
-            write_csv(output, {column: records})
-            click.echo(f"wrote {len(records)} synthetic records to {output}")
-        else:
-            save_model(est, output)
-            click.echo(f"saved to {output}")
-    except PrivpacError as exc:
-        _fail(str(exc))
+    columns = read_csv(data)
+    if column is None:
+        rest = [c for c in columns if c != counts_column]
+        if len(rest) != 1:
+            _fail(f"{data} has {len(rest)} value columns; choose one with --column")
+        column = rest[0]
+    for name in (column, counts_column):
+        if name is not None and name not in columns:
+            _fail(f"column {name!r} not in {data}")
+    params = dict(
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        beta=beta,
+        domain=parse_domain(domain_spec),
+        constants=constants,
+        random_state=seed,
+    )
+    est = _with_settings(cls(**params), extra, model)
+    est.fit(columns[column], counts=None if counts_column is None else columns[counts_column])
+    est.feature_names_ = [column]
+    if output.lower().endswith(".csv"):
+        records = est.sample(n_out, random_state=None if seed is None else seed + 1)
+        write_csv(output, {column: records})
+        click.echo(f"wrote {len(records)} synthetic records to {output}")
+    else:
+        save_model(est, output)
+        click.echo(f"saved to {output}")
     for line in est.summary():
         click.echo(line)
     click.echo(_privacy_text(est.privacy_spent_))
@@ -313,16 +354,13 @@ def query(path, queries):
     """Answer counting queries ("x<=1000", "10<=x<20", "x==5", "x in {1,2}") from a sanitized file."""
     from .io import load_model
 
-    try:
-        est = load_model(path)
-        if not hasattr(est, "answer"):
-            _fail(f"{path} is not a sanitized database")
-        for q in queries:
-            value = est.answer(q)
-            note = "" if est.covers(q) else "  (outside the accuracy guarantee: " + est.guarantee_text + ")"
-            click.echo(f"{q}\t{value:.6g}{note}")
-    except PrivpacError as exc:
-        _fail(str(exc))
+    est = load_model(path)
+    if not hasattr(est, "answer"):
+        _fail(f"{path} is not a sanitized database")
+    for q in queries:
+        value = est.answer(q)
+        note = "" if est.covers(q) else "  (outside the accuracy guarantee: " + est.guarantee_text + ")"
+        click.echo(f"{q}\t{value:.6g}{note}")
 
 
 @main.command()
@@ -332,10 +370,7 @@ def show(model_path):
     from .accounting import PrivacyLedger
     from .io import load_model
 
-    try:
-        est = load_model(model_path)
-    except PrivpacError as exc:
-        _fail(str(exc))
+    est = load_model(model_path)
     for line in est.summary():
         click.echo(line)
     click.echo("privacy ledger")
@@ -347,8 +382,8 @@ def show(model_path):
 @main.command()
 @click.argument("name", required=False)
 @click.option("--list", "list_", is_flag=True, help="List the registered bounds.")
-@click.option("--epsilon", type=float, default=None)
-@click.option("--delta", type=float, default=None)
+@click.option("--epsilon", type=float, default=None, help="Total privacy budget epsilon.")
+@click.option("--delta", type=float, default=None, help="Total delta.")
 @click.option("--alpha", type=float, default=None, help="Accuracy.")
 @click.option("--beta", type=float, default=None, help="Failure probability.")
 @click.option("--domain-size", "domain_size", default=None, help="|X|, e.g. 65536 or 2**64.")
@@ -364,14 +399,11 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
             click.echo(f"{b.name:32s} [{b.kind}] {b.description} ({b.reference})")
         return
     params = dict(epsilon=epsilon, delta=delta, alpha=alpha, beta=beta, dimension=dimension)
-    try:
-        if domain_size is not None:
-            params["domain_size"] = eval_int(domain_size)
-        params.update(_parse_set(extra))
-        bound = get_bound(name)
-        result = evaluate_bound(name, **params)
-    except (PrivpacError, ValueError, TypeError) as exc:
-        _fail(str(exc))
+    if domain_size is not None:
+        params["domain_size"] = eval_int(domain_size)
+    params.update(_parse_set(extra))
+    bound = get_bound(name)
+    result = evaluate_bound(name, **params)
     if as_json:
         click.echo(
             json.dumps(
@@ -397,7 +429,7 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
 @click.argument("data", type=click.Path(exists=True, dir_okay=False))
 @click.option("--column", default=None, help="Column to summarise (default: the first).")
 @click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
-@click.option("--epsilon", type=float, default=1.0, show_default=True)
+@click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP.")
 @click.option("--alpha", type=float, default=0.1, show_default=True, help="Rank accuracy of the median.")
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
@@ -410,23 +442,20 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
     from .estimators import private_interior_point, private_median
     from .io import read_csv
 
-    try:
-        columns = read_csv(data)
-        name = column if column is not None else next(iter(columns))
-        if name not in columns:
-            _fail(f"column {name!r} not in {data}; columns: {', '.join(columns)}")
-        ledger = PrivacyLedger(epsilon, delta, label="median" if not interior else "interior point")
-        domain = parse_domain(domain_spec)
-        if interior:
-            value = private_interior_point(
-                columns[name], domain, epsilon, delta, beta=beta, method=method, rng=seed, ledger=ledger
-            )
-        else:
-            value = private_median(
-                columns[name], domain, epsilon, delta, alpha=alpha, beta=beta, method=method, rng=seed, ledger=ledger
-            )
-    except PrivpacError as exc:
-        _fail(str(exc))
+    columns = read_csv(data)
+    name = column if column is not None else next(iter(columns))
+    if name not in columns:
+        _fail(f"column {name!r} not in {data}; columns: {', '.join(columns)}")
+    ledger = PrivacyLedger(epsilon, delta, label="median" if not interior else "interior point")
+    domain = parse_domain(domain_spec)
+    if interior:
+        value = private_interior_point(
+            columns[name], domain, epsilon, delta, beta=beta, method=method, rng=seed, ledger=ledger
+        )
+    else:
+        value = private_median(
+            columns[name], domain, epsilon, delta, alpha=alpha, beta=beta, method=method, rng=seed, ledger=ledger
+        )
     what = "interior point" if interior else "median"
     click.echo(f"private {what} of {name!r}: {_param_text(value)}")
     click.echo("privacy ledger")
@@ -451,7 +480,13 @@ def _param_text(value):
 
 def _fmt_number(value) -> str:
     if isinstance(value, float):
-        return f"{value:,.1f}" if value < 1e9 else f"{value:.3e}"
+        if value != value or value in (float("inf"), float("-inf")):
+            return str(value)
+        if abs(value) >= 1e9:
+            return f"{value:.3e}"
+        if abs(value) >= 100 or value == 0:
+            return f"{value:,.1f}"
+        return f"{value:.4g}"  # small numbers (probabilities, per-call budgets) keep their digits
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}" if value < 10**12 else f"{value:.3e}"
     return str(value)

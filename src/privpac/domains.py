@@ -25,7 +25,7 @@ import numpy as np
 
 from .errors import DataError, DomainError, InvalidParameterError
 from .formatting import int_from_text, int_to_text
-from .validation import check_array, check_int, check_real
+from .validation import check_array, check_int, check_real, refuse_unsupported
 
 __all__ = ["IntegerDomain", "Grid", "ImplicitOrderedDomain", "as_domain", "index_array"]
 
@@ -72,7 +72,7 @@ class IntegerDomain:
 
     def to_index(self, X, name: str = "X") -> np.ndarray:
         """Validate values (1-D) against the domain and return their indices ``x - lo``."""
-        X = _as_integer_values(X, name)
+        X = integer_values(X, name)
         if X.size == 0:
             return index_array([], self.max_index)
         if X.dtype == object:
@@ -89,6 +89,9 @@ class IntegerDomain:
             raise DomainError(f"{name} contains {bad}, outside the domain [{self.lo}, {self.hi}]")
         if self.max_index <= _INT64_MAX and self.lo >= -_INT64_MAX and self.hi <= _INT64_MAX:
             return X.astype(np.int64) - np.int64(self.lo)
+        if 0 <= self.lo and self.hi < 2**64:
+            # Indices of a domain wider than int64 but within uint64: stay vectorised (uint64).
+            return X.astype(np.uint64) - np.uint64(self.lo)
         return index_array([int(v) - self.lo for v in X], self.max_index)
 
     def from_index(self, i):
@@ -105,31 +108,68 @@ class IntegerDomain:
         return {"type": "integer", "lo": int_to_text(self.lo), "hi": int_to_text(self.hi)}
 
 
-def _as_integer_values(X, name: str) -> np.ndarray:
+def integer_values(X, name: str = "X") -> np.ndarray:
+    """1-D integer data as the most compact exact array: int64, uint64, or Python ints beyond them.
+
+    Floats are accepted when integral: every float64 at or above ``2^53`` is an exact integer, and
+    is converted without overflow (what reading a CSV of large integers gives). Non-integral
+    values are refused with a message pointing to a :class:`Grid`. Object arrays of Python ints
+    are converted to int64 or uint64 when that is lossless (seven times faster downstream).
+    """
+    refuse_unsupported(X, name)
     if isinstance(X, np.ndarray) and X.dtype == object:
-        arr = X.ravel()
+        arr = X.ravel() if X.ndim > 1 and X.size == max(X.shape) else X
+    elif isinstance(X, list | tuple) and any(
+        isinstance(v, int) and not isinstance(v, bool) and abs(v) > _INT64_MAX for v in X
+    ):
+        arr = np.empty(len(X), dtype=object)
+        arr[:] = list(X)
     else:
-        if isinstance(X, list | tuple) and any(
-            isinstance(v, int) and not isinstance(v, bool) and abs(v) > _INT64_MAX for v in X
-        ):
-            arr = np.empty(len(X), dtype=object)
-            arr[:] = list(X)
-        else:
-            arr = np.asarray(X)
+        arr = np.asarray(X)
+        refuse_unsupported(arr, name)
     if arr.ndim != 1:
         raise DataError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.dtype == bool:
+        raise DataError(f"{name} holds booleans; an integer domain needs integers")
     if arr.dtype == object:
         if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr):
+            if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in arr):
+                return integer_values(np.asarray(arr, dtype=np.float64), name)
             raise DataError(f"{name} must contain integers for an integer domain")
-        return arr
+        return _compact(arr)
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)):
             raise DataError(f"{name} contains NaN or infinite values")
         if not np.all(arr == np.round(arr)):
-            raise DataError(f"{name} contains non-integer values; use a Grid domain for real-valued data")
-        return arr.astype(np.int64)
+            bad = arr[np.argmax(arr != np.round(arr))]
+            raise DataError(
+                f"{name} contains {bad!r}, not an integer, on an integer domain; use a Grid domain "
+                "(low:high:n_points) for real-valued data"
+            )
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        lo, hi = arr.min(), arr.max()
+        if -(2.0**63) <= lo and hi < 2.0**63:
+            return arr.astype(np.int64)
+        if 0 <= lo and hi < 2.0**64:
+            return arr.astype(np.uint64)
+        out = np.empty(arr.size, dtype=object)
+        out[:] = [int(v) for v in arr.tolist()]  # exact: a float is a binary rational
+        return out
     if not np.issubdtype(arr.dtype, np.integer):
         raise DataError(f"{name} must contain integers, got dtype {arr.dtype}")
+    return arr
+
+
+def _compact(arr: np.ndarray) -> np.ndarray:
+    """An object array of Python ints as int64 or uint64 when every value fits, else unchanged."""
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    lo, hi = min(arr), max(arr)
+    if -_INT64_MAX - 1 <= lo and hi <= _INT64_MAX:
+        return arr.astype(np.int64)
+    if 0 <= lo and hi < 2**64:
+        return arr.astype(np.uint64)
     return arr
 
 
@@ -164,6 +204,12 @@ class Grid:
             raise InvalidParameterError(f"low, high and n_points have incompatible shapes: {exc}") from exc
         if np.any(high <= low):
             raise InvalidParameterError("every domain bound needs low < high")
+        with np.errstate(over="ignore"):
+            span = high - low
+        if not np.all(np.isfinite(span)):
+            raise InvalidParameterError(
+                f"the grid from {low.tolist()} to {high.tolist()} is too wide for floating point (high - low overflows)"
+            )
         if not np.issubdtype(n_points.dtype, np.integer) or np.any(n_points < 2):
             raise InvalidParameterError("n_points must be integers >= 2")
         self.low = low
@@ -196,7 +242,10 @@ class Grid:
 
     def to_index(self, X, name: str = "X") -> np.ndarray:
         """Indices of the nearest grid points; shape (n,) for 1-D grids on 1-D input, else (n, d)."""
-        X = np.asarray(X, dtype=float) if not isinstance(X, np.ndarray) else X.astype(float)
+        refuse_unsupported(X, name)
+        X = np.asarray(X) if not isinstance(X, np.ndarray) else X
+        refuse_unsupported(X, name)
+        X = X.astype(float)
         one_d = X.ndim == 1
         if one_d:
             if self.dim != 1:
@@ -281,10 +330,15 @@ class ImplicitOrderedDomain:
 def domain_from_dict(d: dict):
     """Inverse of the ``to_dict`` methods (implicit domains cannot be restored from JSON)."""
     kind = d.get("type")
-    if kind == "integer":
-        return IntegerDomain(int_from_text(d["lo"]), int_from_text(d["hi"]))
-    if kind == "grid":
-        return Grid(d["low"], d["high"], d["n_points"], clip=d.get("clip", False))
+    try:
+        if kind == "integer":
+            return IntegerDomain(int_from_text(d["lo"]), int_from_text(d["hi"]))
+        if kind == "grid":
+            return Grid(d["low"], d["high"], d["n_points"], clip=d.get("clip", False))
+    except KeyError as exc:
+        raise InvalidParameterError(f"a domain of type {kind!r} needs the key {exc}") from exc
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"cannot read the domain {d!r}: {exc}") from exc
     raise InvalidParameterError(f"cannot restore a domain of type {kind!r}")
 
 
@@ -304,7 +358,15 @@ def as_domain(domain, name: str = "domain"):
     if isinstance(domain, dict):
         if "type" in domain:
             return domain_from_dict(domain)
-        return Grid(domain["low"], domain["high"], domain.get("n_points", 2**16), domain.get("clip", False))
+        keys = set(domain)
+        if keys == {"lo", "hi"}:
+            return IntegerDomain(domain["lo"], domain["hi"])
+        if {"low", "high"} <= keys <= {"low", "high", "n_points", "clip"}:
+            return Grid(domain["low"], domain["high"], domain.get("n_points", 2**16), domain.get("clip", False))
+        raise InvalidParameterError(
+            f"{name} as a mapping needs keys lo and hi (integers) or low, high and optionally n_points, clip "
+            f"(a grid); got {sorted(keys)}"
+        )
     if isinstance(domain, tuple | list):
         if len(domain) == 2 and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in domain):
             return IntegerDomain(int(domain[0]), int(domain[1]))

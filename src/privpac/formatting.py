@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 
 def fmt_int(x: int) -> str:
     """``12345`` as is; integers beyond 2^64 as ``2^k``, ``2^k - c`` or ``~2^k.kk``."""
@@ -40,3 +42,63 @@ def int_from_text(text) -> int:
     if body.startswith("0x"):
         return int(text, 16)
     return int(text)
+
+
+#: The largest integer a user may write (in a domain, a query or a bound): 2^(2^20), a domain of
+#: 2^1048576 points, far beyond 2^65536. Bigger literals would take minutes to build or print.
+MAX_INTEGER_BITS = 2**20
+
+
+def parse_integer(text: str, name: str = "value") -> int:
+    """An integer written plainly or as a power with an offset (``2**64-1``, ``-2**63``, ``10**6+3``).
+
+    The size is bounded (:data:`MAX_INTEGER_BITS`) before anything is computed, so ``2**99999999999``
+    is refused at once rather than hanging.
+    """
+    from .errors import InvalidParameterError
+
+    raw = str(text)
+    text = raw.strip().replace(" ", "").replace("_", "")
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("-+")
+    try:
+        if body.isdigit():
+            if len(body) * 3.33 > MAX_INTEGER_BITS:
+                raise InvalidParameterError(f"{name} {raw!r} has more than {MAX_INTEGER_BITS} bits")
+            return sign * int(body) if len(body) <= 4000 else sign * _decimal_to_int(body)
+        if body.lower().startswith("0x"):
+            if (len(body) - 2) * 4 > MAX_INTEGER_BITS:
+                raise InvalidParameterError(f"{name} {raw!r} has more than {MAX_INTEGER_BITS} bits")
+            return sign * int(body, 16)
+        if "**" in body:
+            base_text, _, rest = body.partition("**")
+            offset = 0
+            for op in ("-", "+"):
+                if op in rest:
+                    exp_text, _, off = rest.partition(op)
+                    offset = parse_integer(off, name) * (-1 if op == "-" else 1)
+                    rest = exp_text
+                    break
+            base, exp = int(base_text), int(rest)
+            if exp < 0:
+                raise InvalidParameterError(f"{name} {raw!r}: a negative exponent is not an integer")
+            if base > 1 and exp * math.log2(base) > MAX_INTEGER_BITS:
+                raise InvalidParameterError(
+                    f"{name} {raw!r} has about {exp * math.log2(base):.3g} bits, more than privpac accepts "
+                    f"({MAX_INTEGER_BITS}: a domain of up to 2^{MAX_INTEGER_BITS} points)"
+                )
+            return sign * base**exp + offset
+    except InvalidParameterError:
+        raise
+    except ValueError:
+        pass
+    raise InvalidParameterError(f"{name} must be an integer such as 1000, 2**64 or 2**64-1; got {raw!r}")
+
+
+def _decimal_to_int(digits: str) -> int:
+    """A long decimal string as an int, past Python's default 4300-digit conversion limit."""
+    value = 0
+    for a in range(0, len(digits), 4000):
+        chunk = digits[a : a + 4000]
+        value = value * 10 ** len(chunk) + int(chunk)
+    return value

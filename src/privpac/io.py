@@ -188,39 +188,74 @@ def load_model(path):
 
 
 def _parse_column(name: str, cells: list[str]) -> np.ndarray:
-    """Integers stay exact (int64, or Python ints beyond it); anything else is float."""
+    """Integers stay exact (int64, uint64, or Python ints beyond); anything else is a finite float."""
+    from .formatting import parse_integer
+
     try:
         return np.array(cells, dtype=np.int64)
     except (ValueError, OverflowError):
         pass
-    try:
-        ints = [int(c) for c in cells]
+    if all(c.lstrip("-+").isdigit() for c in cells):
+        ints = [parse_integer(c, f"a value of column {name!r}") for c in cells]
+        if min(ints) >= 0 and max(ints) < 2**64:
+            return np.array(ints, dtype=np.uint64)
         arr = np.empty(len(ints), dtype=object)
         arr[:] = ints
         return arr
-    except ValueError:
-        pass
     try:
-        return np.array(cells, dtype=np.float64)
-    except ValueError as exc:
-        raise InvalidParameterError(f"column {name!r} is not numeric: {exc}") from exc
+        values = np.array(cells, dtype=np.float64)
+    except ValueError:
+        bad = next(c for c in cells if not _is_number(c))
+        raise InvalidParameterError(f"column {name!r} is not numeric: it holds {bad!r}") from None
+    if not np.all(np.isfinite(values)):
+        bad = cells[int(np.argmax(~np.isfinite(values)))]
+        raise InvalidParameterError(f"column {name!r} holds {bad!r}, not a finite number")
+    return values
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return text.strip().lstrip("-+").isdigit()  # integers too long for a float
+    return True
 
 
 def read_csv(path) -> dict[str, np.ndarray]:
-    """A CSV file with a header row, as ``{column name: numeric array}``."""
+    """A UTF-8 CSV file with a header row (a byte-order mark is fine), as ``{column name: numeric array}``.
+
+    Refused with a message: non-UTF-8 bytes, a missing header (a first row of numbers), empty or
+    repeated column names, rows of the wrong length, non-numeric cells.
+    """
     import csv
 
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise InvalidParameterError(f"{path} is empty") from None
-        rows = [r for r in reader if r]
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh)
+            try:
+                header = [h.strip() for h in next(reader)]
+            except StopIteration:
+                raise InvalidParameterError(f"{path} is empty") from None
+            rows = [r for r in reader if r]
+    except UnicodeDecodeError as exc:
+        raise InvalidParameterError(f"{path} is not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+    if header and all(_is_number(h) for h in header):
+        raise InvalidParameterError(
+            f"the first row of {path} holds numbers ({','.join(header[:4])}): privpac needs a header row "
+            "naming the columns, such as x,y"
+        )
+    if any(not h for h in header):
+        raise InvalidParameterError(f"{path}: column {header.index('') + 1} of the header has no name")
+    repeated = sorted({h for h in header if header.count(h) > 1})
+    if repeated:
+        raise InvalidParameterError(f"{path}: the header names {', '.join(repeated)} more than once")
     if not rows:
         raise InvalidParameterError(f"{path} has a header but no records")
-    if any(len(r) != len(header) for r in rows):
-        raise InvalidParameterError(f"{path}: every row must have {len(header)} fields")
+    bad_rows = [i for i, r in enumerate(rows) if len(r) != len(header)]
+    if bad_rows:
+        raise InvalidParameterError(
+            f"{path}: every row must have {len(header)} fields; row {bad_rows[0] + 2} has {len(rows[bad_rows[0]])}"
+        )
     columns = list(zip(*rows))
     return {h: _parse_column(h, [c.strip() for c in col]) for h, col in zip(header, columns)}
 

@@ -41,6 +41,21 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     return check_real(epsilon, name, low=0.0, low_open=True)
 
 
+#: The smallest total epsilon an estimator or command accepts: below it the noise would exceed 10^9 per
+#: count, which no analysis can use and which the exact samplers' integer arithmetic is not meant for.
+MIN_EPSILON = 1e-9
+
+
+def check_budget_epsilon(epsilon, name: str = "epsilon") -> float:
+    """A user's total epsilon: a finite real number in ``[MIN_EPSILON, inf)``."""
+    value = check_epsilon(epsilon, name)
+    if value < MIN_EPSILON:
+        raise InvalidParameterError(
+            f"{name} must be at least {MIN_EPSILON:g}, got {epsilon!r}: the noise would be too large to be of any use"
+        )
+    return value
+
+
 def check_delta(delta, name: str = "delta", *, allow_zero: bool = True) -> float:
     """delta must lie in [0, 1) (or (0, 1) when ``allow_zero`` is False)."""
     return check_real(delta, name, low=0.0, low_open=not allow_zero, high=1.0, high_open=True)
@@ -63,6 +78,47 @@ def check_int(x, name: str, *, low: int | None = None, high: int | None = None) 
     return value
 
 
+#: The most elements a user-set size may make privpac allocate at once (int64: 800 MB).
+MAX_ELEMENTS = 10**8
+
+
+def check_size(x, name: str, *, per_item: int = 1, limit: int = MAX_ELEMENTS) -> int:
+    """A count a user sets (bins, records to sample, dimensions) that privpac will allocate.
+
+    Refused before anything is allocated when ``x * per_item`` exceeds ``limit`` elements, with the
+    size that was asked for.
+    """
+    value = check_int(x, name, low=1)
+    if value * per_item > limit:
+        raise InvalidParameterError(
+            f"{name} = {value:,} would need {value * per_item:,} values in memory, more than privpac allocates "
+            f"at once ({limit:,}); choose a smaller {name}"
+        )
+    return value
+
+
+def check_counts(counts, n_rows: int, name: str = "counts") -> np.ndarray:
+    """Record multiplicities: one integer >= 0 per row, not all 0, their total within int64 (2^62)."""
+    refuse_unsupported(counts, name)
+    arr = np.asarray(counts, dtype=object) if isinstance(counts, list | tuple) else np.asarray(counts)
+    if arr.dtype == object:
+        if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.ravel()):
+            raise DataError(f"{name} must hold integers")
+    elif not np.issubdtype(arr.dtype, np.integer):
+        raise DataError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.shape != (n_rows,):
+        raise DataError(f"{name} must hold one integer multiplicity >= 0 per row of X ({n_rows}), got {arr.shape}")
+    values = [int(v) for v in arr.tolist()]
+    if any(v < 0 for v in values):
+        raise DataError(f"{name} must be >= 0")
+    total = sum(values)
+    if total == 0:
+        raise DataError(f"{name} are all 0: at least one record is needed")
+    if total > 2**62:
+        raise DataError(f"{name} add up to {total:,} records, more than privpac counts exactly (2^62)")
+    return np.asarray(values, dtype=np.int64)
+
+
 def check_choice(x, name: str, choices) -> str:
     if x not in choices:
         raise InvalidParameterError(f"{name} must be one of {sorted(choices)}, got {x!r}")
@@ -77,6 +133,20 @@ def as_fraction(x, name: str) -> Fraction:
     return Fraction(x)
 
 
+def refuse_unsupported(X, name: str = "X") -> None:
+    """Raise a clear error for inputs no estimator accepts: sparse matrices, complex numbers, text."""
+    if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"{name} is a scipy sparse matrix; privpac's learners read dense data only: pass {name}.toarray() "
+            "(the domains here are low-dimensional, so the dense array is small)"
+        )
+    dtype = getattr(X, "dtype", None)
+    if dtype is not None and np.issubdtype(np.dtype(dtype), np.complexfloating):
+        raise TypeError(f"{name} holds complex numbers; privpac needs real values")
+    if dtype is not None and (np.issubdtype(np.dtype(dtype), np.str_) or np.issubdtype(np.dtype(dtype), np.bytes_)):
+        raise TypeError(f"{name} holds text ({np.dtype(dtype)}); privpac needs numbers")
+
+
 def check_array(X, name: str = "X", *, ndim: int = 2, allow_empty: bool = False) -> np.ndarray:
     """A finite numeric array of the given dimension.
 
@@ -84,6 +154,7 @@ def check_array(X, name: str = "X", *, ndim: int = 2, allow_empty: bool = False)
     silently; the error says how to reshape. Object arrays of Python ints (huge domains) are
     kept as they are.
     """
+    refuse_unsupported(X, name)
     if isinstance(X, np.ndarray) and X.dtype == object:
         arr = X
     else:
@@ -91,6 +162,7 @@ def check_array(X, name: str = "X", *, ndim: int = 2, allow_empty: bool = False)
             arr = np.asarray(X)
         except Exception as exc:  # ragged lists and the like
             raise DataError(f"{name} could not be read as an array: {exc}") from exc
+        refuse_unsupported(arr, name)
         if arr.dtype == object:
             # Python ints beyond int64 stay exact as an object array.
             if not all(isinstance(v, numbers.Integral) for v in arr.ravel()):

@@ -84,4 +84,22 @@ def evaluate_bound(name: str, **params) -> dict:
     if extra:
         raise InvalidParameterError(f"bound {name!r} takes {sorted(accepted)}; unknown: {sorted(extra)}")
     kwargs = {k: v for k, v in params.items() if v is not None and k in accepted}
+    signature = inspect.signature(bound.compute)
+    missing = [
+        p for p, spec in signature.parameters.items() if spec.default is inspect.Parameter.empty and p not in kwargs
+    ]
+    if missing:
+        options = ", ".join(_OPTION.get(p, f"--set {p}=...") for p in missing)
+        raise InvalidParameterError(f"bound {name!r} needs {options}")
     return bound.compute(**kwargs)
+
+
+#: How ``privpac bounds`` names each parameter (anything else is given with ``--set name=value``).
+_OPTION = {
+    "epsilon": "--epsilon",
+    "delta": "--delta",
+    "alpha": "--alpha",
+    "beta": "--beta",
+    "domain_size": "--domain-size",
+    "dimension": "--dimension",
+}

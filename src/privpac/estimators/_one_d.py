@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..domains import Grid, IntegerDomain, index_array
-from ..errors import DataError, DomainError, InvalidParameterError
+from ..errors import DataError, InvalidParameterError
+from ..validation import refuse_unsupported
 
 __all__ = ["one_d_values", "domain_indices", "domain_size", "index_value", "prediction_indices", "show"]
 
@@ -21,6 +22,7 @@ def show(value) -> str:
 
 def one_d_values(X, name: str = "X") -> np.ndarray:
     """``X`` of shape ``(n,)`` or ``(n, 1)`` as a 1-D array (object arrays of big ints kept)."""
+    refuse_unsupported(X, name)
     if isinstance(X, np.ndarray) and X.dtype == object:
         arr = X
     elif isinstance(X, list | tuple) and any(isinstance(v, int) and abs(v) > 2**62 for v in X):
@@ -28,6 +30,7 @@ def one_d_values(X, name: str = "X") -> np.ndarray:
         arr[:] = list(X)
     else:
         arr = np.asarray(X)
+        refuse_unsupported(arr, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -53,23 +56,7 @@ def domain_size(domain) -> int:
 def domain_indices(domain, X, name: str = "X") -> np.ndarray:
     """Validated indices ``0 .. size - 1`` of the records (values outside the domain raise)."""
     domain = _check_domain(domain)
-    vals = one_d_values(X, name)
-    if (
-        isinstance(domain, IntegerDomain)
-        and vals.dtype != object
-        and np.issubdtype(vals.dtype, np.integer)
-        and 0 <= domain.lo
-        and domain.hi < 2**64
-        and domain.max_index > np.iinfo(np.int64).max
-    ):
-        # Indices of a domain wider than int64 but within uint64: stay vectorised (uint64).
-        if vals.size:
-            lo_v, hi_v = int(vals.min()), int(vals.max())
-            if lo_v < domain.lo or hi_v > domain.hi:
-                bad = lo_v if lo_v < domain.lo else hi_v
-                raise DomainError(f"{name} contains {bad}, outside the domain [{domain.lo}, {domain.hi}]")
-        return vals.astype(np.uint64) - np.uint64(domain.lo)
-    return domain.to_index(vals, name)
+    return domain.to_index(one_d_values(X, name), name)
 
 
 def index_value(domain, i: int):

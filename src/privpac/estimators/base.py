@@ -31,9 +31,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import InvalidParameterError, NotFittedError
+from ..errors import InvalidParameterError, NotFittedError, UnsafeConfigurationWarning
 from ..random import RandomSource, as_random_source
-from ..validation import check_choice, check_delta, check_epsilon, check_labels
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
 
 __all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS", "private_fit"]
 
@@ -84,7 +84,7 @@ class PrivateEstimatorBase(BaseEstimator):
     # -- fit scaffolding ------------------------------------------------------------------------
 
     def _begin_fit(self) -> tuple[PrivacyLedger, RandomSource]:
-        eps = check_epsilon(self.epsilon)
+        eps = check_budget_epsilon(self.epsilon)
         delta = check_delta(self.delta, allow_zero=not self.requires_delta)
         check_choice(self.constants, "constants", CONSTANTS)
         domain = as_domain(self.domain)
@@ -112,6 +112,22 @@ class PrivateEstimatorBase(BaseEstimator):
         if reservation is not None:
             reservation.file()
         self._set_ledger(ledger)
+        self._warn_large_delta()
+
+    #: True where the learner itself already warns about delta >= 1/n
+    _learner_warns_large_delta = False
+
+    def _warn_large_delta(self) -> None:
+        # Public inputs only (delta, n): (epsilon, delta)-DP with delta >= 1/n allows mechanisms that
+        # publish a record in the clear, so the guarantee says little.
+        n, delta = getattr(self, "n_samples_", None), self.ledger_.budget_delta
+        if n and delta and delta >= 1.0 / n and not self._learner_warns_large_delta:
+            warnings.warn(
+                f"delta = {delta:g} is at least 1/n = {1.0 / n:g}: (epsilon, delta)-DP then allows releasing a "
+                "record in the clear; choose delta much smaller than 1/n (1e-6 or below is usual)",
+                UnsafeConfigurationWarning,
+                stacklevel=3,
+            )
 
     def _abandon_fit(self) -> None:
         reservation = self.__dict__.pop("_reservation", None)

@@ -40,7 +40,7 @@ from ..learners.large_margin import (
     learn_margin_pure,
 )
 from ..random import as_random_source
-from ..validation import check_array, check_choice, check_delta, check_epsilon, check_real
+from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_real
 from .base import CONSTANTS, PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateHalfspaceClassifier", "HALFSPACE_VARIANTS"]
@@ -145,6 +145,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     """
 
     algorithm_name = "large-margin halfspace (Nguyen, Ullman, Zakynthinou 2020)"
+    _learner_warns_large_delta = True
 
     def __init__(
         self,
@@ -184,7 +185,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
 
     def _begin_fit(self):
         # delta = 0 is fine for the pure learner only; the domain is resolved in fit (a norm bound is allowed).
-        eps = check_epsilon(self.epsilon)
+        eps = check_budget_epsilon(self.epsilon)
         delta = check_delta(self.delta, allow_zero=self.variant == "pure")
         check_choice(self.constants, "constants", CONSTANTS)
         rng = as_random_source(self.random_state)

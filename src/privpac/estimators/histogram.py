@@ -14,7 +14,7 @@ import numpy as np
 from ..domains import Grid, IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.laplace import laplace_mechanism
-from ..validation import check_int
+from ..validation import check_size
 from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateHistogram"]
@@ -54,7 +54,7 @@ class PrivateHistogram(PrivateEstimatorBase):
     @private_fit
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
-        n_bins = check_int(self.n_bins, "n_bins", low=1)
+        n_bins = check_size(self.n_bins, "n_bins")
         domain = self.domain_
         X = np.asarray(X)
         if X.ndim == 2 and X.shape[1] == 1:

@@ -23,7 +23,7 @@ from ..formatting import int_from_text, int_to_text
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint, interior_point_quality
 from ..optimize.recconcave import levels, rec_concave_run
 from ..random import as_random_source
-from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
 from ._one_d import domain_indices, domain_size, index_value, show
 from .base import PrivateEstimatorBase, private_fit
 
@@ -34,7 +34,7 @@ METHODS = ("auto", "exponential", "recconcave")
 
 def _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constants, rng, ledger):
     domain = as_domain(domain)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     beta = check_probability(beta, "beta")
@@ -107,7 +107,7 @@ def private_median(
 
     Returns the private median in data units (a Python int, or a float on a grid).
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     label = "private median (RecConcave / exponential mechanism)"
     with accounted_release("private_median", epsilon, delta, ledger=ledger, accountant=accountant, label=label) as run:
@@ -142,7 +142,7 @@ def private_interior_point(
     before ``values`` is read and filed when it ends.
     """
     domain = as_domain(domain)
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     beta = check_probability(beta, "beta")
     method = check_choice(method, "method", METHODS)

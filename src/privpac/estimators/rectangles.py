@@ -26,14 +26,14 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import DataError, DomainError, InvalidParameterError
+from ..errors import DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, plan_randmargins, run_randmargins
 from ..learners.rectangles_bns import learn_rectangle_bns
 from ..learners.rectangles_composition import plan_composition, run_composition
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..random import RandomSource
-from ..validation import check_array, check_choice, check_probability
+from ..validation import check_array, check_choice, check_counts, check_probability
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateRectangleClassifier", "RECTANGLE_METHODS", "RectangleMethod", "RectangleFit", "INTERIOR_POINTS"]
@@ -324,9 +324,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         else:
             if self.method != "bns":
                 raise InvalidParameterError("counts is supported by method='bns' only")
-            counts = np.asarray(counts)
-            if counts.shape != (P.shape[0],) or not np.issubdtype(counts.dtype, np.integer) or np.any(counts < 0):
-                raise DataError("counts must hold one integer multiplicity >= 0 per row of X")
+            counts = check_counts(counts, P.shape[0])
             weights = (counts[positive].astype(np.int64), int(counts[~positive].sum()))
         result = method.fit(self, np.asfortranarray(P[positive]), x_max, ledger, rng, weights)
         self.x_max_ = x_max

@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import DataError, InvalidParameterError
+from ..errors import InvalidParameterError
 from ..learners._sample import aggregate
 from ..sanitizers.database import CountedData, SanitizedDatabase, fixed_output_size
 from ..sanitizers.points import k_point_sanitizer, san_points
 from ..sanitizers.queries import answer_query, parse_query
 from ..sanitizers.thresholds import san_thresholds
-from ..validation import check_int
+from ..validation import check_counts, check_size
 from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateSanitizerBase", "PointSanitizer", "KPointSanitizer", "ThresholdSanitizer"]
@@ -100,14 +100,12 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         if counts is None:
             data = idx
         else:
-            w = np.asarray(counts)
-            if w.shape != (len(idx),) or not np.issubdtype(w.dtype, np.integer) or np.any(w < 0) or w.sum() == 0:
-                raise DataError("counts must hold one integer >= 0 per record, not all 0")
+            w = check_counts(counts, len(idx))
             keys, totals = aggregate(idx, w)
             keep = totals > 0
             data = CountedData.from_counts(keys[keep].tolist(), totals[keep].tolist(), size)
         self.database_ = self._run(data, size, ledger, rng)
-        self.n_samples_ = int(len(idx)) if counts is None else int(np.sum(counts))
+        self.n_samples_ = int(len(idx)) if counts is None else int(np.sum(w))
         self._end_fit(ledger)
         return self
 
@@ -133,7 +131,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         """``n`` synthetic records in domain units (default: the fixed size of spec 7.1)."""
         self._check_fitted()
         alpha = float(getattr(self, "alpha", 0.1))
-        n = fixed_output_size(alpha, float(getattr(self, "beta", 0.1)), 1) if n is None else check_int(n, "n", low=1)
+        n = fixed_output_size(alpha, float(getattr(self, "beta", 0.1)), 1) if n is None else check_size(n, "n")
         idx = self.database_.sample(n, random_state, alpha=self.database_.info.get("alpha", alpha))
         domain = as_domain(self.domain_)
         if isinstance(domain, IntegerDomain):

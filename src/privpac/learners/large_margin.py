@@ -59,7 +59,7 @@ from ..accounting import PrivacyLedger
 from ..errors import InvalidParameterError, UnsafeConfigurationWarning, UtilityWarning
 from ..mechanisms.exponential import exponential_mechanism
 from ..random import as_random_source
-from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real
+from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real, check_size
 from .dp_erm import ERM_VARIANTS, MarginHingeLoss, boosted_erm, noisy_gd
 from .jl_projection import (
     AUTO_PROJECTION_CONSTANT,
@@ -132,6 +132,8 @@ def _resolve_dim(projection_dim, d: int, auto: int | None, paper: int) -> tuple[
             )
     else:
         requested = check_int(projection_dim, "projection_dim", low=1)
+    if requested is not None:
+        check_size(requested, "projection_dim", per_item=max(d, 1))  # the sign matrix is m x d
     if requested is None or (requested >= d and not isinstance(projection_dim, int | np.integer)):
         return None, d if requested is None else requested
     return requested, requested

@@ -64,12 +64,23 @@ NOT_PRIVATE_LITERAL = "erratum E1: the paper-literal A_dist's gap has sensitivit
 
 def _smallest_tail_index(scale: Fraction, delta: float) -> int:
     """Smallest integer k >= 0 with Pr[Z >= k] = q^k / (1 + q) <= delta (q = exp(-1/scale))."""
-    q = math.exp(-1.0 / float(scale))
-    k = max(0, math.ceil(float(scale) * math.log(1.0 / (delta * (1.0 + q)))))
-    # Guard against rounding in the logarithm: step until the float tail is clearly below delta.
-    while q**k / (1.0 + q) > delta * (1.0 - 1e-12):
+    s = float(scale)
+    q = math.exp(-1.0 / s)
+    target = math.log(delta) + math.log1p(-1e-12)
+
+    def log_tail(k: int) -> float:  # log of q^k / (1 + q), in log space so that huge scales cannot loop
+        return -k / s - math.log1p(q)
+
+    estimate = s * (-target - math.log1p(q))
+    if not math.isfinite(estimate) or estimate > 2**62:
+        raise InvalidParameterError(
+            f"a discrete-Laplace scale of {s:.3g} is too large to compute with: epsilon is too small"
+        )
+    k = max(0, math.ceil(estimate))
+    # Guard against rounding: the closed form is off by at most a few steps.
+    while log_tail(k) > target:
         k += 1
-    while k > 0 and q ** (k - 1) / (1.0 + q) <= delta * (1.0 - 1e-12):
+    while k > 0 and log_tail(k - 1) <= target:
         k -= 1
     return k
 

@@ -44,7 +44,10 @@ def laplace_scale(sensitivity, epsilon) -> Fraction:
     sens = as_fraction(sensitivity, "sensitivity")
     if sens <= 0:
         raise InvalidParameterError(f"sensitivity must be > 0, got {sensitivity}")
-    return sens / as_fraction(epsilon, "epsilon")
+    scale = sens / as_fraction(epsilon, "epsilon")
+    if scale > 2**62:
+        raise InvalidParameterError(f"a noise scale of {float(scale):.3g} is too large to sample: epsilon is too small")
+    return scale
 
 
 def laplace_mechanism(

@@ -40,7 +40,7 @@ from ..errors import DataError, InvalidParameterError
 from ..formatting import fmt_int
 from ..mechanisms.exponential import sample_log_weights
 from ..random import as_random_source
-from ..validation import check_int, check_probability
+from ..validation import check_int, check_probability, check_size
 
 __all__ = ["CountedData", "SanitizedDatabase", "fixed_output_size"]
 
@@ -269,7 +269,7 @@ class SanitizedDatabase:
 
         Post-processing: costs no privacy. Fixed output size ``n`` (spec 7.1).
         """
-        n = check_int(n, "n", low=1)
+        n = check_size(n, "n")
         pts, probs = self.distribution(alpha)
         with np.errstate(divide="ignore"):
             logp = np.log(probs)

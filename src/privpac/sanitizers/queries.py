@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..domains import Grid, IntegerDomain
 from ..errors import InvalidParameterError
+from ..formatting import parse_integer
 
 __all__ = ["Query", "parse_query", "answer_query"]
 
@@ -39,16 +40,16 @@ class Query:
 
 
 def _number(text: str):
-    if "**" in text:
-        base, _, rest = text.partition("**")
-        m = re.match(r"^(\d+)([-+]\d+)?$", rest)
-        if not m:
-            raise InvalidParameterError(f"cannot read the number {text!r}")
-        return int(base) ** int(m.group(1)) + int(m.group(2) or 0)
+    """An integer (plain, or a bounded power such as ``2**64-1``) or a finite decimal number."""
+    if "**" in text or text.lstrip("-+").isdigit():
+        return parse_integer(text, "a query bound")
     try:
-        return int(text)
+        value = float(text)
     except ValueError:
-        return float(text)
+        raise InvalidParameterError(f"{text!r} in a query is not a number") from None
+    if not math.isfinite(value):
+        raise InvalidParameterError(f"{text!r} in a query is not a finite number")
+    return value
 
 
 def parse_query(text: str) -> Query:
