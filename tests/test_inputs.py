@@ -70,11 +70,11 @@ LIBRARY_CASES = [
         InvalidParameterError,
         "n = 1,000,000,000,000",
     ),
-    ("complex values, median", lambda: PrivateMedian(domain=(0, 99)).fit(X1 + 1j), TypeError, "complex"),
+    ("complex values, median", lambda: PrivateMedian(domain=(0, 99)).fit(X1 + 1j), DataError, "complex"),
     (
         "complex values, histogram on a grid",
         lambda: PrivateHistogram(domain=Grid(0.0, 99.0, 100)).fit(X1 + 1j),
-        TypeError,
+        DataError,
         "complex",
     ),
     (
@@ -256,3 +256,17 @@ def test_library_errors_are_library_exceptions_or_value_and_type_errors():
     for label, _call, error, _ in LIBRARY_CASES:
         if error is not None:
             assert issubclass(error, PrivpacError | TypeError), label
+
+
+def test_renamed_dataframe_columns_are_refused_at_predict():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"radius": np.arange(50), "texture": np.arange(50) % 7})
+    y = (frame["radius"] < 20).astype(int)
+    est = PrivateRectangleClassifier(domain=(0, 99), method="composition", random_state=0).fit(frame, y)
+    assert list(est.feature_names_in_) == ["radius", "texture"] and est.n_features_in_ == 2
+    assert est.predict(frame).shape == (50,)
+    with pytest.raises(DataError, match="feature names"):
+        est.predict(frame.rename(columns={"radius": "area"}))
+    one = PrivateThresholdClassifier(domain=(0, 99), random_state=0).fit(frame[["radius"]], y)
+    with pytest.raises(DataError, match="feature names"):
+        one.predict(frame[["texture"]])

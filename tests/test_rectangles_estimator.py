@@ -132,7 +132,7 @@ def test_estimator_bad_inputs():
     with pytest.raises(NotFittedError):
         est.predict(X)
     est.fit(X, y)
-    with pytest.raises(InvalidParameterError, match="features"):
+    with pytest.raises(DataError, match="features"):
         est.predict(np.array([[1, 2, 3]]))
     with pytest.warns(PaperLiteralWarning):
         PrivateRectangleClassifier(domain=(0, 7), variant="paper-literal").fit(X, y)

@@ -56,12 +56,20 @@ def test_the_ledger_depends_on_public_inputs_only(name):
 #: Every public attribute a fit sets, per model: a new one must be reviewed (is it a function of the
 #: public inputs and the private outputs only?) and added here.
 RELEASED_ATTRIBUTES = {
-    "histogram": {"counts_", "bin_edges_", "n_samples_"},
-    "median": {"median_index_", "depth_", "n_samples_"},
-    "point": {"point_", "released_", "method_", "n_samples_", "classes_"},
-    "threshold": {"threshold_", "method_", "depth_", "n_samples_", "classes_"},
-    "label-private": {"hypothesis_", "n_samples_", "n_candidates_", "domain_size_", "privacy_unit_", "classes_"},
-    "san-points": {"database_", "n_samples_"},
+    "histogram": {"counts_", "bin_edges_", "n_samples_", "n_features_in_"},
+    "median": {"median_index_", "depth_", "n_samples_", "n_features_in_"},
+    "point": {"point_", "released_", "method_", "n_samples_", "classes_", "n_features_in_"},
+    "threshold": {"threshold_", "method_", "depth_", "n_samples_", "classes_", "n_features_in_"},
+    "label-private": {
+        "hypothesis_",
+        "n_samples_",
+        "n_candidates_",
+        "domain_size_",
+        "privacy_unit_",
+        "classes_",
+        "n_features_in_",
+    },
+    "san-points": {"database_", "n_samples_"},  # fitted on a 1-D list: no feature bookkeeping
     "k-point": {"database_", "n_samples_"},
     "san-thresholds": {"database_", "n_samples_"},
     "rectangle": {

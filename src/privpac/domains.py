@@ -217,6 +217,12 @@ class Grid:
         self.n_points = n_points.astype(np.int64)
         self.clip = bool(clip)
 
+    def broadcast(self, d: int) -> Grid:
+        """A one-dimensional grid as the same grid on each of ``d`` features (itself otherwise)."""
+        if self.dim == d or self.dim != 1:
+            return self
+        return Grid(np.repeat(self.low, d), np.repeat(self.high, d), np.repeat(self.n_points, d), clip=self.clip)
+
     @property
     def dim(self) -> int:
         return self.low.size

@@ -7,6 +7,8 @@ scikit-learn style callers.
 
 from __future__ import annotations
 
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
 
 class PrivpacError(Exception):
     """Base class of every privpac exception."""
@@ -43,8 +45,8 @@ class BudgetExceededError(PrivpacError, RuntimeError):
     """
 
 
-class NotFittedError(PrivpacError, AttributeError):
-    """An estimator was used before ``fit``."""
+class NotFittedError(PrivpacError, _SklearnNotFittedError):
+    """An estimator was used before ``fit`` (also scikit-learn's ``NotFittedError``)."""
 
 
 class PaperLiteralWarning(UserWarning):

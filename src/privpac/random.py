@@ -196,10 +196,12 @@ def as_random_source(rng=None) -> RandomSource:
         return rng
     if isinstance(rng, np.random.Generator):
         return SeededRandom(rng)
+    if isinstance(rng, np.random.RandomState):  # scikit-learn's convention: draw a seed from it
+        return SeededRandom(int(rng.randint(0, 2**63 - 1, dtype=np.int64)))
     if isinstance(rng, int | np.integer) and not isinstance(rng, bool):
         return SeededRandom(int(rng))
     raise InvalidParameterError(
-        f"rng must be None (secure), an int seed, a privpac RandomSource or a numpy Generator; got {rng!r}"
+        f"rng must be None (secure), an int seed, a privpac RandomSource, a numpy Generator or RandomState; got {rng!r}"
     )
 
 

@@ -133,8 +133,11 @@ def as_fraction(x, name: str) -> Fraction:
     return Fraction(x)
 
 
-def refuse_unsupported(X, name: str = "X") -> None:
-    """Raise a clear error for inputs no estimator accepts: sparse matrices, complex numbers, text."""
+def refuse_unsupported(X, name: str = "X", *, text: bool = True) -> None:
+    """Raise a clear error for inputs no estimator accepts: sparse matrices, complex numbers, text.
+
+    ``text=False`` lets strings through (labels may be text, such as ``("benign", "malignant")``).
+    """
     if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
         raise TypeError(
             f"{name} is a scipy sparse matrix; privpac's learners read dense data only: pass {name}.toarray() "
@@ -142,8 +145,12 @@ def refuse_unsupported(X, name: str = "X") -> None:
         )
     dtype = getattr(X, "dtype", None)
     if dtype is not None and np.issubdtype(np.dtype(dtype), np.complexfloating):
-        raise TypeError(f"{name} holds complex numbers; privpac needs real values")
-    if dtype is not None and (np.issubdtype(np.dtype(dtype), np.str_) or np.issubdtype(np.dtype(dtype), np.bytes_)):
+        raise DataError(f"Complex data not supported: {name} holds complex numbers; privpac needs real values")
+    if (
+        text
+        and dtype is not None
+        and (np.issubdtype(np.dtype(dtype), np.str_) or np.issubdtype(np.dtype(dtype), np.bytes_))
+    ):
         raise TypeError(f"{name} holds text ({np.dtype(dtype)}); privpac needs numbers")
 
 
@@ -170,10 +177,12 @@ def check_array(X, name: str = "X", *, ndim: int = 2, allow_empty: bool = False)
         elif not np.issubdtype(arr.dtype, np.number) and arr.dtype != bool:
             raise DataError(f"{name} must be numeric, got dtype {arr.dtype}")
     if arr.ndim != ndim:
-        hint = " (use X.reshape(-1, 1) for a single feature)" if ndim == 2 and arr.ndim == 1 else ""
+        hint = " (Reshape your data: X.reshape(-1, 1) for a single feature)" if ndim == 2 and arr.ndim == 1 else ""
         raise DataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}{hint}")
     if not allow_empty and arr.shape[0] == 0:
-        raise DataError(f"{name} is empty: at least one record is needed")
+        raise DataError(f"{name} is empty: at least one record is needed (0 sample(s), shape={arr.shape})")
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise DataError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if arr.dtype != object and np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)):
             raise DataError(f"{name} contains NaN or infinite values")
@@ -185,7 +194,21 @@ def check_labels(y, labels, n_samples: int | None = None, name: str = "y") -> np
 
     The label set is a parameter, never read off the data.
     """
+    if y is None:
+        raise DataError(f"this classifier requires y to be passed, but the target {name} is None")
+    refuse_unsupported(y, name, text=False)
     y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+
+        warnings.warn(
+            f"A column-vector {name} was passed when a 1d array was expected: read as {name}.ravel()",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = y[:, 0]
     if y.ndim != 1:
         raise DataError(f"{name} must be 1-dimensional, got shape {y.shape}")
     if n_samples is not None and y.shape[0] != n_samples:
@@ -200,5 +223,16 @@ def check_labels(y, labels, n_samples: int | None = None, name: str = "y") -> np
     bad = ~(is_pos | is_neg)
     if np.any(bad):
         example = y[np.argmax(bad)]
-        raise DataError(f"{name} contains the label {example!r}, outside the declared labels {tuple(labels)!r}")
+        kind = "continuous" if np.issubdtype(y.dtype, np.floating) and np.any(y != np.round(y)) else "outside"
+        if kind == "continuous":
+            raise DataError(
+                f"Unknown label type: continuous. {name} must hold the public labels {tuple(labels)!r} of a binary "
+                "classifier (privpac does not do regression)"
+            )
+        several = len(set(y.tolist())) > 2
+        raise DataError(
+            ("Only binary classification is supported. The type of the target is multiclass: " if several else "")
+            + f"{name} contains the label {example!r}, outside the declared labels {tuple(labels)!r} (pass "
+            "labels=(negative, positive): the label set is public and is never read off the data)"
+        )
     return is_pos.astype(np.int8)

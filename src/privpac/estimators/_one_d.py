@@ -31,10 +31,15 @@ def one_d_values(X, name: str = "X") -> np.ndarray:
     else:
         arr = np.asarray(X)
         refuse_unsupported(arr, name)
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise DataError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise DataError(f"{name} must have shape (n,) or (n, 1): a single feature; got shape {arr.shape}")
+        raise DataError(
+            f"{name} must have shape (n,) or (n, 1): a single feature (the public domain is one-dimensional); "
+            f"got shape {arr.shape}"
+        )
     return arr
 
 

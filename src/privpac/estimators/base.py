@@ -27,11 +27,12 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import validate_data
 
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import InvalidParameterError, NotFittedError, UnsafeConfigurationWarning
+from ..errors import DataError, InvalidParameterError, NotFittedError, UnsafeConfigurationWarning
 from ..random import RandomSource, as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
 
@@ -139,6 +140,26 @@ class PrivateEstimatorBase(BaseEstimator):
         self.ledger_ = ledger
         self.privacy_spent_ = ledger.privacy_spent()
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _check_features(self, X, *, reset: bool, y=None) -> None:
+        """scikit-learn's feature bookkeeping: ``n_features_in_``, and ``feature_names_in_`` for DataFrames.
+
+        At prediction (``reset=False``) a DataFrame whose columns differ from the fitted ones is
+        refused, as in scikit-learn. A one-dimensional ``X`` (a single feature) is left alone.
+        Classifiers pass ``y`` at fit, so that a missing target is named before anything else.
+        """
+        if reset and y is None and isinstance(self, ClassifierMixin):
+            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if hasattr(X, "columns") or len(getattr(X, "shape", ())) == 2:
+            try:
+                validate_data(self, X, skip_check_array=True, reset=reset)
+            except ValueError as exc:  # renamed or missing columns, a different number of features
+                raise DataError(str(exc)) from None
+
     @property
     def fit_shape_(self) -> tuple[int, int]:
         """``(n_samples, n_features)`` of the training data: public under replace-one neighbours."""
@@ -214,6 +235,12 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         y01 = check_labels(y, self.labels, n_samples)
         self.classes_ = np.asarray(self.labels)
         return y01
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary classifiers over a public label set
+        tags.classifier_tags.poor_score = True  # private learners at the checks' small sample sizes
+        return tags
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         return (*super()._public_example(n_samples, n_features), np.full(n_samples, self.labels[0]))

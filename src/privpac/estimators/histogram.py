@@ -15,6 +15,7 @@ from ..domains import Grid, IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.laplace import laplace_mechanism
 from ..validation import check_size
+from ._one_d import one_d_values
 from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateHistogram"]
@@ -54,11 +55,10 @@ class PrivateHistogram(PrivateEstimatorBase):
     @private_fit
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
+        self._check_features(X, reset=True)
         n_bins = check_size(self.n_bins, "n_bins")
         domain = self.domain_
-        X = np.asarray(X)
-        if X.ndim == 2 and X.shape[1] == 1:
-            X = X[:, 0]
+        X = one_d_values(X)
         if isinstance(domain, Grid):
             if domain.dim != 1:
                 raise InvalidParameterError("PrivateHistogram needs a one-dimensional domain")

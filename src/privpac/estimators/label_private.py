@@ -10,13 +10,11 @@ sample sizes (and the erratum on the size of the unlabelled part).
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import InvalidParameterError
+from ..domains import as_domain
 from ..learners.concept_classes import PointFunctions, Thresholds
 from ..learners.label_private import label_private_learner, semi_private_learner
 from ..validation import check_choice
+from ._one_d import domain_indices, domain_size
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["LabelPrivateClassifier"]
@@ -77,20 +75,12 @@ class LabelPrivateClassifier(PrivateClassifierBase):
 
     def _index(self, X, name="X"):
         domain = as_domain(self.domain_)
-        X = np.asarray(X) if not (isinstance(X, np.ndarray) and X.dtype == object) else X
-        if X.ndim == 2:
-            if X.shape[1] != 1:
-                raise InvalidParameterError(f"LabelPrivateClassifier uses one feature; {name} has {X.shape[1]}")
-            X = X[:, 0]
-        if isinstance(domain, IntegerDomain):
-            return domain.to_index(X, name), domain.size
-        if isinstance(domain, Grid) and domain.dim == 1:
-            return domain.to_index(np.asarray(X, dtype=float), name), int(domain.n_points[0])
-        raise InvalidParameterError("LabelPrivateClassifier needs a one-dimensional domain")
+        return domain_indices(domain, X, name), domain_size(domain)
 
     @private_fit
     def fit(self, X, y, X_public=None):
         ledger, rng = self._begin_fit()
+        self._check_features(X, reset=True, y=y)
         check_choice(self.concept, "concept", tuple(CONCEPTS))
         idx, size = self._index(X)
         y01 = self._validate_labels(y, len(idx))
@@ -139,6 +129,7 @@ class LabelPrivateClassifier(PrivateClassifierBase):
 
     def predict(self, X):
         self._check_fitted()
+        self._check_features(X, reset=False)
         idx, _ = self._index(X)
         cls = CONCEPTS[self.concept](self.domain_size_)
         return self._decode(cls.predict(self.hypothesis_, idx))

@@ -209,6 +209,7 @@ class PrivateMedian(PrivateEstimatorBase):
     @private_fit
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
+        self._check_features(X, reset=True)
         value, result = _median_run(
             X,
             self.domain_,

@@ -283,6 +283,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
                 idx = np.asarray(flat.tolist() if flat.dtype == object else flat).reshape(n, d)
             x_max = (domain.max_index,) * d
         elif isinstance(domain, Grid):
+            domain = domain.broadcast(X.shape[1])  # a one-dimensional grid applies to every feature
             idx = domain.to_index(X, name)
             x_max = tuple(int(v) - 1 for v in domain.n_points)
         else:
@@ -294,6 +295,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
     def _to_data_units(self, idx: tuple[int, ...]):
         domain = as_domain(self.domain_)
         if isinstance(domain, Grid):
+            domain = domain.broadcast(len(idx))
             return [float(domain.low[i] + v * domain.step[i]) for i, v in enumerate(idx)]
         return [domain.from_index(v) for v in idx]
 
@@ -309,6 +311,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         """
         method = self._method()
         ledger, rng = self._begin_fit()
+        self._check_features(X, reset=True, y=y)
         check_choice(self.shape, "shape", SHAPES)
         check_choice(self.variant, "variant", VARIANTS)
         check_probability(self.beta, "beta")
@@ -357,6 +360,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
 
     def predict(self, X) -> np.ndarray:
         self._check_fitted()
+        self._check_features(X, reset=False)
         P, _ = self._grid(X)
         return self._decode(self.box_.predict(P))
 

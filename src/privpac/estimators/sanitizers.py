@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import InvalidParameterError
+from ..domains import IntegerDomain, as_domain
 from ..learners._sample import aggregate
 from ..sanitizers.database import CountedData, SanitizedDatabase, fixed_output_size
 from ..sanitizers.points import k_point_sanitizer, san_points
 from ..sanitizers.queries import answer_query, parse_query
 from ..sanitizers.thresholds import san_thresholds
 from ..validation import check_counts, check_size
+from ._one_d import domain_indices, domain_size
 from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateSanitizerBase", "PointSanitizer", "KPointSanitizer", "ThresholdSanitizer"]
@@ -61,16 +61,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
 
     def _indices(self, X) -> tuple[np.ndarray, int]:
         domain = as_domain(self.domain_)
-        X = np.asarray(X) if not (isinstance(X, np.ndarray) and X.dtype == object) else X
-        if X.ndim == 2:
-            if X.shape[1] != 1:
-                raise InvalidParameterError(f"{type(self).__name__} sanitizes one column; got {X.shape[1]} columns")
-            X = X[:, 0]
-        if isinstance(domain, IntegerDomain):
-            return domain.to_index(X, "X"), domain.size
-        if isinstance(domain, Grid) and domain.dim == 1:
-            return domain.to_index(np.asarray(X, dtype=float), "X"), int(domain.n_points[0])
-        raise InvalidParameterError("sanitizers need a one-dimensional domain (IntegerDomain or 1-D Grid)")
+        return domain_indices(domain, X, "X"), domain_size(domain)
 
     def _run(self, idx, size, ledger, rng) -> SanitizedDatabase:
         return type(self).sanitizer(
@@ -96,6 +87,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         one record: neighbours differ in one of the expanded records.
         """
         ledger, rng = self._begin_fit()
+        self._check_features(X, reset=True)
         idx, size = self._indices(X)
         if counts is None:
             data = idx
