@@ -56,9 +56,13 @@ def test_threshold_classifier_methods_constants_and_orientation():
     rc = PrivateThresholdClassifier(domain=(0, 2**64 - 1), method="recconcave", N=2, alpha=0.2, random_state=1)
     rc.fit(X, y)
     assert rc.method_ == "recconcave" and rc.depth_ == 2 and rc.privacy_spent_[1] <= 1e-6
-    paper = PrivateThresholdClassifier(domain=(0, 2**64 - 1), constants="paper", random_state=1).fit(X, y)
+    paper = PrivateThresholdClassifier(domain=(0, 2**64 - 1), constants="paper", orientation="below", random_state=1)
+    paper.fit(X, y)
     assert paper.method_ == "recconcave" and paper.depth_ == 3
     assert paper.privacy_spent_[0] == pytest.approx(7 / 15)  # E15: 7 mechanisms of eps/15 run
+    # not knowing the orientation costs its choice (a tenth of epsilon) before the paper's learner
+    auto = PrivateThresholdClassifier(domain=(0, 2**64 - 1), constants="paper", random_state=1).fit(X, y)
+    assert auto.privacy_spent_[0] == pytest.approx(0.1 + 0.9 * 7 / 15)
     up = PrivateThresholdClassifier(domain=(0, 2**64 - 1), orientation="above", labels=("no", "yes"), random_state=2)
     up.fit(X, np.where(y == 1, "no", "yes"))
     assert up.score(X, np.where(y == 1, "no", "yes")) > 0.98
@@ -211,3 +215,21 @@ def test_models_on_a_2_65536_domain_save_and_load(tmp_path):
     loaded = load_model(save_model(est, tmp_path / "huge.json"))
     assert loaded.threshold_ == est.threshold_ and loaded.domain_.hi == 2**65536 - 1
     assert np.array_equal(loaded.predict(X), est.predict(X))
+
+
+def test_the_orientation_is_learned_privately_when_not_given():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 1000, size=(2000, 1))
+    for truth, y in (("above", (X[:, 0] >= 600).astype(int)), ("below", (X[:, 0] < 600).astype(int))):
+        for method in ("em", "recconcave"):
+            est = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), method=method, random_state=1).fit(X, y)
+            assert est.orientation_ == truth and est.score(X, y) > 0.97, (truth, method)
+            assert est.privacy_spent_[0] <= 1.0 + 1e-12
+    em = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), method="em", random_state=1).fit(X, y)
+    assert [e.label for e in em.ledger_.entries] == ["EM learner over thresholds of both orientations"]
+    rc = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), method="recconcave", random_state=1).fit(X, y)
+    assert rc.ledger_.entries[0].label == "threshold orientation" and rc.ledger_.entries[0].epsilon == pytest.approx(
+        0.1
+    )
+    fixed = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), orientation="above", random_state=1).fit(X, y)
+    assert fixed.orientation_ == "above" and fixed.score(X, y) < 0.7  # the given orientation is wrong here

@@ -59,7 +59,7 @@ RELEASED_ATTRIBUTES = {
     "histogram": {"counts_", "bin_edges_", "n_samples_", "n_features_in_"},
     "median": {"median_index_", "depth_", "n_samples_", "n_features_in_"},
     "point": {"point_", "released_", "method_", "n_samples_", "classes_", "n_features_in_"},
-    "threshold": {"threshold_", "method_", "depth_", "n_samples_", "classes_", "n_features_in_"},
+    "threshold": {"threshold_", "method_", "depth_", "orientation_", "n_samples_", "classes_", "n_features_in_"},
     "label-private": {
         "hypothesis_",
         "n_samples_",

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..domains import IntegerDomain
 from ..formatting import int_from_text, int_to_text
-from ..learners.exponential import em_learn_thresholds
+from ..learners.exponential import ORIENTATIONS, choose_orientation, em_learn_oriented_thresholds, em_learn_thresholds
 from ..learners.thresholds import learn_thresholds, learn_thresholds_plan
 from ..validation import check_choice, check_int, check_probability
 from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
@@ -16,7 +16,8 @@ from .base import PrivateClassifierBase, private_fit
 __all__ = ["PrivateThresholdClassifier"]
 
 METHODS = ("auto", "recconcave", "em")
-ORIENTATIONS = ("below", "above")
+#: The share of epsilon that chooses the orientation before RecConcave, when it is not given.
+ORIENTATION_SHARE = 0.1
 
 
 class PrivateThresholdClassifier(PrivateClassifierBase):
@@ -44,9 +45,16 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
     alpha, beta : float
         Target accuracy and confidence (RecConcave's accuracy is ``alpha/2``, its budget split is
         tuned for failure ``beta/2``). They never affect privacy.
-    orientation : {"below", "above"}
+    orientation : {"auto", "below", "above"}, default="auto"
         ``"below"``: label 1 below the threshold (the paper's class ``c_j(x) = 1`` iff ``x < j``).
         ``"above"``: label 1 at and above it (learned as the paper's class on flipped labels).
+        ``"auto"`` (default): learned privately too. With the exponential mechanism, one mechanism
+        over the thresholds of both orientations (the class of ``2 (|X| + 1)`` hypotheses: the same
+        epsilon, one more ``ln 2`` in the sample size); with RecConcave, which needs one
+        orientation, the exponential mechanism first picks the orientation whose best threshold
+        labels most records (that maximum has sensitivity 1) with ``ORIENTATION_SHARE = 0.1`` of
+        epsilon, and LearnThresholds runs with the rest. Give the orientation when it is known
+        (``constants="paper"`` reproduces the paper with ``orientation="below"``).
     labels : pair
         The public labels ``(negative, positive)``.
     accountant : BudgetAccountant or None, default=None
@@ -60,6 +68,8 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
     threshold_value_ : int or float
         The cut in data units: integer domains predict 1 iff ``x < threshold_value_``; grids cut
         half-way between grid points.
+    orientation_ : {"below", "above"}
+        The orientation used: the one given, or the one learned privately (``orientation="auto"``).
     method_, depth_ : str, int
         The algorithm that ran and RecConcave's number of levels (1 for the exponential mechanism).
     ledger_, privacy_spent_ : the privacy ledger and the total spent.
@@ -83,7 +93,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         N=None,
         alpha=0.1,
         beta=0.1,
-        orientation="below",
+        orientation="auto",
         accountant=None,
     ):
         super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
@@ -108,24 +118,35 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
     def fit(self, X, y):
         ledger, rng = self._begin_fit()
         self._check_features(X, reset=True, y=y)
-        check_choice(self.orientation, "orientation", ORIENTATIONS)
+        orientation = check_choice(self.orientation, "orientation", ("auto", *ORIENTATIONS))
         alpha = check_probability(self.alpha, "alpha")
         beta = check_probability(self.beta, "beta")
         N = None if self.N is None else check_int(self.N, "N", low=1)
         idx = domain_indices(self.domain_, X)
         y01 = self._validate_labels(y, idx.shape[0])
-        learn_y = 1 - y01 if self.orientation == "above" else y01
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         self.method_ = self._resolve_method(size, eps, delta)
-        if self.method_ == "em":
-            h = em_learn_thresholds(idx, learn_y, size, eps, ledger=ledger, rng=rng)
+        if self.method_ == "em" and orientation == "auto":
+            # one exponential mechanism over the thresholds of both orientations: no extra cost
+            h, orientation = em_learn_oriented_thresholds(idx, y01, size, eps, ledger=ledger, rng=rng)
             self.threshold_, self.depth_ = int(h.threshold), 1
         else:
-            res = learn_thresholds(
-                idx, learn_y, size, alpha, beta, eps, delta, N=N, constants=self.constants, ledger=ledger, rng=rng
-            )
-            self.threshold_, self.depth_ = int(res.threshold), res.depth
+            if orientation == "auto":
+                # RecConcave needs one orientation: chosen first, with a share of the budget
+                eps_o = ORIENTATION_SHARE * eps
+                orientation = choose_orientation(idx, y01, size, eps_o, ledger=ledger, rng=rng)
+                eps -= eps_o
+            learn_y = 1 - y01 if orientation == "above" else y01
+            if self.method_ == "em":
+                h = em_learn_thresholds(idx, learn_y, size, eps, ledger=ledger, rng=rng)
+                self.threshold_, self.depth_ = int(h.threshold), 1
+            else:
+                res = learn_thresholds(
+                    idx, learn_y, size, alpha, beta, eps, delta, N=N, constants=self.constants, ledger=ledger, rng=rng
+                )
+                self.threshold_, self.depth_ = int(res.threshold), res.depth
+        self.orientation_ = orientation
         self.n_samples_ = int(idx.shape[0])
         self._end_fit(ledger)
         return self
@@ -144,7 +165,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         self._check_features(X, reset=False)
         below = prediction_indices(self.domain_, X) < self.threshold_
         h = np.asarray(below, dtype=np.int8)
-        if self.orientation == "above":
+        if self.orientation_ == "above":
             h = 1 - h
         return self._decode(h)
 
@@ -159,6 +180,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
             "threshold": int_to_text(self.threshold_),
             "method": self.method_,
             "depth": self.depth_,
+            "orientation": self.orientation_,
             "n_samples": self.n_samples_,
         }
 
@@ -166,11 +188,12 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         self.threshold_ = int_from_text(state["threshold"])
         self.method_ = state["method"]
         self.depth_ = int(state["depth"])
+        self.orientation_ = check_choice(state["orientation"], "orientation", ORIENTATIONS)
         self.n_samples_ = int(state["n_samples"])
 
     def summary(self) -> list[str]:
         self._check_fitted()
-        side = "<" if self.orientation == "below" else ">="
+        side = "<" if self.orientation_ == "below" else ">="
         neg, pos = self.labels
         algo = "exponential mechanism" if self.method_ == "em" else f"RecConcave, {self.depth_} level(s)"
         return [
