@@ -62,7 +62,8 @@ def _piece_count_in_the_ledger(monkeypatch):
     original = learners_exponential.exponential_mechanism_step
 
     def leaky(f, epsilon, **kwargs):
-        return original(f, epsilon, over=f"[0, {f.T}] ({f.n_pieces} pieces)", **kwargs)
+        kwargs["over"] = f"{kwargs.get('over') or f.T} ({f.n_pieces} pieces)"
+        return original(f, epsilon, **kwargs)
 
     monkeypatch.setattr(learners_exponential, "exponential_mechanism_step", leaky)
 

@@ -24,6 +24,15 @@ def fmt_int(x: int) -> str:
     return f"{sign}~2^{k - 1 + math.log2(frac):.2f}"
 
 
+def fmt_size(n: int) -> str:
+    """A domain size for messages: ``1,000`` or ``2^64`` (or ``~2^k.kk``)."""
+    n = int(n)
+    if n < 2**20:
+        return f"{n:,}"
+    k = n.bit_length() - 1
+    return f"2^{k}" if n == 1 << k else f"about 2^{k}"
+
+
 def int_to_text(x: int) -> str:
     """An exact text form of any Python int for JSON: decimal, or ``0x...`` hexadecimal beyond
     Python's decimal-conversion limit (about 4300 digits; a domain of ``2^65536`` points)."""

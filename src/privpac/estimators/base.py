@@ -32,7 +32,7 @@ from sklearn.utils.validation import validate_data
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import DataError, InvalidParameterError, NotFittedError, UnsafeConfigurationWarning
+from ..errors import DataError, InvalidParameterError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
 
@@ -114,6 +114,16 @@ class PrivateEstimatorBase(BaseEstimator):
             reservation.file()
         self._set_ledger(ledger)
         self._warn_large_delta()
+
+    def _warn_few_records(self, n: int, needed: int, what: str, advice: str) -> None:
+        """A :class:`UtilityWarning` when ``n`` is below what the learner needs (public inputs only)."""
+        if n < needed:
+            warnings.warn(
+                f"{type(self).__name__}: {what} needs about {needed:,} records here; got n = {n:,}. The result "
+                f"is likely no better than a guess. {advice}",
+                UtilityWarning,
+                stacklevel=4,
+            )
 
     #: True where the learner itself already warns about delta >= 1/n
     _learner_warns_large_delta = False

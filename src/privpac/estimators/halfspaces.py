@@ -31,6 +31,7 @@ import numbers
 
 import numpy as np
 
+from ..bounds.measured import halfspace_records
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.large_margin import (
@@ -40,7 +41,7 @@ from ..learners.large_margin import (
     learn_margin_pure,
 )
 from ..random import as_random_source
-from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_real
+from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_probability, check_real
 from .base import CONSTANTS, PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateHalfspaceClassifier", "HALFSPACE_VARIANTS"]
@@ -227,6 +228,15 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
             raise InvalidParameterError(
                 f"margin must be at most 1 as a cosine margin, got {gamma:.6g}"
                 + (" (after dividing by the domain's norm bound)" if self.margin_type == "absolute" else "")
+            )
+        if self.variant == "practical":
+            self._warn_few_records(
+                n,
+                halfspace_records(gamma, ledger.budget_epsilon, check_probability(self.alpha, "alpha")),
+                f"the practical learner at cosine margin {gamma:.3g}, epsilon={ledger.budget_epsilon:g}, "
+                f"alpha={self.alpha:g} (measured, benchmarks/large_margin.py: about 10/margin^2 records for 5% error)",
+                "Use more data or a larger epsilon; check the margin (a public input: too large a margin makes the "
+                "learner ignore records, too small a margin needs more of them).",
             )
         labels_pm = 2.0 * y01.astype(np.float64) - 1.0
         common = dict(ledger=ledger, rng=rng)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..formatting import int_from_text, int_to_text
+from ..bounds.measured import threshold_records
+from ..formatting import fmt_size, int_from_text, int_to_text
 from ..learners.exponential import em_learn_points
 from ..learners.point import ON_BOTTOM, learn_point
+from ..mechanisms.adist import adist_release_gap
 from ..validation import check_choice, check_probability
 from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
 from .base import PrivateClassifierBase, private_fit
@@ -88,6 +92,13 @@ class PrivatePointClassifier(PrivateClassifierBase):
         if method == "auto":
             method = "adist" if delta > 0.0 else "em"
         self.method_ = method
+        if method == "em":  # the exponential mechanism over |X| points: as over thresholds, ln |X| / (eps alpha)
+            needed = threshold_records("em", size, eps, alpha)
+            what = f"the exponential mechanism at epsilon={eps:g}, alpha={alpha:g} on {fmt_size(size)} points"
+        else:  # Lemma 3.2: A_dist releases once the target's lead, alpha m / 2, clears its release gap
+            needed = math.ceil(2.0 * adist_release_gap(eps, delta, beta / 2.0) / alpha)
+            what = f"A_dist at epsilon={eps:g}, delta={delta:g}, alpha={alpha:g} (Lemma 3.2's tight requirement)"
+        self._warn_few_records(idx.shape[0], needed, what, "Use more data or a larger epsilon or alpha.")
         if method == "em":
             h = em_learn_points(idx, y01, size, eps, ledger=ledger, rng=rng)
             self.point_, self.released_ = h.point, True

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..accounting import PrivacyLedger
+from ..bounds.measured import box_records
+from ..bounds.rectangles import plan_sample_size
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
@@ -93,6 +95,7 @@ def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, we
         tie_break_bits=est.tie_break_bits,
         neighbours="replace-one",
     )
+    _warn_box(est, "randmargins", plan, weights)
     result = run_randmargins(P, plan, rng=rng, ledger=ledger)
     details = {"thresholds": result.thresholds, "window_sizes": result.window_sizes.tolist()}
     return RectangleFit(result.hypothesis, details, plan.lines())
@@ -110,8 +113,22 @@ def _fit_composition(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, we
         ip=_interior_point(est.interior_point, est.beta / (2.0 * _directions(est, x_max))),
         form="paper" if est.constants == "paper" else "drv",
     )
+    _warn_box(est, "composition", plan, weights)
     result = run_composition(P, plan, rng=rng, ledger=ledger)
     return RectangleFit(result.hypothesis, {"thresholds": result.thresholds}, plan.lines())
+
+
+def _warn_box(est, method: str, plan, weights) -> None:
+    """A warning when n (public) is below the measured need of the plan (spec 5.2's size, scaled)."""
+    n = int(np.sum(weights[0])) + int(weights[1])
+    needed = box_records(method, plan_sample_size(plan, est.alpha, est.beta))
+    est._warn_few_records(
+        n,
+        needed,
+        f"{'RandMargins' if method == 'randmargins' else 'the composition baseline'} at epsilon={est.epsilon:g}, "
+        f"alpha={est.alpha:g} with {plan.directions.n_directions} box sides (measured, benchmarks/rectangles.py)",
+        "Use more data, a larger epsilon or alpha, or fewer features; below this size the box is often empty.",
+    )
 
 
 def _fit_bns(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, weights) -> RectangleFit:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..bounds.measured import threshold_records
 from ..domains import IntegerDomain
-from ..formatting import int_from_text, int_to_text
+from ..formatting import fmt_size, int_from_text, int_to_text
 from ..learners.exponential import ORIENTATIONS, choose_orientation, em_learn_oriented_thresholds, em_learn_thresholds
 from ..learners.thresholds import learn_thresholds, learn_thresholds_plan
 from ..validation import check_choice, check_int, check_probability
@@ -127,6 +128,15 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         self.method_ = self._resolve_method(size, eps, delta)
+        needed = threshold_records(self.method_, size, eps, alpha)
+        self._warn_few_records(
+            idx.shape[0],
+            needed,
+            f"the {'exponential mechanism' if self.method_ == 'em' else 'RecConcave learner'} at epsilon={eps:g}, "
+            f"alpha={alpha:g} on {fmt_size(size)} points (measured, benchmarks/thresholds.py)",
+            "Use more data, a larger epsilon or alpha, or a smaller domain: a coarser public domain (a Grid with "
+            "fewer points) costs the exponential mechanism less, about linearly in log2 of its size.",
+        )
         if self.method_ == "em" and orientation == "auto":
             # one exponential mechanism over the thresholds of both orientations: no extra cost
             h, orientation = em_learn_oriented_thresholds(idx, y01, size, eps, ledger=ledger, rng=rng)

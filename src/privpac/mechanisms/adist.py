@@ -55,7 +55,7 @@ from ..stepfunc import StepFunction
 from ..validation import as_fraction, check_choice, check_delta, check_epsilon
 from .laplace import discrete_laplace_sf
 
-__all__ = ["adist", "adist_plan", "AdistPlan", "adist_release_probability", "ADIST_VARIANTS"]
+__all__ = ["adist", "adist_plan", "AdistPlan", "adist_release_gap", "adist_release_probability", "ADIST_VARIANTS"]
 
 ADIST_VARIANTS = ("corrected", "paper-literal")
 #: How the ledger records the paper-literal variant.
@@ -139,6 +139,18 @@ def adist_plan(scores, epsilon: float, delta: float, variant: str = "corrected")
         return AdistPlan(leader, None, scale, threshold, None, variant)
     gap = float(best) - float(runner_up)
     return AdistPlan(leader, gap, scale, threshold, math.ceil(threshold - gap), variant)
+
+
+def adist_release_gap(epsilon: float, delta: float, beta: float) -> float:
+    """Smallest top-two gap at which the corrected A_dist releases its leader w.p. ``>= 1 - beta``.
+
+    A_dist releases iff ``Z >= ceil(tau - gap)`` with ``tau = 2 + k0``, ``Z`` discrete Laplace of
+    scale ``2/epsilon`` and ``k0`` the smallest ``k`` with ``q^k/(1+q) <= delta``. Since
+    ``Pr[Z <= -k] = q^k/(1+q)``, a gap of at least ``1 + k0 + k_beta`` (``k_beta``: the same index
+    for ``beta``) leaves probability at most ``beta`` of not releasing. Public inputs only.
+    """
+    scale = Fraction(2) / as_fraction(check_epsilon(epsilon), "epsilon")
+    return 1.0 + _smallest_tail_index(scale, delta) + _smallest_tail_index(scale, beta)
 
 
 def adist_release_probability(gap: float, epsilon: float, delta: float, variant: str = "corrected") -> float:

@@ -78,7 +78,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -87,11 +86,11 @@ from ..accounting import PrivacyLedger
 from ..domains import ImplicitOrderedDomain, IntegerDomain
 from ..errors import InvalidParameterError
 from ..formatting import fmt_int
-from ..mechanisms.adist import _smallest_tail_index, adist
+from ..mechanisms.adist import adist, adist_release_gap
 from ..mechanisms.exponential import exponential_mechanism_step
 from ..random import as_random_source
 from ..stepfunc import StepFunction
-from ..validation import as_fraction, check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
+from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
 
 __all__ = [
     "BASE_CASE_MAX",
@@ -283,16 +282,8 @@ def _em_final_need(alpha: float, epsilon: float, beta: float) -> float:
 
 
 def _adist_min_gap(epsilon: float, delta: float, beta: float) -> float:
-    """Smallest top-two gap at which the library's A_dist releases its leader w.p. ``>= 1 - beta``.
-
-    A_dist (corrected) releases iff ``Z >= ceil(tau - gap)`` with ``tau = 2 + k0``, ``Z`` discrete
-    Laplace of scale ``2/epsilon`` and ``k0`` the smallest ``k`` with ``q^k/(1+q) <= delta``
-    (:mod:`privpac.mechanisms.adist`). Since ``Pr[Z <= -k] = q^k/(1+q)``, a gap of at least
-    ``1 + k0 + k_beta`` (``k_beta``: the same index for ``beta``) leaves probability at most
-    ``beta`` of not releasing.
-    """
-    scale = Fraction(2) / as_fraction(epsilon, "epsilon")
-    return 1.0 + _smallest_tail_index(scale, delta) + _smallest_tail_index(scale, beta)
+    """See :func:`privpac.mechanisms.adist.adist_release_gap`."""
+    return adist_release_gap(epsilon, delta, beta)
 
 
 @lru_cache(maxsize=4096)
