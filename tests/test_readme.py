@@ -41,3 +41,33 @@ def test_readme_accountant_example_runs():
         exec(compile(block, "README.md", "exec"), namespace)
     acc, search = namespace["acc"], namespace["search"]
     assert len(acc) == 7 and acc.spent[0] == 4.5 + search.best_params_["epsilon"]
+
+
+def test_readme_command_line_block_runs_as_written(tmp_path, monkeypatch):
+    """Every command of 'The command line' runs on the data it describes (the demo has its own test)."""
+    import shlex
+
+    import numpy as np
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## The command line") :]
+    block = _bash_blocks(section)[0]
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 1001, 3000)
+    (tmp_path / "data.csv").write_text("x,y\n" + "".join(f"{a},{int(a > 600)}\n" for a in x))
+    (tmp_path / "counts.csv").write_text("x,n\n5,200000\n6,150000\n999,40000\n")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    commands = [line.split("#")[0].strip() for line in block.splitlines() if line.strip()]
+    assert len(commands) >= 12
+    for command in commands:
+        args = shlex.split(command)
+        assert args[0] == "privpac"
+        if args[1] == "demo":
+            continue
+        result = runner.invoke(main, [*args[1:], *(["--seed", "1"] if args[1] in ("fit", "sanitize") else [])])
+        assert result.exit_code == 0, f"{command}\n{result.output}"
+    assert (tmp_path / "model.png").exists() and (tmp_path / "bound.png").exists()

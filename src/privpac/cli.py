@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 import numpy as np
@@ -365,8 +366,19 @@ def query(path, queries):
 
 @main.command()
 @click.argument("model_path", type=click.Path(exists=True, dir_okay=False))
-def show(model_path):
-    """A saved model: algorithm, parameters, learned state and privacy ledger."""
+@click.option(
+    "--plot",
+    "plot_data",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="A CSV to draw the model over (for the data holder's own eyes: the records are shown).",
+)
+@click.option("--label", default=None, help="Label column of the plotted CSV (default: the one non-feature column).")
+@click.option(
+    "--plot-file", type=click.Path(dir_okay=False), default=None, help="Where to write the plot (default: MODEL.png)."
+)
+def show(model_path, plot_data, label, plot_file):
+    """A saved model: algorithm, parameters, learned state and privacy ledger (and a plot over data)."""
     from .accounting import PrivacyLedger
     from .io import load_model
 
@@ -377,6 +389,25 @@ def show(model_path):
     ledger: PrivacyLedger = est.ledger_
     for line in ledger.lines():
         click.echo(f"  {line}")
+    if plot_data is not None:
+        from .io import read_csv
+        from .plots import plot_model
+
+        columns = read_csv(plot_data)
+        names = (
+            _feature_names(est, columns)
+            if label is None
+            else _feature_names(est, {k: v for k, v in columns.items() if k != label})
+        )
+        rest = [c for c in columns if c not in names]
+        if label is None and len(rest) == 1:
+            label = rest[0]
+        if label is not None and label not in columns:
+            _fail(f"label column {label!r} not in {plot_data}; columns: {', '.join(columns)}")
+        names = [n for n in names if n != label]
+        target = plot_file or str(Path(model_path).with_suffix(".png"))
+        plot_model(est, _stack(columns, names), target, y=None if label is None else columns[label])
+        click.echo(f"plot written to {target}")
 
 
 @main.command()
@@ -390,7 +421,16 @@ def show(model_path):
 @click.option("--dimension", type=int, default=None, help="Number of features.")
 @click.option("--set", "extra", multiple=True, help="Extra parameter key=value (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, extra, as_json):
+@click.option(
+    "--plot", "plot_file", type=click.Path(dir_okay=False), default=None, help="Draw the bound into this file (.png)."
+)
+@click.option(
+    "--vary",
+    type=click.Choice(["domain_size", "epsilon"]),
+    default=None,
+    help="What the plot varies (default: the domain size when the bound takes one, else epsilon).",
+)
+def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, extra, as_json, plot_file, vary):
     """Sample sizes: a theorem's stated and tight bound, or a lower bound."""
     from .bounds import evaluate_bound, get_bound, list_bounds
 
@@ -403,6 +443,14 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
         params["domain_size"] = eval_int(domain_size)
     params.update(_parse_set(extra))
     bound = get_bound(name)
+    if plot_file is not None:  # the plot varies one parameter: it need not be given
+        from .plots import plot_bound
+
+        given = {k: v for k, v in params.items() if v is not None}
+        vary = plot_bound(name, given, plot_file, vary=vary)
+        click.echo(f"plot of {name} against {vary} written to {plot_file}")
+        if params.get(vary) is None:
+            return
     result = evaluate_bound(name, **params)
     if as_json:
         click.echo(

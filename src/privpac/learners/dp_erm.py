@@ -44,6 +44,7 @@ from ..accounting import PrivacyLedger
 from ..errors import InvalidParameterError, PaperLiteralWarning, UtilityWarning
 from ..mechanisms.exponential import exponential_mechanism
 from ..mechanisms.gaussian import bst14_noise_std, gaussian_gdp_block, gaussian_noise_block
+from ..progress import progress
 from ..random import as_random_source, uniform_array
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
 from .margin_nets import sphere_net, sphere_net_size, violation_counts
@@ -162,7 +163,7 @@ def noisy_gd(
     noise = block.noise(n_steps)  # (n_steps, runs, m): fresh noise for every release, drawn at once
     W = np.zeros((runs, m))
     total = np.zeros((runs, m))
-    for t in range(1, n_steps + 1):
+    for t in progress(range(1, n_steps + 1), desc=label or "noisy gradient descent"):
         margins = (Z @ W.T) * y[:, None]  # (n, runs)
         coeff = np.where(margins < loss.target, y[:, None], 0.0)
         grad_sum = -(coeff.T @ Z) / loss.width  # (runs, m): each record contributes norm <= L
@@ -221,8 +222,10 @@ def noisy_sgd_bst14(
     W = np.zeros((runs, m))
     scale = n / loss.width
     t = 1
+    bar = progress(total=steps, desc="noisy SGD (BST14)")
     while t <= steps:
         c = min(chunk, steps - t + 1)
+        bar.update(c)
         noise = block.noise(c)  # (c, runs, m)
         picks = np.minimum((uniform_array((c, runs), src) * n).astype(np.int64), n - 1)
         for i in range(c):
@@ -235,6 +238,7 @@ def noisy_sgd_bst14(
             W -= (2.0 / math.sqrt(t * G2)) * step  # eta_t = ||C||_2 / sqrt(t G^2), ||C||_2 = 2 (unit ball)
             _project_ball(W)
             t += 1
+    bar.close()
     return W
 
 

@@ -88,6 +88,7 @@ from ..errors import InvalidParameterError
 from ..formatting import fmt_int
 from ..mechanisms.adist import adist, adist_release_gap
 from ..mechanisms.exponential import exponential_mechanism_step
+from ..progress import progress
 from ..random import as_random_source
 from ..stepfunc import StepFunction
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability, check_real
@@ -628,7 +629,7 @@ def _blocks_for(padded: StepFunction, k: int) -> tuple[int, StepFunction | None,
     return width, padded.block_max(width, 0), padded.block_max(width, 4 * K)
 
 
-def _run(Q, r, plan, i, ledger, src, trace) -> int:
+def _run(Q, r, plan, i, ledger, src, trace, bar) -> int:
     lp = plan.levels[i]
     tag = f"RecConcave level {lp.level}/{plan.depth}"
     if lp.base:
@@ -636,9 +637,10 @@ def _run(Q, r, plan, i, ledger, src, trace) -> int:
             Q, lp.epsilon_em, ledger=ledger, label=f"{tag}: exponential mechanism over [0, {fmt_int(Q.T)}]", rng=src
         )
         trace.append({"level": lp.level, "T": Q.T, "base": True, "output": out})
+        bar.update()
         return out
     data = _level_data(Q, r, lp.alpha)
-    k = _run(data.q, lp.alpha * r / 2.0, plan, i + 1, ledger, src, trace)
+    k = _run(data.q, lp.alpha * r / 2.0, plan, i + 1, ledger, src, trace, bar)
     width, u_a, u_b = _blocks_for(data.padded, k)
     released = []
     # Ledger entries name public things only: the block width follows the private output k, so
@@ -667,6 +669,7 @@ def _run(Q, r, plan, i, ledger, src, trace) -> int:
         rng=src,
     )
     trace.append({"level": lp.level, "T": Q.T, "base": False, "k": k, "blocks": released, "output": out})
+    bar.update()
     return out
 
 
@@ -696,7 +699,8 @@ def rec_concave_run(
     book = ledger.sub_ledger(f"{label} (depth {plan.depth})", eps_max, delta_max)
     src = as_random_source(rng)
     trace: list[dict] = []
-    index = _run(f, promise, plan, 0, book, src, trace)
+    with progress(total=plan.depth, desc=label, unit="level") as bar:
+        index = _run(f, promise, plan, 0, book, src, trace, bar)
     trace.reverse()  # top level first
     return RecConcaveResult(to_value(index), int(index), plan.depth, plan, ledger, trace)
 

@@ -58,6 +58,7 @@ from ..accounting import Calibration, PrivacyLedger, calibrate
 from ..errors import DataError, PreconditionError, UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
+from ..progress import progress
 from ..random import as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from .database import CountedData, SanitizedDatabase
@@ -215,7 +216,7 @@ def san_points(
     with warnings.catch_warnings():
         if unsafe_skip_precondition:  # warned once above
             warnings.simplefilter("ignore", UnsafeConfigurationWarning)
-        for it in range(plan.iterations):
+        for it in progress(range(plan.iterations), desc="SanPoints", unit="round"):
             keys = counted.values[remaining].tolist()
             b = choosing_mechanism(
                 (keys, counted.counts[remaining]),

@@ -85,6 +85,7 @@ from ..errors import DataError, PreconditionError, UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
 from ..optimize.recconcave import rec_concave_run, required_quality
+from ..progress import progress
 from ..random import as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from .database import CountedData, SanitizedDatabase
@@ -289,7 +290,8 @@ def san_thresholds(
     intervals: list[dict] = []
     calls = plan.calls
     stack = [(0, plan.domain_size - 1)]
-    with warnings.catch_warnings():
+    bar = progress(total=plan.calls, desc="SanThresholds", unit="call")
+    with bar, warnings.catch_warnings():
         if unsafe_skip_precondition:
             warnings.simplefilter("ignore", UnsafeConfigurationWarning)
         while stack:
@@ -298,6 +300,7 @@ def san_thresholds(
                 intervals.append({"range": [lo, hi], "end": "no calls left"})
                 continue
             calls -= 1
+            bar.update()
             n_call = plan.calls - calls
             c_hat = laplace_mechanism(
                 counted.count_range(lo, hi), 1, eps_m, ledger=block, label=f"call {n_call}: range count", rng=src
