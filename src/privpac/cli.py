@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -69,6 +70,7 @@ class _ErrorBoundary(click.Group):
     """
 
     def invoke(self, ctx):
+        warnings.formatwarning = _warning_line
         try:
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -83,6 +85,11 @@ class _ErrorBoundary(click.Group):
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
+
+
+def _warning_line(message, category, filename, lineno, line=None) -> str:
+    """Warnings on the command line: ``UtilityWarning: ...`` without a source line."""
+    return f"{category.__name__}: {message}\n"
 
 
 @click.group(cls=_ErrorBoundary, context_settings={"help_option_names": ["-h", "--help"]})
