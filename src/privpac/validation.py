@@ -97,8 +97,11 @@ def check_size(x, name: str, *, per_item: int = 1, limit: int = MAX_ELEMENTS) ->
     return value
 
 
-def check_counts(counts, n_rows: int, name: str = "counts") -> np.ndarray:
-    """Record multiplicities: one integer >= 0 per row, not all 0, their total within int64 (2^62)."""
+def check_counts(counts, n_rows: int, name: str = "counts", *, allow_all_zero: bool = False) -> np.ndarray:
+    """Record multiplicities: one integer >= 0 per row, not all 0, their total within int64 (2^62).
+
+    ``allow_all_zero`` is for one block of a larger dataset (the whole is checked when merged).
+    """
     refuse_unsupported(counts, name)
     arr = np.asarray(counts, dtype=object) if isinstance(counts, list | tuple) else np.asarray(counts)
     if arr.dtype == object:
@@ -108,15 +111,21 @@ def check_counts(counts, n_rows: int, name: str = "counts") -> np.ndarray:
         raise DataError(f"{name} must hold integers, got dtype {arr.dtype}")
     if arr.shape != (n_rows,):
         raise DataError(f"{name} must hold one integer multiplicity >= 0 per row of X ({n_rows}), got {arr.shape}")
-    values = [int(v) for v in arr.tolist()]
-    if any(v < 0 for v in values):
+    if arr.dtype == object:
+        values = [int(v) for v in arr.tolist()]
+        negative, total = any(v < 0 for v in values), sum(values)
+    else:
+        negative = bool(arr.size) and int(arr.min()) < 0
+        # exact: a float total below 2^61 means the int64 sum cannot overflow
+        approx = float(np.sum(arr, dtype=np.float64))
+        total = int(np.sum(arr, dtype=np.int64)) if approx < 2.0**61 else sum(int(v) for v in arr.tolist())
+    if negative:
         raise DataError(f"{name} must be >= 0")
-    total = sum(values)
-    if total == 0:
+    if total == 0 and not allow_all_zero:
         raise DataError(f"{name} are all 0: at least one record is needed")
     if total > 2**62:
         raise DataError(f"{name} add up to {total:,} records, more than privpac counts exactly (2^62)")
-    return np.asarray(values, dtype=np.int64)
+    return arr.astype(np.int64) if arr.dtype != object else np.asarray(values, dtype=np.int64)
 
 
 def check_choice(x, name: str, choices) -> str:

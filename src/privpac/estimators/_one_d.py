@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import backend_for
 from ..domains import Grid, IntegerDomain, index_array
 from ..errors import DataError, InvalidParameterError
-from ..validation import refuse_unsupported
+from ..learners._sample import LabelledCounts
+from ..sanitizers.database import CountedData
+from ..validation import check_labels, refuse_unsupported
 
-__all__ = ["one_d_values", "domain_indices", "domain_size", "index_value", "prediction_indices", "show"]
+__all__ = [
+    "one_d_values",
+    "domain_indices",
+    "domain_size",
+    "index_value",
+    "prediction_indices",
+    "labelled_counts_of",
+    "counted_values_of",
+    "show",
+]
 
 
 def show(value) -> str:
@@ -92,3 +104,54 @@ def prediction_indices(domain, X, name: str = "X") -> np.ndarray:
         return vals.astype(np.int64) - np.int64(domain.lo)
     clipped = Grid(domain.low, domain.high, domain.n_points, clip=True)
     return clipped.to_index(np.asarray(vals, dtype=float), name)
+
+
+def labelled_counts_of(domain, labels, X, y) -> LabelledCounts:
+    """The exact counts of a labelled training sample, computed where ``X`` lives.
+
+    In memory, or block by block on a Dask cluster (:mod:`privpac.backends`): each block's values
+    are checked against the public domain and its labels against the public label set, counted,
+    and the counts merged exactly on the driver. Deterministic, with no randomness: the learner
+    draws its noise afterwards, once, on the driver.
+    """
+    domain = _check_domain(domain)
+    size = domain_size(domain)
+
+    def kernel(X_block, y_block):
+        idx = domain_indices(domain, X_block)
+        if idx.shape[0] == 0:  # an empty partition
+            return LabelledCounts.from_sample(idx, np.zeros(0, dtype=np.int8), size, allow_empty=True)
+        return LabelledCounts.from_sample(idx, check_labels(y_block, labels, idx.shape[0]), size, allow_empty=True)
+
+    sample = backend_for(X).map_merge(kernel, lambda parts: LabelledCounts.merge(parts, size), X, y)
+    if sample.n == 0:
+        raise DataError("X is empty: at least one record is needed")
+    return sample
+
+
+def counted_values_of(domain, X, counts=None) -> CountedData:
+    """The exact value counts of a one-dimensional dataset, computed where ``X`` lives.
+
+    ``counts`` (optional, integers >= 0, aligned with ``X``): row ``i`` stands for ``counts[i]``
+    identical records. Block by block on Dask, merged exactly on the driver (:mod:`privpac.backends`).
+    """
+    from ..learners._sample import aggregate
+    from ..validation import check_counts
+
+    domain = _check_domain(domain)
+    size = domain_size(domain)
+
+    def kernel(X_block, w_block):
+        idx = domain_indices(domain, X_block)
+        if idx.shape[0] == 0:
+            return None
+        w = (
+            np.ones(idx.shape[0], dtype=np.int64)
+            if w_block is None
+            else check_counts(w_block, idx.shape[0], allow_all_zero=True)
+        )
+        values, totals = aggregate(idx, w)
+        keep = totals > 0
+        return CountedData(values[keep], totals[keep], size) if keep.any() else None
+
+    return backend_for(X).map_merge(kernel, lambda parts: CountedData.merge(parts, size), X, counts)

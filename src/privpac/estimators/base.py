@@ -31,6 +31,7 @@ from sklearn.utils.validation import validate_data
 
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
+from ..backends import is_engine_collection
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, InvalidParameterError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
@@ -164,6 +165,14 @@ class PrivateEstimatorBase(BaseEstimator):
         """
         if reset and y is None and isinstance(self, ClassifierMixin):
             raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if is_engine_collection(X):  # on a cluster: read the shape and names, never the data
+            if not reset:
+                raise DataError("predict on NumPy or pandas data (for Dask, map predict over the partitions)")
+            columns = getattr(X, "columns", None)
+            self.n_features_in_ = len(columns) if columns is not None else (X.shape[1] if X.ndim == 2 else 1)
+            if columns is not None:
+                self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
+            return
         if hasattr(X, "columns") or len(getattr(X, "shape", ())) == 2:
             try:
                 validate_data(self, X, skip_check_array=True, reset=reset)
@@ -239,6 +248,17 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
     ):
         super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
         self.labels = labels
+
+    def _labelled_sample(self, X, y):
+        """The exact counts of a one-dimensional labelled sample, computed where ``X`` lives (in
+        memory or on Dask, :mod:`privpac.backends`); sets ``classes_`` from the public labels."""
+        from ._one_d import labelled_counts_of
+
+        if y is None:
+            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        sample = labelled_counts_of(self.domain_, self.labels, X, y)
+        self.classes_ = np.asarray(self.labels)
+        return sample
 
     def _validate_labels(self, y, n_samples: int) -> np.ndarray:
         """``y`` as 0/1 integers; sets ``classes_`` from the public ``labels``."""

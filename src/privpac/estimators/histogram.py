@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import backend_for
 from ..domains import Grid, IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.laplace import laplace_mechanism
@@ -58,30 +59,33 @@ class PrivateHistogram(PrivateEstimatorBase):
         self._check_features(X, reset=True)
         n_bins = check_size(self.n_bins, "n_bins")
         domain = self.domain_
-        X = one_d_values(X)
         if isinstance(domain, Grid):
             if domain.dim != 1:
                 raise InvalidParameterError("PrivateHistogram needs a one-dimensional domain")
-            idx = domain.to_index(X, "X").astype(np.float64)
             size = int(domain.n_points[0])
             lo, hi = float(domain.low[0]), float(domain.high[0])
         elif isinstance(domain, IntegerDomain):
             if domain.size > 2**53:
                 raise InvalidParameterError("PrivateHistogram supports integer domains up to 2^53 points")
-            idx = domain.to_index(X, "X").astype(np.float64)
             size = domain.size
             lo, hi = float(domain.lo), float(domain.hi)
         else:
             raise InvalidParameterError("PrivateHistogram needs an IntegerDomain or a Grid")
-        if idx.size == 0:
+
+        def bin_counts(X_block, _):  # exact counts over the public bins, block by block
+            idx = domain.to_index(one_d_values(X_block), "X").astype(np.float64)
+            bins = np.minimum((idx * n_bins // size).astype(np.int64), n_bins - 1)
+            return np.bincount(bins, minlength=n_bins).astype(np.int64)
+
+        true_counts = backend_for(X).map_merge(bin_counts, lambda parts: np.sum(parts, axis=0), X, None)
+        n = int(true_counts.sum())
+        if n == 0:
             raise InvalidParameterError("X is empty: at least one record is needed")
-        bins = np.minimum((idx * n_bins // size).astype(np.int64), n_bins - 1)
-        true_counts = np.bincount(bins, minlength=n_bins)
         self.counts_ = laplace_mechanism(
             true_counts, 2, ledger.budget_epsilon, ledger=ledger, label="bin counts", rng=rng
         )
         self.bin_edges_ = np.linspace(lo, hi, n_bins + 1)
-        self.n_samples_ = int(idx.size)
+        self.n_samples_ = n
         self._end_fit(ledger)
         return self
 

@@ -18,14 +18,20 @@ import warnings
 
 from ..accountant import BudgetAccountant, accounted_release
 from ..accounting import PrivacyLedger
+from ..backends import is_engine_collection
 from ..domains import as_domain
 from ..errors import DataError, UtilityWarning
 from ..formatting import fmt_size, int_from_text, int_to_text
-from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint, interior_point_quality
+from ..optimize.interior_point import (
+    ExponentialInteriorPoint,
+    RecConcaveInteriorPoint,
+    interior_point_quality_from_counts,
+)
 from ..optimize.recconcave import levels, plan_rec_concave, rec_concave_run
 from ..random import as_random_source
+from ..sanitizers.database import CountedData
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
-from ._one_d import domain_indices, domain_size, index_value, one_d_values, show
+from ._one_d import counted_values_of, domain_indices, domain_size, index_value, one_d_values, show
 from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["private_median", "private_interior_point", "PrivateMedian"]
@@ -45,12 +51,13 @@ def _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constant
     alpha = check_probability(alpha, "alpha")
     beta = check_probability(beta, "beta")
     method = check_choice(method, "method", METHODS)
-    idx = domain_indices(domain, values, "values")
-    m = int(idx.shape[0])
-    if m == 0:
-        raise DataError("values is empty: a median needs at least one record")
+    if not isinstance(values, CountedData):
+        if not is_engine_collection(values) and len(one_d_values(values, "values")) == 0:
+            raise DataError("values is empty: a median needs at least one record")
+        values = counted_values_of(domain, values)  # in memory or on Dask
+    m = values.m
     size = domain_size(domain)
-    q = interior_point_quality(idx, 0, size - 1)
+    q = interior_point_quality_from_counts(values.values, values.counts, size - 1)
     if method == "exponential":
         N = 1
     elif method == "recconcave" and N is None:
@@ -84,7 +91,7 @@ def _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constant
         rng=rng,
         label="private median: RecConcave",
     )
-    return index_value(domain, result.index), result
+    return index_value(domain, result.index), result, m
 
 
 def private_median(
@@ -131,7 +138,7 @@ def private_median(
     delta = check_delta(delta)
     label = "private median (RecConcave / exponential mechanism)"
     with accounted_release("private_median", epsilon, delta, ledger=ledger, accountant=accountant, label=label) as run:
-        value, _ = _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constants, rng, run)
+        value, _, _ = _median_run(values, domain, epsilon, delta, alpha, beta, method, N, constants, rng, run)
     return value
 
 
@@ -230,7 +237,7 @@ class PrivateMedian(PrivateEstimatorBase):
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
         self._check_features(X, reset=True)
-        value, result = _median_run(
+        value, result, m = _median_run(
             X,
             self.domain_,
             ledger.budget_epsilon,
@@ -245,7 +252,7 @@ class PrivateMedian(PrivateEstimatorBase):
         )
         self.median_index_ = result.index
         self.depth_ = result.depth
-        self.n_samples_ = int(len(one_d_values(X)))
+        self.n_samples_ = m
         self._end_fit(ledger)
         return self
 

@@ -12,7 +12,7 @@ from ..learners.exponential import em_learn_points
 from ..learners.point import ON_BOTTOM, learn_point
 from ..mechanisms.adist import adist_release_gap
 from ..validation import check_choice, check_probability
-from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
+from ._one_d import domain_size, index_value, prediction_indices, show
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivatePointClassifier"]
@@ -85,8 +85,7 @@ class PrivatePointClassifier(PrivateClassifierBase):
         check_choice(self.on_bottom, "on_bottom", ON_BOTTOM)
         alpha = check_probability(self.alpha, "alpha")
         beta = check_probability(self.beta, "beta")
-        idx = domain_indices(self.domain_, X)
-        y01 = self._validate_labels(y, idx.shape[0])
+        sample = self._labelled_sample(X, y)
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         if method == "auto":
@@ -98,14 +97,14 @@ class PrivatePointClassifier(PrivateClassifierBase):
         else:  # Lemma 3.2: A_dist releases once the target's lead, alpha m / 2, clears its release gap
             needed = math.ceil(2.0 * adist_release_gap(eps, delta, beta / 2.0) / alpha)
             what = f"A_dist at epsilon={eps:g}, delta={delta:g}, alpha={alpha:g} (Lemma 3.2's tight requirement)"
-        self._warn_few_records(idx.shape[0], needed, what, "Use more data or a larger epsilon or alpha.")
+        self._warn_few_records(sample.n, needed, what, "Use more data or a larger epsilon or alpha.")
         if method == "em":
-            h = em_learn_points(idx, y01, size, eps, ledger=ledger, rng=rng)
+            h = em_learn_points(sample, None, size, eps, ledger=ledger, rng=rng)
             self.point_, self.released_ = h.point, True
         else:
             h, released = learn_point(
-                idx,
-                y01,
+                sample,
+                None,
                 size,
                 eps,
                 delta,
@@ -116,7 +115,7 @@ class PrivatePointClassifier(PrivateClassifierBase):
                 rng=rng,
             )
             self.point_, self.released_ = h.point, released
-        self.n_samples_ = int(idx.shape[0])
+        self.n_samples_ = sample.n
         self._end_fit(ledger)
         return self
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..domains import IntegerDomain, as_domain
-from ..learners._sample import aggregate
-from ..sanitizers.database import CountedData, SanitizedDatabase, fixed_output_size
+from ..sanitizers.database import SanitizedDatabase, fixed_output_size
 from ..sanitizers.points import k_point_sanitizer, san_points
 from ..sanitizers.queries import answer_query, parse_query
 from ..sanitizers.thresholds import san_thresholds
-from ..validation import check_counts, check_size
-from ._one_d import domain_indices, domain_size
+from ..validation import check_size
+from ._one_d import counted_values_of, domain_size
 from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateSanitizerBase", "PointSanitizer", "KPointSanitizer", "ThresholdSanitizer"]
@@ -59,10 +58,6 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         """Sanitizer arguments beyond the shared ones (``k`` for the k-POINT sanitizer)."""
         return {}
 
-    def _indices(self, X) -> tuple[np.ndarray, int]:
-        domain = as_domain(self.domain_)
-        return domain_indices(domain, X, "X"), domain_size(domain)
-
     def _run(self, idx, size, ledger, rng) -> SanitizedDatabase:
         return type(self).sanitizer(
             idx,
@@ -88,16 +83,10 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         """
         ledger, rng = self._begin_fit()
         self._check_features(X, reset=True)
-        idx, size = self._indices(X)
-        if counts is None:
-            data = idx
-        else:
-            w = check_counts(counts, len(idx))
-            keys, totals = aggregate(idx, w)
-            keep = totals > 0
-            data = CountedData.from_counts(keys[keep].tolist(), totals[keep].tolist(), size)
-        self.database_ = self._run(data, size, ledger, rng)
-        self.n_samples_ = int(len(idx)) if counts is None else int(np.sum(w))
+        domain = as_domain(self.domain_)
+        data = counted_values_of(domain, X, counts)  # where X lives: in memory or on Dask
+        self.database_ = self._run(data, domain_size(domain), ledger, rng)
+        self.n_samples_ = data.m
         self._end_fit(ledger)
         return self
 

@@ -11,7 +11,7 @@ from ..formatting import fmt_size, int_from_text, int_to_text
 from ..learners.exponential import ORIENTATIONS, choose_orientation, em_learn_oriented_thresholds, em_learn_thresholds
 from ..learners.thresholds import learn_thresholds, learn_thresholds_plan
 from ..validation import check_choice, check_int, check_probability
-from ._one_d import domain_indices, domain_size, index_value, prediction_indices, show
+from ._one_d import domain_size, index_value, prediction_indices, show
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateThresholdClassifier"]
@@ -123,14 +123,13 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         alpha = check_probability(self.alpha, "alpha")
         beta = check_probability(self.beta, "beta")
         N = None if self.N is None else check_int(self.N, "N", low=1)
-        idx = domain_indices(self.domain_, X)
-        y01 = self._validate_labels(y, idx.shape[0])
+        sample = self._labelled_sample(X, y)
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         self.method_ = self._resolve_method(size, eps, delta)
         needed = threshold_records(self.method_, size, eps, alpha)
         self._warn_few_records(
-            idx.shape[0],
+            sample.n,
             needed,
             f"the {'exponential mechanism' if self.method_ == 'em' else 'RecConcave learner'} at epsilon={eps:g}, "
             f"alpha={alpha:g} on {fmt_size(size)} points (measured, benchmarks/thresholds.py)",
@@ -139,25 +138,25 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         )
         if self.method_ == "em" and orientation == "auto":
             # one exponential mechanism over the thresholds of both orientations: no extra cost
-            h, orientation = em_learn_oriented_thresholds(idx, y01, size, eps, ledger=ledger, rng=rng)
+            h, orientation = em_learn_oriented_thresholds(sample, None, size, eps, ledger=ledger, rng=rng)
             self.threshold_, self.depth_ = int(h.threshold), 1
         else:
             if orientation == "auto":
                 # RecConcave needs one orientation: chosen first, with a share of the budget
                 eps_o = ORIENTATION_SHARE * eps
-                orientation = choose_orientation(idx, y01, size, eps_o, ledger=ledger, rng=rng)
+                orientation = choose_orientation(sample, None, size, eps_o, ledger=ledger, rng=rng)
                 eps -= eps_o
-            learn_y = 1 - y01 if orientation == "above" else y01
+            oriented = sample.flipped() if orientation == "above" else sample
             if self.method_ == "em":
-                h = em_learn_thresholds(idx, learn_y, size, eps, ledger=ledger, rng=rng)
+                h = em_learn_thresholds(oriented, None, size, eps, ledger=ledger, rng=rng)
                 self.threshold_, self.depth_ = int(h.threshold), 1
             else:
                 res = learn_thresholds(
-                    idx, learn_y, size, alpha, beta, eps, delta, N=N, constants=self.constants, ledger=ledger, rng=rng
+                    oriented, None, size, alpha, beta, eps, delta, N=N, constants=self.constants, ledger=ledger, rng=rng
                 )
                 self.threshold_, self.depth_ = int(res.threshold), res.depth
         self.orientation_ = orientation
-        self.n_samples_ = int(idx.shape[0])
+        self.n_samples_ = sample.n
         self._end_fit(ledger)
         return self
 

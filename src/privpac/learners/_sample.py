@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..domains import index_array
@@ -37,20 +39,98 @@ def aggregate(idx: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Sorted distinct indices and the sum of ``weights`` at each (``O(m log m)``, one sort).
 
     One stable argsort and a segmented sum: no inverse index and no scattered ``np.add.at``
-    (less memory and time per record than ``np.unique(..., return_inverse=True)``).
+    (less memory and time per record than ``np.unique(..., return_inverse=True)``). ``weights``
+    may have shape ``(m,)`` or ``(m, k)`` (``k`` sums per index, still one sort).
     """
     idx = np.asarray(idx).ravel()
+    w = np.asarray(weights)
+    w = w.ravel() if w.ndim <= 1 else w
     if idx.size == 0:
-        return idx[:0], np.zeros(0, dtype=np.int64)
+        return idx[:0], np.zeros((0, *w.shape[1:]), dtype=np.int64)
     order = np.argsort(idx, kind="stable")
     ordered = idx[order]
-    w = np.asarray(weights).ravel()[order].astype(np.int64)
+    w = w[order].astype(np.int64)
     del order
     first = np.empty(ordered.size, dtype=bool)
     first[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     at = np.flatnonzero(first)
-    return ordered[at], np.add.reduceat(w, at)
+    return ordered[at], np.add.reduceat(w, at, axis=0)
+
+
+@dataclass(frozen=True)
+class LabelledCounts:
+    """A labelled sample on ``[0, size - 1]`` as its sorted distinct indices with, at each, the
+    number of records labelled 0 and labelled 1.
+
+    Every one-dimensional learner reads its sample only through these exact counts, so a sample
+    can be counted where it lives (in chunks, on a cluster: :mod:`privpac.backends`) and the parts
+    merged exactly with :meth:`merge`: the same counts, bit for bit, for any partitioning.
+    """
+
+    values: np.ndarray  # sorted distinct indices (int64, uint64 or object for huge domains)
+    zeros: np.ndarray  # int64 records labelled 0 at each value
+    ones: np.ndarray  # int64 records labelled 1 at each value
+    size: int
+
+    @classmethod
+    def from_sample(cls, x, y, size: int, *, allow_empty: bool = False) -> LabelledCounts:
+        idx, labels, size = check_sample(x, y, size, allow_empty=allow_empty)
+        w = np.empty((labels.size, 2), dtype=np.int64)
+        w[:, 1] = labels
+        w[:, 0] = 1 - w[:, 1]
+        values, sums = aggregate(idx, w)
+        return cls(values, sums[:, 0], sums[:, 1], size)
+
+    @classmethod
+    def merge(cls, parts, size: int) -> LabelledCounts:
+        """The counts of the union of disjoint parts (exact; one sort of the distinct values)."""
+        parts = [p for p in parts if p.values.size]
+        if not parts:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, empty, empty, size)
+        values = parts[0].values if len(parts) == 1 else _concat([p.values for p in parts])
+        w = np.column_stack([np.concatenate([p.zeros for p in parts]), np.concatenate([p.ones for p in parts])])
+        values, sums = aggregate(values, w)
+        return cls(values, sums[:, 0], sums[:, 1], size)
+
+    def flipped(self) -> LabelledCounts:
+        """The same records with labels 0 and 1 exchanged."""
+        return LabelledCounts(self.values, self.ones, self.zeros, self.size)
+
+    @property
+    def n(self) -> int:
+        """The number of records (public under replace-one neighbours)."""
+        return self.n_zeros + self.n_ones
+
+    @property
+    def n_zeros(self) -> int:
+        return int(self.zeros.sum())
+
+    @property
+    def n_ones(self) -> int:
+        return int(self.ones.sum())
+
+
+def _concat(arrays) -> np.ndarray:
+    """Concatenate index arrays, keeping Python ints exact when any part holds them."""
+    if any(a.dtype == object for a in arrays) or len({a.dtype for a in arrays}) > 1:
+        return np.concatenate([a.astype(object) for a in arrays])
+    return np.concatenate(arrays)
+
+
+def labelled_counts(x, y, size: int, *, allow_empty: bool = False) -> LabelledCounts:
+    """``x`` if it already is a :class:`LabelledCounts` (then ``y`` must be None), else the counts
+    of indices ``x`` with labels ``y``."""
+    if isinstance(x, LabelledCounts):
+        if y is not None:
+            raise DataError("pass labels inside the LabelledCounts, not as y")
+        if x.size != size:
+            raise DataError(f"the counts were made for a domain of {x.size} points, not {size}")
+        if x.n == 0 and not allow_empty:
+            raise DataError("the sample is empty: at least one labelled point is needed")
+        return x
+    return LabelledCounts.from_sample(x, y, size, allow_empty=allow_empty)
 
 
 def positions(values, offset: int, T: int) -> np.ndarray:

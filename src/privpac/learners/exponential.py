@@ -23,7 +23,7 @@ from ..errors import DataError
 from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_step
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon
-from ._sample import check_sample, spikes
+from ._sample import labelled_counts, spikes
 from .hypotheses import PointHypothesis, ThresholdHypothesis
 from .thresholds import threshold_quality
 
@@ -68,8 +68,7 @@ def em_learn_thresholds(
 ) -> ThresholdHypothesis:
     """The exponential mechanism over all ``size + 1`` thresholds (pure epsilon-DP)."""
     epsilon = check_epsilon(epsilon)
-    idx, labels, size = check_sample(x, y, size)
-    q = threshold_quality(idx, labels, size)
+    q = threshold_quality(labelled_counts(x, y, size), None, size)
     j = exponential_mechanism_step(q, epsilon, ledger=ledger, label="EM learner over thresholds", rng=rng)
     return ThresholdHypothesis(int(j))
 
@@ -88,9 +87,9 @@ def em_learn_oriented_thresholds(
     Returns the threshold and ``"below"`` or ``"above"``.
     """
     epsilon = check_epsilon(epsilon)
-    idx, labels, size = check_sample(x, y, size)
-    below = threshold_quality(idx, labels, size)
-    above = StepFunction(below.starts, idx.size - below.values, below.T, validate=False)
+    sample = labelled_counts(x, y, size)
+    below = threshold_quality(sample, None, size)
+    above = StepFunction(below.starts, sample.n - below.values, below.T, validate=False)
     j = exponential_mechanism_step(
         StepFunction.concat([below, above]),
         epsilon,
@@ -111,18 +110,18 @@ def choose_orientation(x, y, size: int, epsilon: float, *, ledger: PrivacyLedger
     so the choice is (epsilon, 0)-DP. For learners (RecConcave) that need one orientation.
     """
     epsilon = check_epsilon(epsilon)
-    idx, labels, size = check_sample(x, y, size)
-    below = threshold_quality(idx, labels, size)
-    scores = [float(below.max()), float(idx.size - below.min())]
+    sample = labelled_counts(x, y, size)
+    below = threshold_quality(sample, None, size)
+    scores = [float(below.max()), float(sample.n - below.min())]
     k = exponential_mechanism(scores, epsilon, ledger=ledger, label="threshold orientation", rng=rng)
     return ORIENTATIONS[int(k)]
 
 
 def em_point_quality(x, y, size: int) -> StepFunction:
     """``q(c_j) = #negatives - neg(j) + pos(j)`` over points ``j`` in ``[0, size - 1]`` (sensitivity 1)."""
-    idx, labels, size = check_sample(x, y, size, allow_empty=True)
-    w = np.where(labels == 1, 1, -1).astype(np.int64)  # at its own point a record scores pos or loses neg
-    return spikes(idx, w, int(np.sum(labels == 0)), size - 1)
+    s = labelled_counts(x, y, size, allow_empty=True)
+    # at its own point a record scores pos or loses neg
+    return spikes(s.values, s.ones - s.zeros, s.n_zeros, size - 1)
 
 
 def em_learn_points(
@@ -130,7 +129,6 @@ def em_learn_points(
 ) -> PointHypothesis:
     """The exponential mechanism over all ``size`` point functions (pure epsilon-DP)."""
     epsilon = check_epsilon(epsilon)
-    check_sample(x, y, size)
-    q = em_point_quality(x, y, size)
+    q = em_point_quality(labelled_counts(x, y, size), None, size)
     j = exponential_mechanism_step(q, epsilon, ledger=ledger, label="EM learner over point functions", rng=rng)
     return PointHypothesis(int(j))

@@ -30,15 +30,13 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
 from ..accounting import PrivacyLedger
 from ..errors import InvalidParameterError, UtilityWarning
 from ..mechanisms.adist import ADIST_VARIANTS, adist, adist_plan
 from ..random import as_random_source, uniform_int
 from ..stepfunc import StepFunction
 from ..validation import check_choice, check_delta, check_epsilon, check_probability
-from ._sample import check_sample, spikes
+from ._sample import labelled_counts, spikes
 from .hypotheses import PointHypothesis
 
 __all__ = ["learn_point", "point_quality", "point_learner_distribution", "ON_BOTTOM"]
@@ -48,8 +46,9 @@ ON_BOTTOM = ("random", "zero")
 
 def point_quality(x, y, size: int) -> StepFunction:
     """``q(j) = #{i : x_i = j, y_i = 1}`` over ``[0, size - 1]`` (sensitivity 1)."""
-    idx, y, size = check_sample(x, y, size, allow_empty=True)
-    return spikes(idx[y == 1], np.ones(int(np.sum(y == 1)), dtype=np.int64), 0, size - 1)
+    s = labelled_counts(x, y, size, allow_empty=True)
+    positive = s.ones > 0
+    return spikes(s.values[positive], s.ones[positive], 0, size - 1)
 
 
 def learn_point(
@@ -90,8 +89,7 @@ def learn_point(
     delta = check_delta(delta, allow_zero=False)
     check_choice(on_bottom, "on_bottom", ON_BOTTOM)
     check_choice(variant, "variant", ADIST_VARIANTS)
-    q = point_quality(x, y, size)
-    check_sample(x, y, size)  # empty samples raise
+    q = point_quality(labelled_counts(x, y, size), None, size)  # empty samples raise
     if on_bottom == "random" and alpha is not None and beta is not None:
         alpha, beta = check_probability(alpha, "alpha"), check_probability(beta, "beta")
         if size * alpha * beta < 1.0:

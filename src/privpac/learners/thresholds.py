@@ -28,8 +28,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..accounting import PrivacyLedger
 from ..optimize.recconcave import (
     BASE_CASE_MAX,
@@ -39,7 +37,7 @@ from ..optimize.recconcave import (
 )
 from ..stepfunc import StepFunction
 from ..validation import check_delta, check_epsilon, check_probability
-from ._sample import aggregate, check_sample, positions, step_from_sorted
+from ._sample import labelled_counts, positions, step_from_sorted
 from .hypotheses import ThresholdHypothesis
 
 __all__ = [
@@ -55,9 +53,8 @@ def threshold_quality(x, y, size: int) -> StepFunction:
 
     ``Q(0)`` counts the zeros; passing ``j = x + 1`` adds one for a label 1 and removes one for a 0.
     """
-    idx, y, size = check_sample(x, y, size, allow_empty=True)
-    uniq, steps = aggregate(idx, np.where(y == 1, 1, -1))
-    return step_from_sorted(size, int(np.sum(y == 0)), positions(uniq, 1, size), steps)
+    s = labelled_counts(x, y, size, allow_empty=True)
+    return step_from_sorted(s.size, s.n_zeros, positions(s.values, 1, s.size), s.ones - s.zeros)
 
 
 @dataclass(frozen=True)
@@ -113,12 +110,12 @@ def learn_thresholds(
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    idx, labels, size = check_sample(x, y, size)
+    sample = labelled_counts(x, y, size)
     plan = learn_thresholds_plan(size, alpha, beta, epsilon, delta, N, constants, base_case_max)
-    q = threshold_quality(idx, labels, size)
+    q = threshold_quality(sample, None, size)
     res = rec_concave_run(
         q,
-        float(idx.size),
+        float(sample.n),
         plan.alpha,
         epsilon,
         delta,

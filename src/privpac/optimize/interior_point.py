@@ -36,18 +36,28 @@ from ..mechanisms.exponential import exponential_mechanism_step
 from ..stepfunc import StepFunction
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 
-__all__ = ["InteriorPoint", "ExponentialInteriorPoint", "RecConcaveInteriorPoint", "interior_point_quality"]
+__all__ = [
+    "InteriorPoint",
+    "ExponentialInteriorPoint",
+    "RecConcaveInteriorPoint",
+    "interior_point_quality",
+    "interior_point_quality_from_counts",
+]
 
 
 def interior_point_quality(values, lo: int, hi: int) -> StepFunction:
     """``q(y) = min(#{v <= y}, #{v >= y})`` as a step function over offsets ``y - lo`` in ``[0, hi - lo]``."""
     domain = IntegerDomain(lo, hi)
     idx = domain.to_index(np.asarray(values) if not isinstance(values, list) else values, "values")
-    T = domain.max_index
-    m = int(idx.size)
     # One sort; arithmetic only on the distinct values (big-int domains: no per-record copies).
-    uniq, counts = np.unique(idx, return_counts=True) if m else (idx, np.zeros(0, dtype=np.int64))
-    counts = counts.astype(np.int64)
+    uniq, counts = np.unique(idx, return_counts=True) if idx.size else (idx, np.zeros(0, dtype=np.int64))
+    return interior_point_quality_from_counts(uniq, counts.astype(np.int64), domain.max_index)
+
+
+def interior_point_quality_from_counts(uniq, counts, T: int) -> StepFunction:
+    """:func:`interior_point_quality` from sorted distinct offsets ``uniq`` in ``[0, T]`` and their
+    multiplicities (the exact statistic a backend computes, :mod:`privpac.backends`)."""
+    m = int(np.sum(counts))
     at_most = StepFunction.from_increments(T, 0, uniq, counts)
     below_top = np.asarray(uniq < T, dtype=bool)
     above = uniq[below_top] + 1  # v >= y fails from y = v + 1 on

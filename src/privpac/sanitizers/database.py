@@ -88,6 +88,23 @@ class CountedData:
             raise DataError(f"indices must lie in [0, {fmt_int(size - 1)}]")
         return cls(values, counts, size)
 
+    @classmethod
+    def merge(cls, parts, size: int) -> CountedData:
+        """The counts of the union of disjoint parts (exact for any partitioning); ``None`` parts
+        (empty blocks) are skipped."""
+        from ..learners._sample import _concat, aggregate
+
+        parts = [p for p in parts if p is not None and p.values.size]
+        if not parts:
+            raise DataError("the database is empty: at least one record is needed")
+        total = sum(int(p.counts.sum()) for p in parts)
+        if total > 2**62:
+            raise DataError(f"the counts add up to {total:,} records, more than privpac counts exactly (2^62)")
+        if len(parts) == 1:
+            return cls(parts[0].values, parts[0].counts, size)
+        values, counts = aggregate(_concat([p.values for p in parts]), np.concatenate([p.counts for p in parts]))
+        return cls(values, counts, size)
+
     @property
     def m(self) -> int:
         return int(self.counts.sum())

@@ -1,0 +1,115 @@
+"""Where the exact statistics of a fit are computed: in memory, or partition by partition on Dask.
+
+A learner reads its data only through a few exact statistics (for the one-dimensional learners,
+:class:`~privpac.learners._sample.LabelledCounts`: sorted distinct values with the number of
+records of each label). A backend computes such a statistic with a *kernel* applied to aligned
+row blocks of the inputs, and merges the per-block results exactly on the driver. The learner then
+runs on the driver, which draws all noise once. In memory, the whole input is one block, so there
+is one code path for every engine.
+
+Privacy on an engine:
+
+* kernels are deterministic functions of their block and take no randomness: a retried or
+  speculatively re-run task gives the same result and never redraws noise;
+* the merged statistic is an exact integer function of the multiset of records, identical for
+  every partitioning, so a fixed ``random_state`` gives the same model on every engine;
+* the number of records is exact, which is public only under replace-one neighbours (privpac's
+  neighbouring relation throughout).
+
+Dask collections (``dask.array.Array``, ``dask.dataframe.DataFrame`` or ``Series``) are
+recognised without importing Dask; Dask is needed only when you pass them. Spark DataFrames are
+not supported yet and are refused with a message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .errors import DataError
+
+__all__ = ["NumpyBackend", "DaskBackend", "backend_for", "is_engine_collection"]
+
+
+def _module(obj) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def is_engine_collection(obj) -> bool:
+    """True for data that lives on an engine (Dask), which must not be materialised by validation."""
+    return _module(obj) in ("dask", "dask_expr")
+
+
+class NumpyBackend:
+    """The in-memory backend: the whole input is one block."""
+
+    name = "numpy"
+
+    def map_merge(self, kernel: Callable, merge: Callable, *columns):
+        return merge([kernel(*columns)])
+
+
+class DaskBackend:
+    """Statistics computed on a Dask cluster, partition by partition, merged on the driver.
+
+    The inputs must have the same number of rows; a Dask array label column is rechunked to the
+    feature blocks, a NumPy label column is split to them. Dask DataFrame and Series inputs must
+    have the same number of partitions (for example ``df[["x"]]`` and ``df["y"]``).
+    """
+
+    name = "dask"
+
+    def map_merge(self, kernel: Callable, merge: Callable, *columns):
+        import dask
+
+        blocks = self._aligned_blocks(columns)
+        parts = dask.compute(*[dask.delayed(kernel)(*block) for block in zip(*blocks)])
+        return merge(list(parts))
+
+    @staticmethod
+    def _aligned_blocks(columns):
+        import dask.array as da
+
+        first = columns[0]
+        if isinstance(first, da.Array):
+            chunks = first.chunks[0]
+            if any(np.isnan(c) for c in chunks):
+                first = first.compute_chunk_sizes()
+                chunks = first.chunks[0]
+            out = [first.rechunk({i: -1 for i in range(1, first.ndim)}).to_delayed().ravel().tolist()]
+            for col in columns[1:]:
+                if col is None:
+                    out.append([None] * len(out[0]))
+                    continue
+                col = col if isinstance(col, da.Array) else da.from_array(np.asarray(col), chunks=(chunks,))
+                if col.shape[0] != first.shape[0]:
+                    raise DataError(f"X has {first.shape[0]} rows and y has {col.shape[0]}")
+                out.append(col.rechunk((chunks,) + col.chunks[1:]).to_delayed().ravel().tolist())
+            return out
+        if hasattr(first, "to_delayed") and hasattr(first, "npartitions"):  # Dask DataFrame or Series
+            out = [first.to_delayed()]
+            for col in columns[1:]:
+                if col is None:
+                    out.append([None] * len(out[0]))
+                    continue
+                if not hasattr(col, "npartitions") or col.npartitions != first.npartitions:
+                    raise DataError(
+                        "with a Dask DataFrame X, y must be a Dask Series with the same partitions "
+                        "(for example X = df[['x']], y = df['y'])"
+                    )
+                out.append(col.to_delayed())
+            return out
+        raise DataError(f"unsupported Dask collection {type(first).__name__}")
+
+
+def backend_for(X):
+    """The backend that computes statistics of ``X`` where it lives."""
+    if is_engine_collection(X):
+        return DaskBackend()
+    if _module(X) == "pyspark":
+        raise TypeError(
+            "Spark DataFrames are not supported yet: collect the column, or use Dask "
+            "(dask.dataframe.read_parquet) for data beyond one machine's memory"
+        )
+    return NumpyBackend()
