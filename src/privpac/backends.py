@@ -63,9 +63,39 @@ class DaskBackend:
     def map_merge(self, kernel: Callable, merge: Callable, *columns):
         import dask
 
-        blocks = self._aligned_blocks(columns)
+        if hasattr(columns[0], "divisions"):  # Dask DataFrame or Series (arrays have no divisions)
+            blocks, kernel = self._frame_blocks(columns, kernel)
+        else:
+            blocks = self._aligned_blocks(columns)
         parts = dask.compute(*[dask.delayed(kernel)(*block) for block in zip(*blocks)])
         return merge(list(parts))
+
+    @staticmethod
+    def _frame_blocks(columns, kernel):
+        """Partitions of X with the other columns attached row by row (one frame, so Dask cannot
+        partition the label column differently from the features), and a kernel that splits them."""
+        first = columns[0]
+        frame = first.to_frame() if not hasattr(first, "columns") else first
+        names = list(frame.columns)
+        extra = []
+        for i, col in enumerate(columns[1:]):
+            if col is None:
+                extra.append(None)
+                continue
+            if not hasattr(col, "divisions"):
+                raise DataError(
+                    "with a Dask DataFrame X, y must be a Dask Series of the same frame (for example X = df[['x']], "
+                    "y = df['y'])"
+                )
+            key = f"__privpac_column_{i}"
+            frame = frame.assign(**{key: col})
+            extra.append(key)
+
+        def split(block):
+            others = [None if key is None else block[key] for key in extra]
+            return kernel(block[names], *others)
+
+        return [frame.to_delayed()], split
 
     @staticmethod
     def _aligned_blocks(columns):
@@ -86,19 +116,6 @@ class DaskBackend:
                 if col.shape[0] != first.shape[0]:
                     raise DataError(f"X has {first.shape[0]} rows and y has {col.shape[0]}")
                 out.append(col.rechunk((chunks,) + col.chunks[1:]).to_delayed().ravel().tolist())
-            return out
-        if hasattr(first, "to_delayed") and hasattr(first, "npartitions"):  # Dask DataFrame or Series
-            out = [first.to_delayed()]
-            for col in columns[1:]:
-                if col is None:
-                    out.append([None] * len(out[0]))
-                    continue
-                if not hasattr(col, "npartitions") or col.npartitions != first.npartitions:
-                    raise DataError(
-                        "with a Dask DataFrame X, y must be a Dask Series with the same partitions "
-                        "(for example X = df[['x']], y = df['y'])"
-                    )
-                out.append(col.to_delayed())
             return out
         raise DataError(f"unsupported Dask collection {type(first).__name__}")
 

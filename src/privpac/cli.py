@@ -189,7 +189,7 @@ class _FitCommand(click.Command):
 
 @main.command(cls=_FitCommand)
 @click.argument("model")
-@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.argument("data", type=click.Path(exists=True))
 @click.option("--label", default=None, help="Label column (classifiers).")
 @click.option("--features", default=None, help="Comma-separated feature columns (default: all but the label).")
 @click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
@@ -199,7 +199,17 @@ class _FitCommand(click.Command):
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
 @click.option("--set", "extra", multiple=True, help="Extra estimator parameter key=value (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Where to save the model (JSON).")
-def fit(model, data, label, features, domain_spec, epsilon, delta, constants, seed, extra, output):
+@click.option(
+    "--engine",
+    type=click.Choice(["memory", "dask"]),
+    default="memory",
+    show_default=True,
+    help="dask: read DATA (CSV or Parquet, a file, directory or glob) with Dask and count it partition by partition.",
+)
+@click.option(
+    "--scheduler", default=None, help="With --engine dask: a Dask scheduler address (default: local threads)."
+)
+def fit(model, data, label, features, domain_spec, epsilon, delta, constants, seed, extra, output, engine, scheduler):
     """Fit a private MODEL on a CSV file and save it with its ledger.
 
     MODEL is one of the models listed below; --set KEY=VALUE sets any of its other parameters
@@ -211,12 +221,18 @@ def fit(model, data, label, features, domain_spec, epsilon, delta, constants, se
     if model not in MODELS:
         _fail(f"unknown model {model!r}; available: {', '.join(sorted(MODELS))}")
     cls = MODELS[model]
-    columns = read_csv(data)
+    client = None
+    if engine == "dask":
+        columns, client = _dask_frame(data, scheduler)
+    elif Path(data).is_dir():
+        _fail(f"{data} is a directory: pass a CSV file, or --engine dask for a Parquet dataset")
+    else:
+        columns = read_csv(data)
     names = [c.strip() for c in features.split(",")] if features else [c for c in columns if c != label]
     missing = [c for c in names + ([label] if label else []) if c not in columns]
     if missing:
         _fail(f"columns not in {data}: {', '.join(missing)}")
-    X = _stack(columns, names)
+    X = columns[names] if engine == "dask" else _stack(columns, names)
     params = dict(
         epsilon=epsilon, delta=delta, domain=parse_domain(domain_spec), constants=constants, random_state=seed
     )
@@ -226,11 +242,29 @@ def fit(model, data, label, features, domain_spec, epsilon, delta, constants, se
     else:
         est.fit(X)
     est.feature_names_ = names
+    if client is not None:
+        client.close()
     save_model(est, output)
     for line in est.summary():
         click.echo(line)
     click.echo(_privacy_text(est.privacy_spent_))
     click.echo(f"saved to {output}")
+
+
+def _dask_frame(data: str, scheduler):
+    """A Dask DataFrame of DATA (Parquet by suffix or directory, else CSV), and the client if any."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        _fail("--engine dask needs Dask: pip install 'privpac[dask]'")
+    client = None
+    if scheduler is not None:
+        from distributed import Client
+
+        client = Client(scheduler)
+    parquet = Path(data).is_dir() or data.endswith((".parquet", ".pq"))
+    frame = dd.read_parquet(data) if parquet else dd.read_csv(data)
+    return frame, client
 
 
 def _stack(columns: dict, names: list[str]) -> np.ndarray:

@@ -126,6 +126,9 @@ class PrivateEstimatorBase(BaseEstimator):
                 stacklevel=4,
             )
 
+    #: True where fit reads its data through privpac.backends (Dask collections accepted)
+    _fits_on_engines = False
+
     #: True where the learner itself already warns about delta >= 1/n
     _learner_warns_large_delta = False
 
@@ -166,6 +169,11 @@ class PrivateEstimatorBase(BaseEstimator):
         if reset and y is None and isinstance(self, ClassifierMixin):
             raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         if is_engine_collection(X):  # on a cluster: read the shape and names, never the data
+            if not self._fits_on_engines:
+                raise TypeError(
+                    f"{type(self).__name__} does not fit on Dask collections yet (the one-dimensional "
+                    "estimators do: threshold, point, median, histogram, sanitizers); compute X into memory first"
+                )
             if not reset:
                 raise DataError("predict on NumPy or pandas data (for Dask, map predict over the partitions)")
             columns = getattr(X, "columns", None)

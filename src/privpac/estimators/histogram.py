@@ -45,6 +45,8 @@ class PrivateHistogram(PrivateEstimatorBase):
         ``n_bins + 1`` edges in data units.
     """
 
+    _fits_on_engines = True
+
     algorithm_name = "private histogram (discrete Laplace)"
 
     def __init__(

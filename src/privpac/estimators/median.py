@@ -212,6 +212,8 @@ class PrivateMedian(PrivateEstimatorBase):
     depth_ : int, RecConcave levels that ran (1: the exponential mechanism).
     """
 
+    _fits_on_engines = True
+
     algorithm_name = "private median (RecConcave / exponential mechanism)"
 
     def __init__(

@@ -55,6 +55,8 @@ class PrivatePointClassifier(PrivateClassifierBase):
     method_ : str
     """
 
+    _fits_on_engines = True
+
     algorithm_name = "private point classifier (Beimel, Nissim, Stemmer)"
 
     def __init__(

@@ -32,6 +32,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
     """
 
     requires_delta = True
+    _fits_on_engines = True
     #: query kinds the accuracy theorem covers, for messages
     guarantee_text = ""
     #: the sanitizer function this estimator runs (keyword arguments of :func:`san_points`)

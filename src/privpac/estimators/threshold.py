@@ -80,6 +80,8 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
     bns-learn-thresholds``.
     """
 
+    _fits_on_engines = True
+
     algorithm_name = "private threshold classifier (Beimel, Nissim, Stemmer)"
 
     def __init__(

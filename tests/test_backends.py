@@ -1,0 +1,168 @@
+"""Exact statistics on every engine: the same counts for any partitioning, the same model on Dask.
+
+The Dask tests run on a real two-worker LocalCluster on 127.0.0.1 (processes, not threads).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privpac.learners._sample import LabelledCounts
+from privpac.sanitizers.database import CountedData
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+pd = pytest.importorskip("pandas")
+distributed = pytest.importorskip("distributed")
+
+
+def _split(n, cuts):
+    edges = sorted({0, n, *[c % (n + 1) for c in cuts]})
+    return list(zip(edges[:-1], edges[1:]))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 1)), min_size=1, max_size=60),
+    st.lists(st.integers(0, 100), max_size=6),
+    st.booleans(),
+)
+def test_merged_counts_equal_the_whole_for_any_partitioning(records, cuts, huge):
+    offset = 2**70 if huge else 0  # Python ints beyond 64 bits stay exact
+    idx = np.empty(len(records), dtype=object) if huge else np.zeros(len(records), dtype=np.int64)
+    idx[:] = [v + offset for v, _ in records]
+    y = np.array([label for _, label in records])
+    size = 2**71 if huge else 31
+    whole = LabelledCounts.from_sample(idx, y, size)
+    parts = [LabelledCounts.from_sample(idx[a:b], y[a:b], size, allow_empty=True) for a, b in _split(len(idx), cuts)]
+    merged = LabelledCounts.merge(parts, size)
+    assert merged.values.tolist() == whole.values.tolist()
+    assert merged.zeros.tolist() == whole.zeros.tolist() and merged.ones.tolist() == whole.ones.tolist()
+    assert merged.n == len(records) and merged.n_ones == int(y.sum())
+    counted = CountedData.merge([CountedData.from_indices(idx[a:b], size) for a, b in _split(len(idx), cuts)], size)
+    assert counted.values.tolist() == whole.values.tolist()
+    assert counted.counts.tolist() == (whole.zeros + whole.ones).tolist()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as local,
+        Client(local) as client,
+    ):
+        yield client
+
+
+def _data(n=20000, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 2**40, n, dtype=np.int64)
+    return x, (x > 3 * 2**38).astype(np.int64)
+
+
+def _fits():
+    from privpac.estimators import (
+        PointSanitizer,
+        PrivateHistogram,
+        PrivateMedian,
+        PrivatePointClassifier,
+        PrivateThresholdClassifier,
+    )
+
+    dom = (0, 2**40)
+    return {
+        "threshold": (lambda: PrivateThresholdClassifier(domain=dom, random_state=5), True),
+        "threshold-recconcave": (
+            lambda: PrivateThresholdClassifier(domain=dom, method="recconcave", random_state=5),
+            True,
+        ),
+        "point": (lambda: PrivatePointClassifier(domain=dom, delta=1e-6, random_state=5), True),
+        "median": (lambda: PrivateMedian(domain=dom, random_state=5), False),
+        "histogram": (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
+        "san-points": (
+            lambda: PointSanitizer(epsilon=1.0, delta=1e-6, alpha=0.5, domain=(0, 2**40), random_state=5),
+            False,
+        ),
+    }
+
+
+def _state(est):
+    return est._fitted_state(), est.ledger_.lines(), est.n_samples_
+
+
+@pytest.mark.parametrize("name", sorted(_fits()))
+def test_every_engine_gives_the_same_model(cluster, name):
+    """Bit-identical fitted state and ledger for a fixed random_state: the statistics are exact
+    for every partitioning and all randomness is drawn on the driver, after the merge."""
+    make, labelled = _fits()[name]
+    x, y = _data()
+    if name == "point":
+        y = (x == x[7]).astype(np.int64)
+        x[:3000] = x[7]  # a point with enough support to be released
+    if name == "san-points":
+        x = np.repeat(np.array([5, 7, 2**39], dtype=np.int64), 400000 // 3 + 1)
+        y = np.zeros(x.size, dtype=np.int64)
+    args = (x.reshape(-1, 1), y) if labelled else (x.reshape(-1, 1),)
+    reference = _state(make().fit(*args))
+    frame = pd.DataFrame({"x": x, "y": y})
+    for chunks in (len(x), 4999, 1234):
+        X = da.from_array(x.reshape(-1, 1), chunks=(chunks, 1))
+        dask_args = (X, da.from_array(y, chunks=3000)) if labelled else (X,)
+        assert _state(make().fit(*dask_args)) == reference, chunks
+    df = dd.from_pandas(frame, npartitions=7)
+    est = make().fit(df[["x"]], df["y"]) if labelled else make().fit(df[["x"]])
+    assert _state(est) == reference
+    assert list(est.feature_names_in_) == ["x"]
+
+
+def test_refused_where_not_supported_and_predict_needs_memory(cluster):
+    from privpac.estimators import PrivateRectangleClassifier, PrivateThresholdClassifier
+
+    x, y = _data(1000)
+    X = da.from_array(x.reshape(-1, 1), chunks=(300, 1))
+    with pytest.raises(TypeError, match="does not fit on Dask collections yet"):
+        PrivateRectangleClassifier(domain=(0, 2**40)).fit(X, y)
+    clf = PrivateThresholdClassifier(domain=(0, 2**40), random_state=0).fit(X, y)
+    assert clf.predict(x.reshape(-1, 1)).shape == (1000,)
+    with pytest.raises(Exception, match="predict on NumPy or pandas"):
+        clf.predict(X)
+
+
+def test_bad_values_in_one_partition_are_reported(cluster):
+    from privpac.errors import DomainError
+    from privpac.estimators import PrivateThresholdClassifier
+
+    x, y = _data(1000)
+    x[900] = -5  # outside the public domain, in the last partition
+    X = da.from_array(x.reshape(-1, 1), chunks=(300, 1))
+    with pytest.raises(DomainError):
+        PrivateThresholdClassifier(domain=(0, 2**40), random_state=0).fit(X, da.from_array(y, chunks=300))
+
+
+def test_cli_fits_a_parquet_dataset_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    x, y = _data(5000)
+    frame = pd.DataFrame({"x": x % 1001, "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
+    runner = CliRunner()
+    common = ["--label", "y", "--domain", "0:1000", "--seed", "3"]
+    states = []
+    for data, engine in (("d.csv", []), ("pq", ["--engine", "dask", "--scheduler", cluster.scheduler.address])):
+        out = str(tmp_path / f"{data}.json")
+        result = runner.invoke(main, ["fit", "threshold", str(tmp_path / data), *common, *engine, "-o", out])
+        assert result.exit_code == 0, result.output
+        states.append(json.loads((tmp_path / f"{data}.json").read_text())["state"])
+    assert states[0] == states[1]
+    result = runner.invoke(main, ["fit", "threshold", str(tmp_path / "pq"), *common, "-o", str(tmp_path / "m.json")])
+    assert result.exit_code == 1 and "--engine dask" in result.output
