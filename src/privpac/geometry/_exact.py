@@ -104,7 +104,7 @@ def as_integer_points(S, name: str = "S", *, d: int | None = None) -> tuple[np.n
         if bad.size:
             i, j = (int(t) for t in bad[0])
             raise DataError(
-                f"{name} must hold integers, got the non-integer value {arr[i, j]!r} at {name}[{i}, {j}]; "
+                f"{name} must hold integers, got the non-integer value {float(arr[i, j])!r} at {name}[{i}, {j}]; "
                 "scale rational data to integers by a public common denominator first"
             )
     elif kind != "O":
