@@ -1,0 +1,28 @@
+"""Exact geometry for the center-point papers: Tukey depth, directional depth, depth regions.
+
+Beimel, Moran, Nissim and Stemmer, "Private Center Points and Learning of Halfspaces" (COLT 2019);
+spec ``bmns-center-points`` sections 2, 4 (A1, A2) and 7. Every count here can feed a private choice,
+so every predicate is an exact integer sign: data are integers, query points rationals
+(``fractions.Fraction``), and no float enters a count.
+
+* :func:`tukey_depth`: exact depth (d = 1 counts, d = 2 angular sweep, d >= 3 finite directions).
+* :func:`tukey_depth_brute`: the finite-direction formula over ``U(S ∪ E)``, the tests' reference.
+* :func:`directional_depth`: depth over a public direction set.
+* :func:`depth_intervals`: the nested intervals of the partial-assignment quality ``Q_p``.
+* :func:`complete_directions`, :func:`hyperplane_normals`: the direction sets ``U(S ∪ E)``, ``U(P)``.
+"""
+
+from .directional import directional_depth
+from .directions import FINITE_DIRECTION_LIMIT, complete_directions, hyperplane_normals
+from .regions import depth_intervals
+from .tukey import tukey_depth, tukey_depth_brute
+
+__all__ = [
+    "FINITE_DIRECTION_LIMIT",
+    "complete_directions",
+    "depth_intervals",
+    "directional_depth",
+    "hyperplane_normals",
+    "tukey_depth",
+    "tukey_depth_brute",
+]

@@ -1,0 +1,179 @@
+"""Exact inputs for the geometry layer: integer point sets, rational query points, safe products.
+
+Every count in :mod:`privpac.geometry` feeds a private choice (a quality function of sensitivity 1),
+so it is computed with integers only. The helpers here read the inputs exactly, refuse anything that
+is not an integer (data) or a rational (query points), and pick numpy ``int64`` when a product is
+provably below ``2**62`` and object arrays of Python ints otherwise. No float ever enters a count.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import DataError, InvalidParameterError
+from ..validation import refuse_unsupported
+
+#: Magnitudes strictly below this bound are stored and multiplied as ``int64``.
+INT64_SAFE = 2**62
+
+
+def _entry_to_int(v, name: str, where: str) -> int:
+    """One entry of an integer array, exactly; DataError for anything that is not an integer."""
+    if isinstance(v, bool | np.bool_):
+        return int(v)
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, Fraction):
+        if v.denominator == 1:
+            return int(v)
+    elif isinstance(v, numbers.Real):
+        f = float(v)
+        if math.isfinite(f) and f.is_integer():
+            return int(f)
+        if not math.isfinite(f):
+            raise DataError(f"{name} contains NaN or infinite values ({name}{where} = {v!r})")
+    else:
+        raise DataError(f"{name} must hold integers, got {type(v).__name__} {v!r} at {name}{where}")
+    raise DataError(
+        f"{name} must hold integers, got the non-integer value {v!r} at {name}{where}; "
+        "scale rational data to integers by a public common denominator first"
+    )
+
+
+def _pick_dtype(values: np.ndarray, bound: int) -> np.ndarray:
+    """``values`` (object array of Python ints) as int64 when ``bound`` allows, else unchanged."""
+    if bound < INT64_SAFE:
+        return values.astype(np.int64)
+    return values
+
+
+def as_integer_points(S, name: str = "S", *, d: int | None = None) -> tuple[np.ndarray, int]:
+    """An ``(n, d)`` integer array, exactly, and the largest absolute entry.
+
+    Accepts integer numpy arrays, object arrays or nested lists of Python ints, and floats or
+    Fractions whose values are integers (converted exactly). Refuses non-integer values, NaN,
+    infinities, text, wrong shapes and empty input with :class:`privpac.errors.DataError`.
+    The result is ``int64`` when every entry is below ``2**62`` in absolute value, else an object
+    array of Python ints.
+    """
+    refuse_unsupported(S, name)
+    if isinstance(S, np.ndarray):
+        arr = S
+    else:
+        try:
+            try:
+                arr = np.asarray(S)
+            except OverflowError:  # Python ints beyond int64 stay exact in an object array
+                arr = np.asarray(S, dtype=object)
+        except Exception as exc:  # ragged lists and the like
+            raise DataError(f"{name} could not be read as an (n, d) array: {exc}") from exc
+    refuse_unsupported(arr, name)
+    if arr.ndim != 2:
+        hint = " (one point per row: reshape a single point to (1, d), 1-D data to (n, 1))" if arr.ndim == 1 else ""
+        raise DataError(f"{name} must be a 2-dimensional (n, d) array of integer points, got shape {arr.shape}{hint}")
+    n, dim = arr.shape
+    if n == 0:
+        raise DataError(f"{name} is empty: at least one point is needed (shape {arr.shape})")
+    if dim == 0:
+        raise DataError(f"{name} has 0 coordinates (shape {arr.shape}); points need d >= 1")
+    if d is not None and dim != d:
+        raise DataError(f"{name} must have {d} column(s) (the dimension), got shape {arr.shape}")
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr.astype(np.int64), int(bool(arr.any()))
+    if kind in "iu":
+        if kind == "u" and arr.size and int(arr.max()) >= INT64_SAFE:
+            obj = np.empty(arr.shape, dtype=object)
+            obj[...] = [[int(v) for v in row] for row in arr]
+            return obj, int(arr.max())
+        out = arr.astype(np.int64)
+        bound = int(np.abs(out).max())
+        if bound >= INT64_SAFE:  # products of such entries would overflow; keep Python ints
+            obj = np.empty(arr.shape, dtype=object)
+            obj[...] = [[int(v) for v in row] for row in out]
+            return obj, bound
+        return out, bound
+    if kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise DataError(f"{name} contains NaN or infinite values")
+        bad = np.argwhere(arr != np.floor(arr))
+        if bad.size:
+            i, j = (int(t) for t in bad[0])
+            raise DataError(
+                f"{name} must hold integers, got the non-integer value {float(arr[i, j])!r} at {name}[{i}, {j}]; "
+                "scale rational data to integers by a public common denominator first"
+            )
+    elif kind != "O":
+        raise DataError(f"{name} must hold integers, got dtype {arr.dtype}")
+    obj = np.empty(arr.shape, dtype=object)
+    for i in range(n):
+        for j in range(dim):
+            obj[i, j] = _entry_to_int(arr[i, j], name, f"[{i}, {j}]")
+    bound = max(abs(v) for v in obj.ravel())
+    return _pick_dtype(obj, bound), bound
+
+
+def as_rational_point(x, d: int, name: str = "x") -> tuple[Fraction, ...]:
+    """A point of ``Q^d`` as a tuple of Fractions; ints, Fractions and integral floats accepted."""
+    if isinstance(x, str | bytes):
+        raise InvalidParameterError(f"{name} must be a sequence of {d} ints or Fractions, got {x!r}")
+    try:
+        items = list(np.asarray(x, dtype=object).ravel()) if isinstance(x, np.ndarray) else list(x)
+    except TypeError as exc:
+        raise InvalidParameterError(f"{name} must be a sequence of {d} ints or Fractions, got {x!r}") from exc
+    if len(items) != d:
+        raise InvalidParameterError(f"{name} must have {d} coordinate(s) (the dimension of S), got {len(items)}")
+    out = []
+    for j, v in enumerate(items):
+        if isinstance(v, numbers.Integral):
+            out.append(Fraction(int(v)))
+        elif isinstance(v, Fraction):
+            out.append(v)
+        elif isinstance(v, numbers.Real) and math.isfinite(float(v)) and float(v).is_integer():
+            out.append(Fraction(int(float(v))))
+        else:
+            raise InvalidParameterError(
+                f"{name}[{j}] = {v!r} is not an int or a Fraction; pass exact rationals "
+                "(fractions.Fraction), never floats with a fractional part"
+            )
+    return tuple(out)
+
+
+def common_denominator(x: tuple[Fraction, ...]) -> tuple[int, list[int]]:
+    """``(q, p)`` with ``x = p / q``: ``q`` the least common denominator, ``p`` integers."""
+    q = 1
+    for v in x:
+        q = math.lcm(q, v.denominator)
+    return q, [int(v * q) for v in x]
+
+
+def translate(S: np.ndarray, bound: int, x: tuple[Fraction, ...]) -> np.ndarray:
+    """``q*S - p`` for ``x = p/q``: integer points with ``u.(q y - p) >= 0  <=>  u.y >= u.x``."""
+    q, p = common_denominator(x)
+    big = q * bound + max(abs(v) for v in p)
+    if big < INT64_SAFE and S.dtype != object:
+        return q * S - np.asarray(p, dtype=np.int64)
+    Z = np.empty(S.shape, dtype=object)
+    Z[...] = q * S.astype(object) - np.asarray(p, dtype=object)
+    return Z
+
+
+def max_abs(A: np.ndarray) -> int:
+    """Largest absolute entry as a Python int (0 for an empty array)."""
+    if A.size == 0:
+        return 0
+    if A.dtype == object:
+        return max(abs(int(v)) for v in A.ravel())
+    return int(np.abs(A).max())
+
+
+def exact_products(U: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """``U @ Z.T`` exactly: ``int64`` when ``d * max|U| * max|Z| < 2**62``, Python ints otherwise."""
+    d = U.shape[1]
+    if d * max_abs(U) * max_abs(Z) < INT64_SAFE and U.dtype != object and Z.dtype != object:
+        return U.astype(np.int64) @ Z.astype(np.int64).T
+    return U.astype(object) @ Z.astype(object).T

@@ -1,0 +1,262 @@
+"""Depth regions cut by a prefix: the intervals ``I_r`` of the partial-assignment quality ``Q_p``.
+
+Beimel, Moran, Nissim and Stemmer (COLT 2019), Def 3.1 and Lemma 3.4: for a fixed public prefix
+``p = (x*_1, ..., x*_{i-1})``,
+
+    Q_p(v) = max over z of td((p, v, z); S),
+
+quasi-concave in ``v`` with sensitivity 1 in ``S``. Spec ``bmns-center-points`` section 4 (A2 [ENG])
+computes it as a step function: with ``T(r) = {x : td(x) >= r}`` (Fact 2.20) and ``I_r`` the range of
+``x_i`` over ``T(r) ∩ {x_{<i} = p}``, the ``I_r`` are nested closed intervals and
+``Q_p(v) = max{r : v in I_r}`` (0 in none). ``T(r)`` has the exact H-representation
+
+    T(r) = {x : u.x <= c_r(u) for all u in U(S ∪ E)},   c_r(u) = r-th largest of {u.y : y in S},
+
+(spec A1: ``td(x) >= r`` iff ``#{y : u.y >= u.x} >= r`` for every ``u``). With a public direction
+set ``U`` the same formula, over ``U ∪ -U``, gives the directional depth regions ``T_U(r)``.
+
+Implemented exactly (integers and Fractions):
+
+* ``i = d`` (the prefix fixes all but the last coordinate, any ``d``): ``I_r`` is the slice of a
+  line, one bound per direction.
+* ``d = 2, i = 1``: ``I_r`` is the ``x_1``-extent of the polygon ``T(r)``. For each ``t``, the slice
+  ``x_1 = t`` is ``[max of lower lines, min of upper lines]``; ``g(t) = min(upper) - max(lower)`` is
+  concave and piecewise linear, so ``I_r = {t : g(t) >= 0}`` (within the vertical constraints) is found
+  from the two exact envelopes (convex-hull trick in Fractions), ``O(|U| log |U|)`` per ``r``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ._exact import as_integer_points, as_rational_point, common_denominator, exact_products
+from .directional import as_directions
+from .directions import _complete, check_finite_direction_size
+
+__all__ = ["depth_intervals"]
+
+Interval = tuple[Fraction | None, Fraction | None]
+
+
+def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
+    """The nested intervals ``I_1 ⊇ I_2 ⊇ ...`` of the partial-assignment quality ``Q_p``.
+
+    Parameters
+    ----------
+    S : array-like of shape (n, d)
+        Integer data points, counted with multiplicity.
+    prefix : sequence of int or fractions.Fraction, default=()
+        The fixed coordinates ``p = (x*_1, ..., x*_{i-1})``; the interval is over coordinate
+        ``i = len(prefix) + 1``. Supported: ``len(prefix) = d - 1`` (any ``d``), and ``prefix = ()``
+        for ``d = 2`` (``d = 1`` is both).
+    directions : array-like of shape (k, d), default=None
+        ``None``: the exact Tukey depth regions, through ``U(S ∪ E)``
+        (:func:`~privpac.geometry.complete_directions`). Otherwise a **public** integer direction
+        set ``U``: the regions of :func:`~privpac.geometry.directional_depth` over ``U`` (both
+        orientations of each direction are used).
+
+    Returns
+    -------
+    list of (Fraction or None, Fraction or None)
+        ``[I_1, ..., I_R]`` with ``I_r = (lo_r, hi_r)`` the closed range of ``x_i`` over
+        ``{x in T(r) : x_{<i} = p}``, for ``r = 1 .. R`` where ``R = max_v Q_p(v)`` (empty list when
+        ``Q_p`` is 0 everywhere). ``Q_p(v) = max{r : lo_r <= v <= hi_r}``, 0 when ``v`` is in no
+        interval. ``None`` stands for an infinite end, which only a ``directions`` set that does not
+        bound the region can produce (the exact regions lie in ``conv(S)``).
+
+    Raises
+    ------
+    privpac.errors.DataError
+        Bad ``S``, or ``directions=None`` and ``C(n + d + 1, d) * n`` above
+        :data:`privpac.geometry.FINITE_DIRECTION_LIMIT`.
+    privpac.errors.InvalidParameterError
+        Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 3`` with ``i < d``
+        needs an exact LP, not implemented).
+
+    Notes
+    -----
+    Beimel, Moran, Nissim, Stemmer (COLT 2019), Def 2.15, Claims 2.17/2.18, Fact 2.20, Def 3.1 and
+    Lemma 3.4; spec ``bmns-center-points`` section 4 (A1, A2 [ENG]) and section 7. Exact: integer
+    projections, Fraction bounds; nothing is rounded, so vertices (where the maxima sit: the A2
+    "spike" example) are reported exactly. Costs with ``K = |U|`` (``<= 2 C(n + d + 1, d)`` by
+    default): one ``K x n`` product and row sort, ``O(K n log n)``; then, per level ``r``, ``O(K)``
+    for ``i = d`` or ``O(K log K)`` Fraction operations for ``d = 2, i = 1``. Levels stop at the first
+    empty one, at most ``n``. For ``d = 2`` with ``K ~ n^2`` this is ``O(n^3 log n)``.
+
+    Examples
+    --------
+    >>> S = [[0, 0], [2, 0], [0, 2], [2, 2], [1, 1]]
+    >>> [(int(lo), int(hi)) for lo, hi in depth_intervals(S)]
+    [(0, 2), (1, 1), (1, 1)]
+    """
+    arr, bound = as_integer_points(S, "S")
+    n, d = arr.shape
+    try:
+        length = len(prefix)
+    except TypeError as exc:
+        raise InvalidParameterError(f"prefix must be a sequence of ints or Fractions, got {prefix!r}") from exc
+    p = as_rational_point(prefix, length, "prefix") if length else ()
+    i = len(p) + 1
+    if i > d:
+        raise InvalidParameterError(f"prefix has {len(p)} coordinate(s); with d = {d} it must have at most {d - 1}")
+    if not (i == d or (d == 2 and i == 1)):
+        raise InvalidParameterError(
+            f"depth_intervals supports a prefix of length d - 1 (any d) or d = 2 with an empty prefix; "
+            f"got d = {d}, prefix of length {len(p)} (this case needs an exact LP per level)"
+        )
+    if directions is None:
+        check_finite_direction_size(n, d, "depth_intervals")
+        U = _complete(arr, bound)
+    else:
+        U = as_directions(directions, d, "directions")
+        U = _symmetric_nonzero(U)
+    if len(U) == 0:  # only zero directions: no constraint at all
+        return [(None, None)] * n
+    # c_r(u) for every direction: the r-th largest projection (one sort per direction).
+    proj = exact_products(U, arr)
+    C = -np.sort(-proj, axis=1)
+    Uo = U.astype(object)
+    out: list[Interval] = []
+    for r in range(1, n + 1):
+        c = [int(v) for v in C[:, r - 1]]
+        interval = _slice_interval(Uo, c, p) if i == d else _polygon_extent(Uo, c)
+        if interval is None:
+            break
+        out.append(interval)
+    return out
+
+
+def _symmetric_nonzero(U: np.ndarray) -> np.ndarray:
+    keep = np.array([any(int(v) != 0 for v in row) for row in U], dtype=bool)
+    U = U[keep]
+    return np.concatenate([U, -U], axis=0)
+
+
+def _slice_interval(U: np.ndarray, c: list[int], p: tuple[Fraction, ...]) -> Interval | None:
+    """Range of ``t`` with ``u.(p, t) <= c(u)`` for all rows ``u``, or None when empty.
+
+    With ``p = P / q``: ``q u_d t <= q c(u) - u_{<d}.P``, integers ``a t <= b`` per direction.
+    """
+    q, P = common_denominator(p)
+    lo: Fraction | None = None
+    hi: Fraction | None = None
+    for row, cu in zip(U, c):
+        a = q * int(row[-1])
+        b = q * cu - sum(int(uj) * Pj for uj, Pj in zip(row[:-1], P))
+        if a == 0:
+            if b < 0:
+                return None
+        elif a > 0:
+            t = Fraction(b, a)
+            if hi is None or t < hi:
+                hi = t
+        else:
+            t = Fraction(b, a)
+            if lo is None or t > lo:
+                lo = t
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    return lo, hi
+
+
+# A line y = m x + k, exact.
+Line = tuple[Fraction, Fraction]
+
+
+def _cross_x(a: Line, b: Line) -> Fraction:
+    return (b[1] - a[1]) / (a[0] - b[0])
+
+
+def _min_envelope(lines: list[Line]) -> tuple[list[Fraction], list[Line]]:
+    """Lower envelope ``min_k (m_k x + k_k)``: breakpoints and the line active between them."""
+    best: dict[Fraction, Fraction] = {}
+    for m, k in lines:
+        if m not in best or k < best[m]:
+            best[m] = k
+    stack: list[Line] = []
+    for m in sorted(best, reverse=True):  # at x -> -inf the steepest line is lowest
+        line = (m, best[m])
+        while len(stack) >= 2 and _cross_x(stack[-2], line) <= _cross_x(stack[-2], stack[-1]):
+            stack.pop()
+        stack.append(line)
+    breaks = [_cross_x(stack[j], stack[j + 1]) for j in range(len(stack) - 1)]
+    return breaks, stack
+
+
+def _active(env: tuple[list[Fraction], list[Line]], t: Fraction) -> Line:
+    breaks, lines = env
+    return lines[bisect.bisect_left(breaks, t)]
+
+
+def _polygon_extent(U: np.ndarray, c: list[int]) -> Interval | None:
+    """``x``-extent of ``{(x, y) : a x + b y <= c(u) for all u = (a, b)}``, or None when empty."""
+    upper: list[Line] = []  # y <= m x + k
+    neg_lower: list[Line] = []  # -y <= m x + k
+    xlo: Fraction | None = None
+    xhi: Fraction | None = None
+    for (a, b), cu in zip(((int(r[0]), int(r[1])) for r in U), c):
+        if b > 0:
+            upper.append((Fraction(-a, b), Fraction(cu, b)))
+        elif b < 0:
+            neg_lower.append((Fraction(a, b), Fraction(-cu, b)))
+        elif a > 0:
+            t = Fraction(cu, a)
+            xhi = t if xhi is None or t < xhi else xhi
+        elif a < 0:
+            t = Fraction(cu, a)
+            xlo = t if xlo is None or t > xlo else xlo
+    if xlo is not None and xhi is not None and xlo > xhi:
+        return None
+    if not upper or not neg_lower:  # the slice is never empty: only the vertical constraints bind
+        return xlo, xhi
+    # g(t) = min(upper)(t) + min(neg_lower)(t) = (top of the slice) - (bottom of the slice): concave.
+    env_u, env_l = _min_envelope(upper), _min_envelope(neg_lower)
+    cuts = sorted(set(env_u[0]) | set(env_l[0]))
+    A: Fraction | None = None  # {g >= 0} = [A, B]; None for an infinite end
+    B: Fraction | None = None
+    feasible = False
+    bounds: list[tuple[Fraction | None, Fraction | None]] = []
+    if not cuts:
+        bounds.append((None, None))
+    else:
+        bounds.append((None, cuts[0]))
+        bounds.extend(zip(cuts[:-1], cuts[1:]))
+        bounds.append((cuts[-1], None))
+    for left, right in bounds:
+        if left is None and right is None:
+            probe = Fraction(0)
+        elif left is None:
+            probe = right - 1
+        elif right is None:
+            probe = left + 1
+        else:
+            probe = (left + right) / 2
+        (m1, k1), (m2, k2) = _active(env_u, probe), _active(env_l, probe)
+        slope, icpt = m1 + m2, k1 + k2
+        lo, hi = left, right  # part of this piece where slope * t + icpt >= 0
+        if slope > 0:
+            root = -icpt / slope
+            lo = root if left is None or root > left else left
+        elif slope < 0:
+            root = -icpt / slope
+            hi = root if right is None or root < right else right
+        elif icpt < 0:
+            continue
+        if lo is not None and hi is not None and lo > hi:
+            continue
+        if not feasible:
+            A, B, feasible = lo, hi, True
+        else:
+            A = None if (A is None or lo is None) else min(A, lo)
+            B = None if (B is None or hi is None) else max(B, hi)
+    if not feasible:
+        return None
+    lo = A if xlo is None else (xlo if A is None else max(A, xlo))
+    hi = B if xhi is None else (xhi if B is None else min(B, xhi))
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    return lo, hi
