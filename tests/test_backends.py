@@ -125,7 +125,7 @@ def test_refused_where_not_supported_and_predict_needs_memory(cluster):
 
     x, y = _data(1000)
     X = da.from_array(x.reshape(-1, 1), chunks=(300, 1))
-    with pytest.raises(TypeError, match="does not fit on Dask collections yet"):
+    with pytest.raises(TypeError, match="does not fit on Dask or Spark data yet"):
         PrivateRectangleClassifier(domain=(0, 2**40)).fit(X, y)
     clf = PrivateThresholdClassifier(domain=(0, 2**40), random_state=0).fit(X, y)
     assert clf.predict(x.reshape(-1, 1)).shape == (1000,)

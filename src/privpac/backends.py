@@ -3,9 +3,10 @@
 A learner reads its data only through a few exact statistics (for the one-dimensional learners,
 :class:`~privpac.learners._sample.LabelledCounts`: sorted distinct values with the number of
 records of each label). A backend computes such a statistic with a *kernel* applied to aligned
-row blocks of the inputs, and merges the per-block results exactly on the driver. The learner then
-runs on the driver, which draws all noise once. In memory, the whole input is one block, so there
-is one code path for every engine.
+row blocks of the inputs, and merges the per-block results exactly (on Dask, in a tree of merges on
+the workers, so the driver receives one merged statistic). The learner then runs on the driver,
+which draws all noise once. In memory, the whole input is one block, so there is one code path for
+every engine.
 
 Privacy on an engine:
 
@@ -16,9 +17,9 @@ Privacy on an engine:
 * the number of records is exact, which is public only under replace-one neighbours (privpac's
   neighbouring relation throughout).
 
-Dask collections (``dask.array.Array``, ``dask.dataframe.DataFrame`` or ``Series``) are
-recognised without importing Dask; Dask is needed only when you pass them. Spark DataFrames are
-not supported yet and are refused with a message.
+Dask collections (``dask.array.Array``, ``dask.dataframe.DataFrame`` or ``Series``) and Spark
+DataFrames (``pyspark.sql.DataFrame``, the label given as a column name) are recognised without
+importing either engine; an engine is needed only when you pass its data.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ import numpy as np
 
 from .errors import DataError
 
-__all__ = ["NumpyBackend", "DaskBackend", "backend_for", "is_engine_collection"]
+__all__ = ["NumpyBackend", "DaskBackend", "SparkBackend", "backend_for", "is_engine_collection", "MERGE_FAN_IN"]
+
+#: Partial statistics merged together at each level of the merge tree on the workers.
+MERGE_FAN_IN = 4
 
 
 def _module(obj) -> str:
@@ -37,8 +41,8 @@ def _module(obj) -> str:
 
 
 def is_engine_collection(obj) -> bool:
-    """True for data that lives on an engine (Dask), which must not be materialised by validation."""
-    return _module(obj) in ("dask", "dask_expr")
+    """True for data that lives on an engine (Dask, Spark), which validation must not materialise."""
+    return _module(obj) in ("dask", "dask_expr") or (_module(obj) == "pyspark" and hasattr(obj, "mapInArrow"))
 
 
 class NumpyBackend:
@@ -67,8 +71,14 @@ class DaskBackend:
             blocks, kernel = self._frame_blocks(columns, kernel)
         else:
             blocks = self._aligned_blocks(columns)
-        parts = dask.compute(*[dask.delayed(kernel)(*block) for block in zip(*blocks)])
-        return merge(list(parts))
+        parts = [dask.delayed(kernel)(*block) for block in zip(*blocks)]
+        # A tree of merges on the workers: the driver receives one merged statistic (at most
+        # min(n, |X|) distinct values), never the concatenation of every partition's.
+        while len(parts) > 1:
+            groups = [parts[i : i + MERGE_FAN_IN] for i in range(0, len(parts), MERGE_FAN_IN)]
+            parts = [dask.delayed(merge)(group) if len(group) > 1 else group[0] for group in groups]
+        (result,) = dask.compute(parts[0])
+        return merge([result])
 
     @staticmethod
     def _frame_blocks(columns, kernel):
@@ -120,13 +130,51 @@ class DaskBackend:
         raise DataError(f"unsupported Dask collection {type(first).__name__}")
 
 
+class SparkBackend:
+    """Statistics computed on Spark executors, merged in a tree on the executors.
+
+    ``X`` is a ``pyspark.sql.DataFrame``; the other inputs are ``None`` or the *name* of one of
+    its columns (Spark DataFrames do not align rows across frames, so a label travels as a column
+    of ``X``). The features are the remaining columns. Each Arrow batch is counted by the kernel
+    (``mapInArrow``, vectorised), the partial statistics are merged with ``treeReduce`` on the
+    executors, and the driver receives one merged statistic.
+    """
+
+    name = "spark"
+
+    def map_merge(self, kernel: Callable, merge: Callable, X, *others):
+        import pickle
+
+        names = [o for o in others if o is not None]
+        for name in names:
+            if not isinstance(name, str) or name not in X.columns:
+                raise DataError(
+                    f"with a Spark DataFrame X, pass the label as the name of a column of X (columns: {X.columns})"
+                )
+        features = [c for c in X.columns if c not in names]
+
+        def partials(batches):  # runs on the executors: deterministic, no randomness
+            import pyarrow as pa
+
+            for batch in batches:
+                frame = batch.to_pandas()
+                part = kernel(frame[features], *(None if o is None else frame[o] for o in others))
+                yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(part)]})
+
+        rdd = X.mapInArrow(partials, "partial binary").rdd.map(lambda row: pickle.loads(row.partial))
+        if rdd.isEmpty():
+            return merge([])
+        return merge([rdd.treeReduce(lambda a, b: merge([a, b]), depth=3)])
+
+
+def is_spark_frame(obj) -> bool:
+    return _module(obj) == "pyspark" and hasattr(obj, "mapInArrow")
+
+
 def backend_for(X):
     """The backend that computes statistics of ``X`` where it lives."""
     if is_engine_collection(X):
-        return DaskBackend()
+        return SparkBackend() if is_spark_frame(X) else DaskBackend()
     if _module(X) == "pyspark":
-        raise TypeError(
-            "Spark DataFrames are not supported yet: collect the column, or use Dask "
-            "(dask.dataframe.read_parquet) for data beyond one machine's memory"
-        )
+        raise TypeError(f"unsupported Spark object {type(X).__name__}: pass a pyspark.sql.DataFrame")
     return NumpyBackend()

@@ -17,6 +17,7 @@ __all__ = [
     "halfspace_records",
     "box_records",
     "MEASURED_AT",
+    "MEASURED_RECCONCAVE_N",
 ]
 
 #: The setting of the threshold measurements (benchmarks/thresholds.py).
@@ -24,6 +25,9 @@ MEASURED_AT = {"epsilon": 1.0, "delta": 1e-6, "alpha": 0.05, "beta": 0.1}
 
 # (log2 |X|, smallest n): benchmarks/results/thresholds_sample_complexity.csv
 _THRESHOLD_EM = ((8, 39), (16, 75), (32, 146), (64, 285), (256, 1085), (4096, 15778), (65536, 229589))
+#: The recursion depth bound of the measured RecConcave rows ("LearnThresholds N=2 tuned"): the
+#: threshold classifier's ``method="auto"`` runs RecConcave with it, so the table describes the run.
+MEASURED_RECCONCAVE_N = 2
 _THRESHOLD_RECCONCAVE = ((8, 285), (16, 285), (32, 356), (64, 356), (256, 356), (4096, 356), (65536, 445))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..backends import backend_for
@@ -123,7 +125,7 @@ def labelled_counts_of(domain, labels, X, y) -> LabelledCounts:
             return LabelledCounts.from_sample(idx, np.zeros(0, dtype=np.int8), size, allow_empty=True)
         return LabelledCounts.from_sample(idx, check_labels(y_block, labels, idx.shape[0]), size, allow_empty=True)
 
-    sample = backend_for(X).map_merge(kernel, lambda parts: LabelledCounts.merge(parts, size), X, y)
+    sample = backend_for(X).map_merge(kernel, functools.partial(LabelledCounts.merge, size=size), X, y)
     if sample.n == 0:
         raise DataError("X is empty: at least one record is needed")
     return sample
@@ -154,4 +156,7 @@ def counted_values_of(domain, X, counts=None) -> CountedData:
         keep = totals > 0
         return CountedData(values[keep], totals[keep], size) if keep.any() else None
 
-    return backend_for(X).map_merge(kernel, lambda parts: CountedData.merge(parts, size), X, counts)
+    counted = backend_for(X).map_merge(kernel, functools.partial(CountedData.merge, size=size), X, counts)
+    if counted is None:
+        raise DataError("X is empty: at least one record is needed")
+    return counted

@@ -171,12 +171,14 @@ class PrivateEstimatorBase(BaseEstimator):
         if is_engine_collection(X):  # on a cluster: read the shape and names, never the data
             if not self._fits_on_engines:
                 raise TypeError(
-                    f"{type(self).__name__} does not fit on Dask collections yet (the one-dimensional "
+                    f"{type(self).__name__} does not fit on Dask or Spark data yet (the one-dimensional "
                     "estimators do: threshold, point, median, histogram, sanitizers); compute X into memory first"
                 )
             if not reset:
-                raise DataError("predict on NumPy or pandas data (for Dask, map predict over the partitions)")
+                raise DataError("predict on NumPy or pandas data (on an engine, map predict over the partitions)")
             columns = getattr(X, "columns", None)
+            if columns is not None and isinstance(y, str):  # Spark: the label is a column of X
+                columns = [c for c in columns if c != y]
             self.n_features_in_ = len(columns) if columns is not None else (X.shape[1] if X.ndim == 2 else 1)
             if columns is not None:
                 self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)

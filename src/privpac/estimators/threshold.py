@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds.measured import threshold_records
+from ..bounds.measured import MEASURED_RECCONCAVE_N, threshold_records
 from ..domains import IntegerDomain
 from ..formatting import fmt_size, int_from_text, int_to_text
 from ..learners.exponential import ORIENTATIONS, choose_orientation, em_learn_oriented_thresholds, em_learn_thresholds
-from ..learners.thresholds import learn_thresholds, learn_thresholds_plan
+from ..learners.thresholds import learn_thresholds
 from ..validation import check_choice, check_int, check_probability
 from ._one_d import domain_size, index_value, prediction_indices, show
 from .base import PrivateClassifierBase, private_fit
@@ -38,9 +38,11 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
     method : {"auto", "recconcave", "em"}
         ``"recconcave"``: LearnThresholds. ``"em"``: the exponential mechanism over all thresholds
         (pure epsilon-DP, the Kasiviswanathan et al. learner). ``"auto"`` (default): with tuned
-        constants and ``N=None``, the exponential mechanism whenever RecConcave's tuned plan has
-        depth 1 (every domain below about ``2^300`` points at usual budgets, where it *is* the
-        best RecConcave plan) and RecConcave above; LearnThresholds with paper constants.
+        constants, ``N=None`` and ``delta > 0``, whichever needs fewer records by the measured
+        sample sizes shipped in :mod:`privpac.bounds.measured` (public: the exponential mechanism
+        up to about ``2^81`` points, RecConcave above; the proven bounds would place the switch
+        near ``2^300``), RecConcave with the measured depth bound ``N = 2``; the exponential mechanism
+        when ``delta = 0``; LearnThresholds with paper constants.
     N : int or None
         RecConcave's recursion-depth bound.
     alpha, beta : float
@@ -114,8 +116,10 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
             return "recconcave"
         if delta == 0.0:
             return "em"
-        plan = learn_thresholds_plan(size, self.alpha, self.beta, eps, delta)
-        return "em" if plan.depth == 1 else "recconcave"
+        # measured, not proven, sample sizes (public tables): the proven bounds switch ~2^219 later
+        alpha = check_probability(self.alpha, "alpha")
+        em, rc = threshold_records("em", size, eps, alpha), threshold_records("recconcave", size, eps, alpha)
+        return "recconcave" if rc < em else "em"
 
     @private_fit
     def fit(self, X, y):
@@ -129,6 +133,8 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         self.method_ = self._resolve_method(size, eps, delta)
+        if self.method == "auto" and N is None and self.method_ == "recconcave":
+            N = MEASURED_RECCONCAVE_N  # the depth whose measured sample sizes chose RecConcave
         needed = threshold_records(self.method_, size, eps, alpha)
         self._warn_few_records(
             sample.n,

@@ -89,14 +89,14 @@ class CountedData:
         return cls(values, counts, size)
 
     @classmethod
-    def merge(cls, parts, size: int) -> CountedData:
+    def merge(cls, parts, size: int) -> CountedData | None:
         """The counts of the union of disjoint parts (exact for any partitioning); ``None`` parts
-        (empty blocks) are skipped."""
+        (empty blocks) are skipped, and ``None`` is returned when every part is empty."""
         from ..learners._sample import _concat, aggregate
 
         parts = [p for p in parts if p is not None and p.values.size]
         if not parts:
-            raise DataError("the database is empty: at least one record is needed")
+            return None
         total = sum(int(p.counts.sum()) for p in parts)
         if total > 2**62:
             raise DataError(f"the counts add up to {total:,} records, more than privpac counts exactly (2^62)")

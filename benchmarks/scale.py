@@ -1,0 +1,162 @@
+"""Fits on data beyond one process: in memory against a Dask LocalCluster of two workers.
+
+    nice -n 10 python benchmarks/scale.py                  # n = 1e6, 1e7 (about 5 minutes)
+    nice -n 10 python benchmarks/scale.py --n 1e8          # the 10^8-row cell (about 20 GB of disk I/O)
+    python benchmarks/scale.py --quick                     # n = 1e5 (smoke test)
+
+For each n, a Parquet dataset of ``n`` rows (an integer feature ``x`` and a label ``y``) is written
+once to a scratch directory in 16 files. Every cell runs in a fresh Python process and reports the
+fit time and the driver's peak RSS (``ru_maxrss``); Dask cells also report the largest peak RSS of
+a worker. Cells:
+
+* ``memory``: pandas reads the Parquet files, then ``fit`` on NumPy arrays (the whole column in
+  the driver);
+* ``dask``: ``fit`` on ``dd.read_parquet(...)`` with a two-worker ``LocalCluster`` (one thread
+  each, on 127.0.0.1): the workers read, count and merge their partitions;
+* ``spark``: ``fit`` on ``spark.read.parquet(...)`` in a ``local[2]`` session (the JVM's memory
+  is not in the driver column: Spark's executors run inside it, Python workers beside it).
+
+Estimators: the threshold classifier and the point learner on the domain ``[0, 2^20 - 1]``
+(about 10^6 distinct values whatever ``n``: the merged statistic on the driver has at most
+``min(n, |X|)`` entries), and the Laplace histogram (64 public bins, a statistic of 64 counts).
+Writes ``benchmarks/results/scale.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+DOMAIN_BITS = 20
+
+MAKE_DATA = """
+import sys
+import numpy as np, pandas as pd
+n, out, files = int(sys.argv[1]), sys.argv[2], 16
+rng = np.random.default_rng(0)
+per = -(-n // files)
+for i in range(files):
+    m = min(per, n - i * per)
+    if m <= 0:
+        break
+    x = rng.integers(0, 2**{bits}, m, dtype=np.int64)
+    y = (x > 3 * 2**{bits_minus_2}).astype(np.int8)
+    pd.DataFrame({{"x": x, "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
+"""
+
+CELL = """
+import json, resource, sys, time, warnings
+warnings.simplefilter("ignore")
+engine, model, path = sys.argv[1], sys.argv[2], sys.argv[3]
+from privpac.estimators import PrivateHistogram, PrivatePointClassifier, PrivateThresholdClassifier
+dom = (0, 2**{bits} - 1)
+make = {{
+    "threshold": lambda: PrivateThresholdClassifier(domain=dom, random_state=1),
+    "point": lambda: PrivatePointClassifier(domain=dom, delta=1e-9, random_state=1),
+    "histogram": lambda: PrivateHistogram(domain=dom, n_bins=64, random_state=1),
+}}[model]
+labelled = model != "histogram"
+worker_peak = None
+if engine == "memory":
+    import pandas as pd
+    t0 = time.perf_counter()
+    frame = pd.read_parquet(path)
+    X, y = frame[["x"]].to_numpy(), frame["y"].to_numpy()
+    est = make().fit(X, y) if labelled else make().fit(X)
+    seconds = time.perf_counter() - t0
+elif engine == "spark":
+    import os
+    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]").config("spark.driver.host", "127.0.0.1")
+             .config("spark.driver.bindAddress", "127.0.0.1").config("spark.ui.enabled", "false")
+             .config("spark.driver.memory", "2g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    t0 = time.perf_counter()
+    frame = spark.read.parquet(path)
+    est = make().fit(frame, "y") if labelled else make().fit(frame.select("x"))
+    seconds = time.perf_counter() - t0
+    spark.stop()
+else:
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
+    with cluster as cl, Client(cl) as client:
+        t0 = time.perf_counter()
+        frame = dd.read_parquet(path)
+        est = make().fit(frame[["x"]], frame["y"]) if labelled else make().fit(frame[["x"]])
+        seconds = time.perf_counter() - t0
+        peaks = client.run(lambda: __import__("resource").getrusage(__import__("resource").RUSAGE_SELF).ru_maxrss)
+        worker_peak = max(peaks.values()) / 1024
+state = est._fitted_state()
+print(json.dumps({{"seconds": seconds, "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "worker_peak_mb": worker_peak, "n_samples": est.n_samples_,
+                  "state": {{k: str(v)[:40] for k, v in state.items()}}}}))
+"""
+
+
+def _run(code: str, *args: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=float, nargs="*", default=[1e6, 1e7])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--models", nargs="*", default=["threshold", "point", "histogram"])
+    parser.add_argument("--engines", nargs="*", default=["memory", "dask", "spark"])
+    parser.add_argument("--out", default=str(RESULTS / "scale.csv"))
+    args = parser.parse_args()
+    sizes = [1e5] if args.quick else args.n
+    rows = []
+    make_data = MAKE_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
+    cell = CELL.format(bits=DOMAIN_BITS)
+    for n in sizes:
+        n = int(n)
+        scratch = Path(tempfile.mkdtemp(prefix="privpac-scale-"))
+        try:
+            subprocess.run([sys.executable, "-c", make_data, str(n), str(scratch)], check=True)
+            for model in args.models:
+                answers = {}
+                for engine in args.engines:
+                    r = _run(cell, engine, model, str(scratch))
+                    answers[engine] = r["state"]
+                    rows.append(
+                        {
+                            "model": model,
+                            "engine": engine,
+                            "n": n,
+                            "seconds": round(r["seconds"], 2),
+                            "driver_peak_mb": round(r["driver_peak_mb"]),
+                            "worker_peak_mb": "" if r["worker_peak_mb"] is None else round(r["worker_peak_mb"]),
+                            "same_model_as_memory": "",
+                        }
+                    )
+                    print(rows[-1], flush=True)
+                for row in rows[-len(args.engines) :]:
+                    if row["engine"] != "memory" and "memory" in answers:
+                        row["same_model_as_memory"] = answers[row["engine"]] == answers["memory"]
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="") as fh:
+        fh.write(f"# domain [0, 2^{DOMAIN_BITS} - 1]; {platform.machine()} {platform.python_implementation()} "
+                 f"{platform.python_version()}; two Dask workers, one thread each\n")  # fmt: skip
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

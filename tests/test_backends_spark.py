@@ -1,0 +1,73 @@
+"""The same exact statistics on Spark: a real local[2] session, the same model as in memory."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+pyspark = pytest.importorskip("pyspark")
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this interpreter (and privpac)
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("privpac-tests")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "3000")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _frame(spark, x, y=None, partitions=5):
+    data = {"x": x} if y is None else {"x": x, "y": y}
+    return spark.createDataFrame(pd.DataFrame(data)).repartition(partitions)
+
+
+def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
+    from privpac.estimators import PointSanitizer, PrivateHistogram, PrivateMedian, PrivateThresholdClassifier
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2**40, 20000, dtype=np.int64)
+    y = (x > 3 * 2**38).astype(np.int64)
+    dom = (0, 2**40)
+    cases = [
+        (lambda: PrivateThresholdClassifier(domain=dom, random_state=5), True),
+        (lambda: PrivateMedian(domain=dom, random_state=5), False),
+        (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
+    ]
+    for make, labelled in cases:
+        reference = make().fit(x.reshape(-1, 1), y) if labelled else make().fit(x.reshape(-1, 1))
+        for partitions in (1, 7):
+            frame = _frame(spark, x, y if labelled else None, partitions)
+            est = make().fit(frame, "y") if labelled else make().fit(frame)
+            assert est._fitted_state() == reference._fitted_state(), (type(est).__name__, partitions)
+            assert est.ledger_.lines() == reference.ledger_.lines()
+            assert list(est.feature_names_in_) == ["x"] and est.n_features_in_ == 1
+    values = np.repeat(np.array([5, 7, 2**39], dtype=np.int64), 400000 // 3 + 1)
+    make = lambda: PointSanitizer(epsilon=1.0, delta=1e-6, alpha=0.5, domain=dom, random_state=5)  # noqa: E731
+    assert make().fit(_frame(spark, values, partitions=3))._fitted_state() == make().fit(values)._fitted_state()
+
+
+def test_spark_labels_are_a_column_and_unsupported_estimators_say_so(spark):
+    from privpac.errors import DataError
+    from privpac.estimators import PrivateHalfspaceClassifier, PrivateThresholdClassifier
+
+    x = np.arange(100, dtype=np.int64)
+    frame = _frame(spark, x, (x > 50).astype(np.int64))
+    with pytest.raises(DataError, match="name of a column of X"):
+        PrivateThresholdClassifier(domain=(0, 99), random_state=0).fit(frame, "label")
+    with pytest.raises(TypeError, match="does not fit on Dask or Spark data yet"):
+        PrivateHalfspaceClassifier(domain=1.0, margin=0.1).fit(frame, "y")
