@@ -133,7 +133,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         self.method_ = self._resolve_method(size, eps, delta)
-        if self.method == "auto" and N is None and self.method_ == "recconcave":
+        if self.method == "auto" and N is None and self.constants == "tuned" and self.method_ == "recconcave":
             N = MEASURED_RECCONCAVE_N  # the depth whose measured sample sizes chose RecConcave
         needed = threshold_records(self.method_, size, eps, alpha)
         self._warn_few_records(
