@@ -136,8 +136,8 @@ class SparkBackend:
     ``X`` is a ``pyspark.sql.DataFrame``; the other inputs are ``None`` or the *name* of one of
     its columns (Spark DataFrames do not align rows across frames, so a label travels as a column
     of ``X``). The features are the remaining columns. Each Arrow batch is counted by the kernel
-    (``mapInArrow``, vectorised), the partial statistics are merged with ``treeReduce`` on the
-    executors, and the driver receives one merged statistic.
+    (``mapInArrow``, vectorised), a partition's counts are merged in its task, the partitions'
+    with ``treeReduce`` on the executors, and the driver receives one merged statistic.
     """
 
     name = "spark"
@@ -156,10 +156,12 @@ class SparkBackend:
         def partials(batches):  # runs on the executors: deterministic, no randomness
             import pyarrow as pa
 
+            parts = []
             for batch in batches:
                 frame = batch.to_pandas()
-                part = kernel(frame[features], *(None if o is None else frame[o] for o in others))
-                yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(part)]})
+                parts.append(kernel(frame[features], *(None if o is None else frame[o] for o in others)))
+            if parts:  # one merged statistic per partition (one sort), not one per Arrow batch
+                yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merge(parts))]})
 
         rdd = X.mapInArrow(partials, "partial binary").rdd.map(lambda row: pickle.loads(row.partial))
         if rdd.isEmpty():
