@@ -54,4 +54,9 @@ def fit_arguments(name: str, seed: int = 0):
     if name == "halfspace-margin":
         ds = make_margin_data(60, 2, 0.3, w_star=margin_direction(2, 99 + seed), rng=1 + seed)
         return {"domain": 1.0, "margin": 0.3}, (ds.X, ds.y), {}
+    if name == "center-point":
+        X = np.random.default_rng(3 + seed).integers(-2, 3, size=(40, 2))
+        if seed == 1:
+            X[:, 1] = X[:, 0]  # collinear: fewer distinct points
+        return {"domain": 2}, (X,), {}
     raise AssertionError(f"no test fit for model {name!r}: add one to tests/model_examples.py")

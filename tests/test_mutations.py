@@ -23,6 +23,7 @@ choosing_module = importlib.import_module("privpac.mechanisms.choosing")
 exponential_module = importlib.import_module("privpac.mechanisms.exponential")
 laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
+center_point_estimator = importlib.import_module("privpac.estimators.center_point")
 
 
 def _halved_laplace(monkeypatch):
@@ -105,13 +106,23 @@ def _interior_point_at_four_times_its_share(monkeypatch):
     monkeypatch.setattr(ExponentialInteriorPoint, "__call__", call)
 
 
+def _center_point_domain_from_the_data(monkeypatch):
+    original = center_point_estimator.find_tukey
+
+    def find_tukey(S, B, *args, **kwargs):
+        B_data = max(1, int(np.abs(np.asarray(S)).max()))  # the candidate domain bound read off the records
+        return original(S, B_data, *args, **kwargs)
+
+    monkeypatch.setattr(center_point_estimator, "find_tukey", find_tukey)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
     (
         "step-function EM sampling at 2 epsilon",
         _step_em_at_twice_epsilon,
-        ["exponential-step", "em-learner", "interior-point-exponential"],
+        ["exponential-step", "em-learner", "interior-point-exponential", "center-point"],
     ),
     ("finite-list EM sampling at 2 epsilon", _finite_em_at_twice_epsilon, ["exponential", "label-private"]),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
@@ -124,6 +135,7 @@ MUTANTS = [
         _interior_point_at_four_times_its_share,
         ["rectangle-composition"],
     ),
+    ("a center-point candidate domain built from the data", _center_point_domain_from_the_data, ["center-point"]),
 ]
 
 

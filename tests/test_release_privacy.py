@@ -85,6 +85,7 @@ RELEASED_ATTRIBUTES = {
         "n_samples_",
         "classes_",
     },  # fmt: skip
+    "center-point": {"center_", "composition_", "n_samples_", "n_features_in_"},
     "halfspace-margin": {
         "coef_",
         "intercept_",

@@ -56,6 +56,7 @@ CASE_MODULES = [
     "privpac.audit.cases_sanitizers",
     "privpac.audit.cases_large_margin",
     "privpac.audit.cases_rectangles",
+    "privpac.audit.cases_center_point",
 ]
 
 

@@ -4,6 +4,7 @@
 """
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
+from .center_point import PrivateCenterPoint
 from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
@@ -24,6 +25,7 @@ MODELS: dict[str, type] = {
     "k-point": KPointSanitizer,
     "san-thresholds": ThresholdSanitizer,
     "halfspace-margin": PrivateHalfspaceClassifier,
+    "center-point": PrivateCenterPoint,
 }
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "KPointSanitizer",
     "LabelPrivateClassifier",
     "MODELS",
+    "PrivateCenterPoint",
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
     "PrivateHalfspaceClassifier",

@@ -10,19 +10,26 @@ so every predicate is an exact integer sign: data are integers, query points rat
 * :func:`directional_depth`: depth over a public direction set.
 * :func:`depth_intervals`: the nested intervals of the partial-assignment quality ``Q_p``.
 * :func:`complete_directions`, :func:`hyperplane_normals`: the direction sets ``U(S ∪ E)``, ``U(P)``.
+* :func:`rational_domain`, :class:`RationalDomain`, :func:`interval_quality`: the A3-rational candidate
+  domains of FindTukey (implicit, rank/select by ``floor_sum``) and the quality over their indices.
 """
 
 from .directional import directional_depth
 from .directions import FINITE_DIRECTION_LIMIT, complete_directions, hyperplane_normals
+from .rational_domain import RationalDomain, floor_sum, interval_quality, rational_domain
 from .regions import depth_intervals
 from .tukey import tukey_depth, tukey_depth_brute
 
 __all__ = [
     "FINITE_DIRECTION_LIMIT",
+    "RationalDomain",
     "complete_directions",
     "depth_intervals",
     "directional_depth",
+    "floor_sum",
     "hyperplane_normals",
+    "interval_quality",
+    "rational_domain",
     "tukey_depth",
     "tukey_depth_brute",
 ]

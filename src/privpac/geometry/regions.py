@@ -85,7 +85,8 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     "spike" example) are reported exactly. Costs with ``K = |U|`` (``<= 2 C(n + d + 1, d)`` by
     default): one ``K x n`` product and row sort, ``O(K n log n)``; then, per level ``r``, ``O(K)``
     for ``i = d`` or ``O(K log K)`` Fraction operations for ``d = 2, i = 1``. Levels stop at the first
-    empty one, at most ``n``. For ``d = 2`` with ``K ~ n^2`` this is ``O(n^3 log n)``.
+    empty one, at most ``n``; a level whose ``c_r`` equals the previous level's (tied projections,
+    repeated points) reuses its interval. For ``d = 2`` with ``K ~ n^2`` this is ``O(n^3 log n)``.
 
     Examples
     --------
@@ -121,9 +122,12 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     C = -np.sort(-proj, axis=1)
     Uo = U.astype(object)
     out: list[Interval] = []
+    previous: list[int] | None = None
     for r in range(1, n + 1):
         c = [int(v) for v in C[:, r - 1]]
-        interval = _slice_interval(Uo, c, p) if i == d else _polygon_extent(Uo, c)
+        if c != previous:  # the interval is a function of c alone: equal levels (ties) are not recomputed
+            interval = _slice_interval(Uo, c, p) if i == d else _polygon_extent(Uo, c)
+            previous = c
         if interval is None:
             break
         out.append(interval)

@@ -1,0 +1,401 @@
+"""FindTukey: a private point of high Tukey depth (a private center point), for d = 1 and d = 2.
+
+Beimel, Moran, Nissim and Stemmer, "Private Center Points and Learning of Halfspaces" (COLT 2019),
+Fig. 1 and Thm 3.6; spec ``bmns-center-points`` sections 4 (A2-A4, B3), 5 and 11.
+
+Algorithm
+---------
+For a multiset ``S`` of ``n`` integer points of the public box ``X = Z^d ∩ [-B, B]^d``, pick the
+output coordinate by coordinate. For ``i = 1 .. d``, with the earlier outputs
+``p = (x*_1, ..., x*_{i-1})`` fixed:
+
+1. ``D_i`` = the A3-rational candidate domain (:func:`~privpac.geometry.rational_domain.rational_domain`)
+   for ``B``, ``d``, ``i`` and the running denominator ``t`` (a function of the earlier outputs);
+2. the quality of a candidate ``v`` is the partial-assignment quality
+   ``Q_p(v) = max over z of td((p, v, z); S)`` (Def 3.1), computed exactly as a step function over
+   the indices of ``D_i`` from the nested depth intervals ``I_r`` (:func:`~privpac.geometry.depth_intervals`
+   and :func:`~privpac.geometry.rational_domain.interval_quality`);
+3. ``x*_i`` is chosen by the exponential mechanism over ``D_i`` (``mode="exponential"``, spec B3,
+   the default) or by RecConcave with the proof's promise
+   ``r_i = (n/(d+1)) (1 - (i-1)/(2d))``, accuracy ``alpha0 = 1/(2d)`` and failure probability
+   ``beta0 = beta/d`` (``mode="recconcave"``, Fig. 1 with erratum 1 of spec section 11: the figure
+   prints ``n/(d+1) - (i-1) n/(d(d+1))``; only the proof's value gives depth ``n/(2(d+1))``);
+4. ``x*_i`` is written as its canonical pair ``p/(t q)`` and ``t <- t q``.
+
+The output is a tuple of exact :class:`~fractions.Fraction` values, generally not a point of ``X``.
+
+Privacy
+-------
+* For every fixed prefix and candidate ``v``, ``S -> Q_p(v)`` has sensitivity 1 under replace-one
+  neighbours (Obs 2.16 for the depth, Lemma 3.4 for the maximum over completions). It is computed
+  exactly: integer projections, Fraction interval ends, integer index breakpoints, and the direction
+  set is either ``U(X ∪ E)`` of the public box or ``U(S ∪ E)``, both of which make the depth exact
+  (spec A1), so the computed value *is* the true value and keeps sensitivity 1.
+* ``D_i`` depends on ``B``, ``d``, ``i`` and the earlier private outputs only; the promise
+  ``r_i`` on the public ``n``. Which direction set is used depends on ``(n, d, B)`` only.
+* Each coordinate is one ``(eps0, delta0)``-DP call (the exponential mechanism is
+  ``(eps0, 0)``-DP for a sensitivity-1 quality; RecConcave is ``(eps0, delta0)``-DP for *every*
+  input, quasi-concave or not, promise kept or not: BNS Lemma 3.12). The ``d`` calls are adaptive
+  (the ``i``-th domain and quality follow the earlier outputs) and composed by the basic theorem
+  (``eps0 = eps/d``, ``delta0 = delta/d``; pure ``eps``-DP in exponential mode) or the advanced one
+  (``eps0 = eps/(2 sqrt(2 d ln(2/delta)))``, ``delta0 = delta/(2d)``, slack ``delta/2``, charged at
+  the Dwork-Rothblum-Vadhan total). ``composition="auto"`` takes the larger ``eps0`` (public
+  parameters only; basic for every ``d <= 2``).
+* The whole plan is charged before any noise, on every path; nothing branches or aborts on the
+  data (a failed promise changes nothing but the output's quality). No count of the records is
+  returned.
+
+Utility
+-------
+With probability ``1 - beta`` the output has depth ``>= n/(2(d+1))`` (in particular it lies in
+``conv(S)``) once ``n`` reaches :attr:`FindTukeyPlan.sufficient_n`: for B3 the spec's
+``2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta))``; for RecConcave the smallest ``n`` whose
+promises meet :func:`~privpac.optimize.recconcave.required_quality` at every coordinate.
+
+Not implemented: ``d >= 3`` (the exact depth intervals for a prefix shorter than ``d - 1`` need an
+exact LP per level), LearnHalfSpace (Fig. 2), the lower bounds of section 5.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..accounting import PrivacyLedger
+from ..errors import DataError, DomainError, InvalidParameterError
+from ..geometry._exact import as_integer_points
+from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
+from ..geometry.rational_domain import hadamard_bounds, interval_quality, rational_domain
+from ..geometry.regions import depth_intervals
+from ..mechanisms.exponential import exponential_mechanism_step
+from ..optimize.recconcave import levels, rec_concave_run, required_quality
+from ..random import as_random_source
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
+
+__all__ = [
+    "COMPOSITIONS",
+    "MODES",
+    "FindTukeyPlan",
+    "FindTukeyResult",
+    "box_directions",
+    "find_tukey",
+    "plan_find_tukey",
+    "promise_values",
+]
+
+MODES = ("exponential", "recconcave")
+COMPOSITIONS = ("auto", "basic", "advanced")
+#: Dimensions with an exact implementation.
+SUPPORTED_DIMENSIONS = (1, 2)
+
+
+def promise_values(n: int, d: int) -> list[Fraction]:
+    """The proof's promises ``r_i = (n/(d+1)) (1 - (i-1)/(2d))``, ``i = 1 .. d`` (exact).
+
+    Spec section 4 (A4) and erratum 1 of section 11: Fig. 1 prints ``n/(d+1) - (i-1) n/(d(d+1))``,
+    but the induction of Thm 3.6 uses ``(1 - 1/(2d)) (1 - (i-1)/(2d)) >= 1 - i/(2d)``, which only
+    the proof's value satisfies. ``r_d = n/(2d) >= n/(2(d+1))``.
+    """
+    n = check_int(n, "n", low=1)
+    d = check_int(d, "d", low=1)
+    return [Fraction(n, d + 1) * (1 - Fraction(i - 1, 2 * d)) for i in range(1, d + 1)]
+
+
+def _advanced_split(epsilon: float, delta: float, d: int) -> tuple[float, float]:
+    """The paper's advanced-composition share (section 5): ``eps/(2 sqrt(2 d ln(2/delta)))``, ``delta/(2d)``."""
+    return epsilon / (2.0 * math.sqrt(2.0 * d * math.log(2.0 / delta))), delta / (2.0 * d)
+
+
+def _drv_total(eps0: float, delta: float, d: int) -> float:
+    """Dwork-Rothblum-Vadhan: ``d`` calls of ``eps0`` with slack ``delta/2``."""
+    return math.sqrt(2.0 * d * math.log(2.0 / delta)) * eps0 + d * eps0 * math.expm1(eps0)
+
+
+def choose_composition(composition: str, epsilon: float, delta: float, d: int) -> str:
+    """``"basic"`` or ``"advanced"`` from public parameters only (spec A4, composition choice).
+
+    ``"auto"``: the one with the larger per-coordinate ``eps0``; basic whenever ``delta = 0``. Basic
+    wins whenever ``d < 8 ln(2/delta)`` (every ``d <= 2`` here).
+    """
+    check_choice(composition, "composition", COMPOSITIONS)
+    if composition != "auto":
+        return composition
+    if delta <= 0.0:
+        return "basic"
+    adv, _ = _advanced_split(epsilon, delta, d)
+    return "advanced" if adv > epsilon / d else "basic"
+
+
+@dataclass(frozen=True)
+class FindTukeyPlan:
+    """Everything FindTukey decides before reading the data (all public)."""
+
+    n: int
+    d: int
+    B: int
+    epsilon: float
+    delta: float
+    beta: float
+    mode: str
+    composition: str
+    epsilon0: float
+    delta0: float
+    alpha0: float
+    beta0: float
+    total: tuple[float, float]
+    promises: tuple[Fraction, ...]
+    domain_bounds: tuple[int, ...]  # largest |D_i| over every possible running denominator
+    sufficient_n: int
+
+    def describe(self) -> list[str]:
+        return [
+            f"FindTukey plan: d={self.d}, B={self.B}, n={self.n}, mode={self.mode}, composition={self.composition}",
+            f"  per coordinate: epsilon0={self.epsilon0:.6g}, delta0={self.delta0:.3g}, alpha0={self.alpha0:g}, "
+            f"beta0={self.beta0:g}",
+            f"  total: epsilon={self.total[0]:.6g}, delta={self.total[1]:.3g}",
+            f"  sufficient n for depth >= n/(2(d+1)) with probability 1 - beta: {self.sufficient_n:,}",
+        ]
+
+
+def _domain_bounds(B: int, d: int) -> tuple[int, ...]:
+    """``max |D_i|`` over every running denominator ``t <= Q_1 ... Q_{i-1}`` (public)."""
+    _, Q = hadamard_bounds(B, d)
+    out, t_max = [], 1
+    for i in range(d):
+        out.append(B * t_max * Q[i] * (Q[i] + 1) + Q[i])
+        t_max *= Q[i]
+    return tuple(out)
+
+
+def plan_find_tukey(
+    n: int,
+    d: int,
+    B: int,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    beta: float = 0.1,
+    mode: str = "exponential",
+    composition: str = "auto",
+) -> FindTukeyPlan:
+    """The budget split, promises and sufficient sample size of FindTukey (public inputs only).
+
+    Raises :class:`~privpac.errors.InvalidParameterError` for ``d >= 3`` (not implemented),
+    ``mode="recconcave"`` with ``delta = 0``, ``composition="advanced"`` with ``delta = 0``, or an
+    advanced composition whose total exceeds ``epsilon`` (large ``epsilon``; use basic).
+    """
+    n = check_int(n, "n", low=1)
+    d = check_int(d, "d", low=1)
+    if d not in SUPPORTED_DIMENSIONS:
+        raise InvalidParameterError(
+            f"FindTukey is implemented exactly for d = 1 and d = 2 only, got d = {d}: for d >= 3 the exact "
+            "depth intervals of a partial assignment (spec A2) need an exact LP per depth level, which is not "
+            "implemented"
+        )
+    B = check_int(B, "B", low=1)
+    epsilon = check_budget_epsilon(epsilon)
+    delta = check_delta(delta)
+    beta = check_probability(beta, "beta")
+    check_choice(mode, "mode", MODES)
+    if mode == "recconcave" and delta <= 0.0:
+        raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
+    if composition == "advanced" and delta <= 0.0:
+        raise InvalidParameterError("composition='advanced' needs delta > 0")
+    composition = choose_composition(composition, epsilon, delta, d)
+    em = mode == "exponential"
+    if composition == "basic":
+        eps0, delta0 = epsilon / d, (0.0 if em else delta / d)
+        total = (eps0 * d, delta0 * d)
+    else:
+        eps0, delta0 = _advanced_split(epsilon, delta, d)
+        delta0 = 0.0 if em else delta0
+        total = (_drv_total(eps0, delta, d), d * delta0 + delta / 2.0)
+        if total[0] > epsilon * (1 + 1e-12):
+            raise InvalidParameterError(
+                f"advanced composition with the paper's split spends epsilon = {total[0]:.6g} > {epsilon:g} here "
+                "(the split assumes epsilon <= 1); use composition='basic'"
+            )
+    alpha0, beta0 = 1.0 / (2 * d), beta / d
+    promises = tuple(promise_values(n, d))
+    bounds = _domain_bounds(B, d)
+    if em:
+        # Spec B3: n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta)).
+        log_d = max(math.log(b) for b in bounds)
+        need = 2 * (d + 1) * (2.0 / (alpha0 * eps0)) * (log_d + math.log(d / beta))
+    else:
+        need = 0.0
+        for i, size in enumerate(bounds):
+            req = required_quality(size - 1, alpha0, beta0, eps0, delta0, levels(size - 1))
+            need = max(need, req / float(promises[i] / n))
+    return FindTukeyPlan(
+        n=n,
+        d=d,
+        B=B,
+        epsilon=epsilon,
+        delta=delta,
+        beta=beta,
+        mode=mode,
+        composition=composition,
+        epsilon0=eps0,
+        delta0=delta0,
+        alpha0=alpha0,
+        beta0=beta0,
+        total=total,
+        promises=promises,
+        domain_bounds=bounds,
+        sufficient_n=math.ceil(need),
+    )
+
+
+@dataclass(frozen=True)
+class FindTukeyResult:
+    """The private output ``center`` (exact) and the public plan it ran."""
+
+    center: tuple[Fraction, ...]
+    plan: FindTukeyPlan
+
+
+def box_directions(B: int) -> np.ndarray:
+    """One of each ``±`` pair of primitive integer vectors ``(a, b)`` with ``|a|, |b| <= 2B``.
+
+    This is ``U(X ∪ E)`` for the box ``X = Z^2 ∩ [-B, B]^2`` (``E ⊂ X`` for ``B >= 1``): the normal
+    of the line through two points of ``X`` is their difference turned by 90 degrees, and every
+    primitive vector with entries at most ``2B`` is such a difference. It contains ``U(S ∪ E)`` for
+    every ``S ⊆ X``, so the depth over it is exact (spec A1), and it is public.
+    """
+    B = check_int(B, "B", low=1)
+    m = 2 * B
+    rows = [(1, 0)]
+    for a in range(0, m + 1):
+        for b in range(-m, m + 1):
+            if (a > 0 or b > 0) and math.gcd(a, b) == 1 and (a, b) != (1, 0):
+                rows.append((a, b))
+    return np.asarray(sorted(set(rows)), dtype=np.int64)
+
+
+def _n_box_directions_bound(B: int) -> int:
+    return (4 * B + 1) ** 2 // 2 + 1
+
+
+def _direction_source(n: int, d: int, B: int) -> str:
+    """``"box"`` (public ``U(X ∪ E)``) or ``"data"`` (``U(S ∪ E)``), chosen from ``(n, d, B)`` only.
+
+    Both give the exact depth; the cheaper one is used. Raises before reading the data when both
+    exceed :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT`.
+    """
+    if d == 1:
+        return "box"
+    box = _n_box_directions_bound(B) * n
+    data = n_hyperplanes(n + d + 1, d) * n
+    if min(box, data) > FINITE_DIRECTION_LIMIT:
+        raise DataError(
+            f"the exact depth regions for n = {n} points in [-{B}, {B}]^2 need about {min(box, data):,} steps "
+            f"(directions times points), above FINITE_DIRECTION_LIMIT = {FINITE_DIRECTION_LIMIT:,}: use fewer "
+            "points (a public random subsample) or a smaller domain bound B"
+        )
+    return "box" if box <= data else "data"
+
+
+def check_points_in_box(X, B: int, d: int | None = None, name: str = "X") -> np.ndarray:
+    """``X`` as an exact ``(n, d)`` integer array inside ``[-B, B]^d``; DataError or DomainError otherwise."""
+    arr, bound = as_integer_points(X, name, d=d)
+    if bound > B:
+        bad = np.argwhere(np.abs(arr.astype(object)) > B)[0]
+        r, c = int(bad[0]), int(bad[1])
+        raise DomainError(f"{name}[{r}, {c}] = {arr[r, c]} lies outside the declared domain [-{B}, {B}]")
+    return arr
+
+
+def find_tukey(
+    S,
+    B: int,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    beta: float = 0.1,
+    mode: str = "exponential",
+    composition: str = "auto",
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> FindTukeyResult:
+    """A private point of high Tukey depth of ``S ⊆ Z^d ∩ [-B, B]^d``, ``d in {1, 2}`` (Fig. 1).
+
+    Parameters
+    ----------
+    S : array-like of shape (n, d)
+        Integer points (the private data; replace-one neighbours, ``n`` public).
+    B : int
+        Public bound of the box ``[-B, B]^d`` (``B >= 1``).
+    epsilon, delta : float
+        Total budget. ``mode="exponential"`` with basic composition spends ``(epsilon, 0)``.
+    beta : float, default=0.1
+        Failure probability of the utility guarantee (``beta0 = beta/d`` per coordinate).
+    mode : {"exponential", "recconcave"}, default="exponential"
+        The per-coordinate optimiser: the exponential mechanism (spec B3) or RecConcave with its
+        full recursion (Fig. 1).
+    composition : {"auto", "basic", "advanced"}, default="auto"
+        How the ``d`` coordinates are composed (module docstring).
+    ledger : PrivacyLedger, optional
+        Charged (one composed block) before any noise.
+    rng : None, int or RandomSource
+        ``None`` is secure randomness.
+
+    Returns
+    -------
+    FindTukeyResult
+        ``center``: the output, a tuple of ``d`` Fractions; ``plan``: the public plan.
+
+    Privacy: (epsilon, delta)-DP for every input (module docstring). Utility: depth
+    ``>= n/(2(d+1))`` with probability ``1 - beta`` when ``n >= plan.sufficient_n``.
+    """
+    B = check_int(B, "B", low=1)
+    arr = check_points_in_box(S, B, name="S")
+    n, d = arr.shape
+    plan = plan_find_tukey(n, d, B, epsilon, delta, beta=beta, mode=mode, composition=composition)
+    source = _direction_source(n, d, B)
+    directions = np.ones((1, 1), dtype=np.int64) if d == 1 else (box_directions(B) if source == "box" else None)
+    if ledger is None:
+        ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindTukey")
+    label = f"FindTukey: {d} coordinate(s), {plan.mode} per coordinate"
+    if plan.composition == "basic":
+        block = ledger.basic_block(label, d, plan.epsilon0, plan.delta0)
+    else:
+        block = ledger.advanced_block(label, d, plan.epsilon0, plan.delta0, plan.delta / 2.0, form="drv")
+    src = as_random_source(rng)
+    prefix: list[Fraction] = []
+    t = 1
+    for i in range(1, d + 1):
+        D = rational_domain(B, d, i, t)  # public: B, d, i and the earlier outputs
+        quality = interval_quality(D, depth_intervals(arr, tuple(prefix), directions=directions))
+        what = f"coordinate {i} of {d}"
+        over = (
+            f"the rational candidates p/(t q) in [-{B}, {B}], q <= {D.Q}, t from the earlier coordinates "
+            f"(spec A3-rational)"
+        )
+        if plan.mode == "exponential":
+            k = exponential_mechanism_step(
+                quality, plan.epsilon0, ledger=block, label=f"FindTukey {what}", over=over, rng=src
+            )
+        else:
+            T = D.max_index
+            k = rec_concave_run(
+                quality,
+                float(plan.promises[i - 1]),
+                plan.alpha0,
+                plan.epsilon0,
+                plan.delta0,
+                beta=plan.beta0,
+                N=levels(T),
+                domain=None,
+                ledger=block,
+                rng=src,
+                label=f"FindTukey {what}: RecConcave",
+            ).index
+        value = D.select(k)
+        _, q = D.canonical_pair(value)
+        t *= q
+        prefix.append(value)
+    return FindTukeyResult(tuple(prefix), plan)

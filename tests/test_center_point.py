@@ -1,0 +1,244 @@
+"""FindTukey and PrivateCenterPoint (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 1, Thm 3.6).
+
+* utility at the sufficient size of the UtilityWarning: seeded runs in d = 1 and d = 2 all reach
+  depth n/(2(d+1)) (inside the convex hull), on spread, degenerate and spike data;
+* the baseline users reach for (a private median per coordinate) lands outside the convex hull
+  (depth 0) on thin correlated data, where FindTukey does not;
+* the proof's promises r_i, the composition choice and the budgets the ledger records;
+* bad inputs give clear errors; a saved model round-trips; the command line fits it.
+Privacy is audited exactly through ``fit`` by the registered ``center-point`` audit
+(tests/test_audit_registry.py) and its mutants (tests/test_mutations.py).
+"""
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from privpac.cli import main
+from privpac.domains import Grid, IntegerDomain
+from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
+from privpac.estimators import MODELS, PrivateCenterPoint, PrivateMedian
+from privpac.geometry import tukey_depth
+from privpac.geometry.rational_domain import rational_domain
+from privpac.io import load_model, save_model
+from privpac.learners.center_point import (
+    choose_composition,
+    find_tukey,
+    plan_find_tukey,
+    promise_values,
+)
+
+
+def _fit_quietly(est, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)  # these sizes meet the sufficient size
+        return est.fit(X)
+
+
+# -- utility ----------------------------------------------------------------------------------------
+
+
+def test_depth_at_the_sufficient_size_in_two_dimensions():
+    B = 1
+    n = plan_find_tukey(10, 2, B, 1.0).sufficient_n + 1  # 710 points at epsilon = 1
+    rng = np.random.default_rng(0)
+    datasets = {
+        "uniform on the grid": rng.integers(-B, B + 1, size=(n, 2)),
+        "a diagonal segment": np.repeat(rng.integers(-B, B + 1, size=(n, 1)), 2, axis=1),
+        "a vertical segment": np.column_stack([np.ones(n, dtype=int), rng.integers(-B, B + 1, size=n)]),
+        "one repeated point": np.tile([[1, -1]], (n, 1)),
+    }
+    for what, X in datasets.items():
+        for seed in range(8):
+            est = _fit_quietly(PrivateCenterPoint(epsilon=1.0, domain=B, random_state=seed), X)
+            depth = tukey_depth(est.center_, X)
+            assert depth >= n / 6, (what, seed, est.center_, depth)  # n/(2(d+1)): inside the hull
+            if what == "one repeated point":
+                assert est.center_ == (1, -1)  # the spec's edge case 16: the spike itself
+
+
+def test_depth_at_the_sufficient_size_in_one_dimension():
+    B = 50
+    n = plan_find_tukey(10, 1, B, 1.0).sufficient_n
+    rng = np.random.default_rng(1)
+    X = rng.integers(-B, B + 1, size=(n, 1))
+    for seed in range(20):
+        est = _fit_quietly(PrivateCenterPoint(epsilon=1.0, domain=B, random_state=seed), X)
+        assert tukey_depth(est.center_, X) >= n / 4  # n/(2(d+1)) with d = 1
+
+
+def test_a_median_per_coordinate_leaves_the_hull_of_thin_correlated_data():
+    # Points on the diagonal segment from (-1, -1) to (1, 1), half at each end: the hull is the
+    # segment. Each coordinate's median is equally good anywhere in [-1, 1], so two private medians
+    # disagree and their pair lies off the segment (depth 0). FindTukey chooses x2 given x1: the
+    # quality of x2 is a spike at x2 = x1, and the output stays on the segment.
+    n = 720
+    k = np.array([-1, 1] * (n // 2))
+    X = np.column_stack([k, k])
+    baseline, ours = [], []
+    for seed in range(30):
+        mx = PrivateMedian(epsilon=0.5, domain=(-1, 1), random_state=seed).fit(X[:, :1]).median_
+        my = PrivateMedian(epsilon=0.5, domain=(-1, 1), random_state=1000 + seed).fit(X[:, 1:]).median_
+        baseline.append(tukey_depth((mx, my), X))
+        ours.append(
+            tukey_depth(_fit_quietly(PrivateCenterPoint(epsilon=1.0, domain=1, random_state=seed), X).center_, X)
+        )
+    assert sum(d == 0 for d in baseline) >= 10, baseline  # outside the convex hull in most runs
+    assert min(ours) >= n / 6, ours  # every run deep inside (here depth n/2 on the whole segment)
+
+
+def test_recconcave_mode_runs_and_stays_in_the_domain():
+    X = np.array([[0, 0], [1, 1], [-1, 1], [1, -1], [0, 1]] * 4)
+    with pytest.warns(UtilityWarning, match="needs about"):
+        est = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, mode="recconcave", random_state=3).fit(X)
+    x1, x2 = est.center_
+    D1 = rational_domain(1, 2, 1)
+    assert x1 in D1 and x2 in rational_domain(1, 2, 2, D1.canonical_pair(x1)[1])
+    assert est.privacy_spent_ == (1.0, 1e-6)
+    again = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, mode="recconcave", random_state=3)
+    with pytest.warns(UtilityWarning):
+        assert again.fit(X).center_ == est.center_  # reproducible with a seed
+
+
+# -- promises, composition, budgets ------------------------------------------------------------------
+
+
+def test_the_promises_are_the_proofs():
+    assert promise_values(12, 1) == [Fraction(6)]
+    assert promise_values(12, 2) == [Fraction(4), Fraction(3)]  # n/3, then n/4 = n/(2d)
+    for d in (1, 2, 3, 5):
+        r = promise_values(600, d)
+        assert r[0] == Fraction(600, d + 1) and r[-1] == Fraction(600, 2 * d)
+        # the induction of Thm 3.6: a (1 - alpha0) share of r_i is at least r_{i+1}
+        for i in range(d - 1):
+            assert (1 - Fraction(1, 2 * d)) * r[i] >= r[i + 1]
+        # Fig. 1 as printed (n/(d+1) - (i-1) n/(d(d+1))) is smaller from i = 2 on (erratum 1)
+        printed = [Fraction(600, d + 1) - Fraction((i - 1) * 600, d * (d + 1)) for i in range(1, d + 1)]
+        assert all(p <= q for p, q in zip(printed, r)) and (d == 1 or printed[-1] < r[-1])
+
+
+def test_composition_is_chosen_from_public_parameters():
+    for d in (1, 2):
+        for delta in (0.0, 1e-9, 1e-3, 0.4):
+            assert choose_composition("auto", 1.0, delta, d) == "basic"  # basic gives the larger eps0
+    assert choose_composition("auto", 1.0, 1e-6, 200) == "advanced"  # d > 8 ln(2/delta) = 116
+    assert choose_composition("auto", 1.0, 0.0, 200) == "basic"  # pure: basic only
+    basic = plan_find_tukey(100, 2, 3, 1.0, 1e-6, mode="recconcave", composition="basic")
+    assert (basic.epsilon0, basic.delta0) == (0.5, 5e-7) and basic.total == (1.0, 1e-6)
+    adv = plan_find_tukey(100, 2, 3, 1.0, 1e-6, mode="recconcave", composition="advanced")
+    assert adv.epsilon0 == pytest.approx(1.0 / (2 * math.sqrt(4 * math.log(2e6))))
+    assert adv.delta0 == pytest.approx(1e-6 / 4)
+    assert adv.total[0] <= 1.0 and adv.total[1] == pytest.approx(1e-6)
+    em_adv = plan_find_tukey(100, 2, 3, 1.0, 1e-6, composition="advanced")
+    assert em_adv.delta0 == 0.0 and em_adv.total[1] == pytest.approx(5e-7)
+    with pytest.raises(InvalidParameterError, match="advanced"):
+        plan_find_tukey(100, 2, 3, 50.0, 1e-6, composition="advanced")  # the split assumes epsilon <= 1
+    with pytest.raises(InvalidParameterError, match="delta > 0"):
+        plan_find_tukey(100, 2, 3, 1.0, 0.0, composition="advanced")
+    with pytest.raises(InvalidParameterError, match="delta > 0"):
+        plan_find_tukey(100, 2, 3, 1.0, 0.0, mode="recconcave")
+
+
+def test_the_ledger_records_the_composed_block_and_nothing_from_the_data():
+    X = np.array([[0, 0], [1, 1], [-1, -1], [1, 0]] * 3)
+    Y = np.array([[1, 1]] * 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        a = PrivateCenterPoint(epsilon=2.0, domain=1, random_state=0).fit(X)
+        b = PrivateCenterPoint(epsilon=2.0, domain=1, random_state=9).fit(Y)
+        adv = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, composition="advanced", random_state=0).fit(X)
+    assert a.ledger_.to_dict() == b.ledger_.to_dict() and a.privacy_spent_ == (2.0, 0.0)
+    text = "\n".join(a.ledger_.lines())
+    assert "basic composition, at most 2 calls of (epsilon=1" in text
+    assert adv.composition_ == "advanced" and adv.privacy_spent_.epsilon <= 1.0
+    assert adv.privacy_spent_.delta == pytest.approx(5e-7)
+    assert "advanced composition" in "\n".join(adv.ledger_.lines())
+
+
+def test_the_utility_warning_follows_the_public_size():
+    B = 1
+    need = plan_find_tukey(10, 2, B, 1.0).sufficient_n
+    X = np.zeros((need - 1, 2), dtype=int)
+    with pytest.warns(UtilityWarning, match=f"needs about {need:,} records"):
+        PrivateCenterPoint(epsilon=1.0, domain=B, random_state=0).fit(X)
+    _fit_quietly(PrivateCenterPoint(epsilon=1.0, domain=B, random_state=0), np.zeros((need, 2), dtype=int))
+
+
+# -- inputs, outputs, persistence -------------------------------------------------------------------
+
+
+def test_bad_inputs_are_refused_with_clear_errors():
+    X = np.array([[0, 1], [1, 0], [-1, -1]])
+    with pytest.raises(DomainError, match="never derives"):
+        PrivateCenterPoint().fit(X)
+    with pytest.raises(DataError, match="non-integer value 0.5"):
+        PrivateCenterPoint(domain=2).fit(np.array([[0.5, 1.0], [1.0, 0.0]]))
+    with pytest.raises(InvalidParameterError, match="d = 1 and d = 2 only, got d = 3.*LP"):
+        PrivateCenterPoint(domain=2).fit(np.zeros((4, 3), dtype=int))
+    with pytest.raises(DomainError, match=r"X\[1, 0\] = 3 lies outside the declared domain \[-2, 2\]"):
+        PrivateCenterPoint(domain=2).fit(np.array([[0, 0], [3, 0]]))
+    with pytest.raises(DataError, match="NaN"):
+        PrivateCenterPoint(domain=2).fit(np.array([[0.0, np.nan], [1.0, 0.0]]))
+    with pytest.raises(DataError, match="2-dimensional"):
+        PrivateCenterPoint(domain=2).fit(np.array([0, 1, 2]))
+    with pytest.raises(InvalidParameterError, match="symmetric"):
+        PrivateCenterPoint(domain=IntegerDomain(0, 4)).fit(X)
+    with pytest.raises(InvalidParameterError, match="int B"):
+        PrivateCenterPoint(domain=Grid(-1.0, 1.0, 10)).fit(X)
+    with pytest.raises(InvalidParameterError, match="at least 1"):
+        PrivateCenterPoint(domain=0).fit(X)
+    with pytest.raises(InvalidParameterError, match="mode"):
+        PrivateCenterPoint(domain=2, mode="median").fit(X)
+    with pytest.raises(InvalidParameterError, match="composition"):
+        PrivateCenterPoint(domain=2, composition="fancy").fit(X)
+    with pytest.raises(InvalidParameterError, match="delta > 0"):
+        PrivateCenterPoint(domain=2, mode="recconcave").fit(X)
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        PrivateCenterPoint(domain=2, epsilon=0).fit(X)
+    with pytest.raises(InvalidParameterError, match="d = 1 and d = 2 only"):
+        find_tukey(np.zeros((3, 4), dtype=int), 1, 1.0)
+
+
+def test_domain_forms_and_exact_outputs():
+    X = np.array([[0, 0], [2, 2], [-2, 1], [1, -2]] * 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        fits = [PrivateCenterPoint(domain=dom, random_state=4).fit(X) for dom in (2, IntegerDomain(-2, 2), (-2, 2))]
+    assert fits[0].center_ == fits[1].center_ == fits[2].center_
+    est = fits[0]
+    assert all(isinstance(v, Fraction) for v in est.center_) and len(est.center_) == 2
+    assert est.center_float_.tolist() == [float(v) for v in est.center_]
+    assert est.domain_ == IntegerDomain(-2, 2) and est.n_samples_ == 20 and est.n_features_in_ == 2
+    assert not hasattr(est, "depth_")
+
+
+@pytest.mark.filterwarnings("ignore::privpac.errors.UtilityWarning")
+def test_saved_model_round_trip_and_the_command_line(tmp_path):
+    X = np.array([[0, 0], [2, 2], [-2, 1], [1, -2], [1, 1]] * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        est = PrivateCenterPoint(epsilon=1.0, domain=2, random_state=5).fit(X)
+    path = save_model(est, tmp_path / "center.json")
+    loaded = load_model(path)
+    assert loaded.center_ == est.center_ and loaded.summary() == est.summary()
+    assert loaded.ledger_.to_dict() == est.ledger_.to_dict()
+    state = est._fitted_state()
+    assert all(isinstance(s, str) and "/" in s for s in state["center"])
+    assert MODELS["center-point"] is PrivateCenterPoint
+    csv = tmp_path / "points.csv"
+    csv.write_text("a,b\n" + "\n".join(f"{a},{b}" for a, b in X) + "\n")
+    out = tmp_path / "cli.json"
+    result = CliRunner().invoke(
+        main, ["fit", "center-point", str(csv), "--domain", "-2:2", "--seed", "1", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "center = (" in result.output
+    shown = CliRunner().invoke(main, ["show", str(out)])
+    assert shown.exit_code == 0 and "FindTukey" in shown.output
+    assert (
+        load_model(out).center_ == PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=2, random_state=1).fit(X).center_
+    )

@@ -1,0 +1,202 @@
+"""The A3-rational candidate domains of FindTukey and the quality over their indices.
+
+* ``floor_sum`` against the plain sum;
+* rank/select are inverse, and agree with listing and sorting every pair on tiny domains;
+* property (P): every end of every depth interval of random data in [-B, B]^2 (first coordinate,
+  and second coordinate after a member of D_1) is a member of the domain;
+* the step-function quality equals the pointwise quality (and the exact depth) at every index of
+  tiny domains, gives every pair of one rational the same value, is quasi-concave and has
+  sensitivity 1.
+"""
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from privpac.errors import InvalidParameterError
+from privpac.geometry import depth_intervals, tukey_depth
+from privpac.geometry.rational_domain import (
+    RationalDomain,
+    floor_sum,
+    hadamard_bounds,
+    interval_quality,
+    rational_domain,
+)
+from privpac.learners.center_point import box_directions
+
+
+def test_floor_sum_matches_the_plain_sum():
+    rnd = random.Random(0)
+    for _ in range(3000):
+        n, m = rnd.randint(0, 40), rnd.randint(1, 30)
+        a, b = rnd.randint(-100, 100), rnd.randint(-100, 100)
+        assert floor_sum(n, m, a, b) == sum((a * j + b) // m for j in range(n))
+    big = 2**200 + 7
+    assert floor_sum(50, big, 3 * big + 1, -big) == sum(((3 * big + 1) * j - big) // big for j in range(50))
+
+
+def test_hadamard_bounds_follow_the_spec():
+    assert hadamard_bounds(15, 2) == (30, [1800, 30])  # spec A3-rational example: M_u = 30, Q_1 = 1800
+    assert hadamard_bounds(7, 1) == (1, [1])
+    D = rational_domain(15, 2, 1)
+    assert D.size == 15 * 1800 * 1801 + 1800  # about 4.9e7
+    assert [rational_domain(4, 1, 1).select(k) for k in range(9)] == list(range(-4, 5))  # d = 1: the integers
+
+
+def _brute(B, t, Q):
+    pairs = [(p, q) for q in range(1, Q + 1) for p in range(-B * t * q, B * t * q + 1)]
+    pairs.sort(key=lambda pq: (Fraction(pq[0], t * pq[1]), pq[1]))
+    return pairs
+
+
+@pytest.mark.parametrize("B, t, Q", [(1, 1, 1), (1, 1, 8), (2, 3, 4), (3, 2, 5), (1, 7, 2), (2, 6, 3)])
+def test_ranks_agree_with_the_sorted_list_of_pairs(B, t, Q):
+    D = RationalDomain(B, t, Q)
+    pairs = _brute(B, t, Q)
+    assert len(pairs) == D.size == B * t * Q * (Q + 1) + Q
+    values = [Fraction(p, t * q) for p, q in pairs]
+    for k, (p, q) in enumerate(pairs):
+        v = values[k]
+        assert D.select(k) == v
+        assert D.index_of_pair(p, q) == k
+        assert D.first_index(v) == values.index(v)
+        assert D.last_index(v) == len(values) - 1 - values[::-1].index(v)
+        assert v in D
+        assert D.canonical_pair(v) == (v * t).as_integer_ratio()
+    # counts at non-members and outside the range
+    for v in (Fraction(-B - 1), Fraction(1, 10**6), Fraction(B) + Fraction(1, 3)):
+        assert D.count_le(v) == sum(1 for w in values if w <= v)
+        assert D.count_lt(v) == sum(1 for w in values if w < v)
+
+
+def test_rank_and_select_are_inverse_on_large_domains():
+    rnd = random.Random(1)
+    for B, d, i, t in [(15, 2, 1, 1), (15, 2, 2, 1799), (1000, 2, 1, 1), (10**6, 2, 2, 7919), (2**40, 1, 1, 1)]:
+        D = rational_domain(B, d, i, t)
+        for k in [0, 1, D.size - 1, D.size // 2] + [rnd.randrange(D.size) for _ in range(60)]:
+            v = D.select(k)
+            assert D.first_index(v) <= k <= D.last_index(v)
+            assert D.select(D.rank(v)) == v and D.select(D.last_index(v)) == v
+            if D.rank(v) > 0:
+                assert D.select(D.rank(v) - 1) < v
+            p, q = D.canonical_pair(v)
+            assert Fraction(p, t * q) == v and q <= D.Q
+
+
+def test_non_members_and_bad_indices_are_refused():
+    D = rational_domain(1, 2, 1)  # denominators up to 8 in [-1, 1]
+    assert Fraction(1, 9) not in D and Fraction(3, 2) not in D and Fraction(1, 8) in D
+    with pytest.raises(InvalidParameterError):
+        D.rank(Fraction(1, 9))
+    with pytest.raises(InvalidParameterError):
+        D.select(D.size)
+    with pytest.raises(InvalidParameterError):
+        D.count_le(0.5)  # floats are not exact
+    with pytest.raises(InvalidParameterError):
+        rational_domain(1, 2, 3)
+
+
+def _data(rnd, B, n):
+    S = np.array([[rnd.randint(-B, B), rnd.randint(-B, B)] for _ in range(n)], dtype=np.int64)
+    if rnd.random() < 0.3:  # degenerate: collinear data
+        a, b = rnd.randint(-1, 1), rnd.randint(-1, 1)
+        S = np.array([[k * a, k * b] for k in (rnd.randint(-B, B) for _ in range(n))], dtype=np.int64)
+    return S
+
+
+def _ends(intervals):
+    return [e for lo_hi in intervals for e in lo_hi]
+
+
+def test_property_p_every_interval_end_is_a_candidate():
+    rnd = random.Random(2)
+    checked = 0
+    for _ in range(60):
+        B = rnd.choice([1, 2, 3])
+        S = _data(rnd, B, rnd.randint(1, 9))
+        D1 = rational_domain(B, 2, 1)
+        first = depth_intervals(S, ())
+        assert all(e is not None for e in _ends(first))
+        for e in _ends(first):
+            assert e in D1, (S.tolist(), e)
+            checked += 1
+        # second coordinate, after vertex coordinates and random members of D_1
+        prefixes = set(_ends(first)) | {D1.select(rnd.randrange(D1.size)) for _ in range(3)}
+        for x1 in prefixes:
+            _, q = D1.canonical_pair(x1)
+            D2 = rational_domain(B, 2, 2, q)
+            for e in _ends(depth_intervals(S, (x1,))):
+                assert e is not None and e in D2, (S.tolist(), x1, e)
+                checked += 1
+    assert checked > 300
+
+
+def _pointwise(intervals, v):
+    return max((r for r, (lo, hi) in enumerate(intervals, start=1) if lo <= v <= hi), default=0)
+
+
+def test_quality_matches_the_pointwise_quality_and_the_depth():
+    rnd = random.Random(3)
+    for _ in range(25):
+        B = rnd.choice([1, 2])
+        S = _data(rnd, B, rnd.randint(1, 7))
+        D1 = rational_domain(B, 2, 1)
+        I1 = depth_intervals(S, ())
+        f1 = interval_quality(D1, I1)
+        assert f1.T == D1.max_index
+        dense = f1.to_dense()
+        for k in range(D1.size):
+            v = D1.select(k)
+            assert dense[k] == _pointwise(I1, v)
+        assert dense.max() == len(I1)  # (P): the real maximum is reached on the domain
+        # quasi-concave over the index order: no strict dip
+        peak = int(np.argmax(dense))
+        assert np.all(np.diff(dense[: peak + 1]) >= 0) and np.all(np.diff(dense[peak:]) <= 0)
+        # second coordinate: the quality is the exact depth of (x1, v) (i = d)
+        x1 = D1.select(rnd.randrange(D1.size))
+        D2 = rational_domain(B, 2, 2, D1.canonical_pair(x1)[1])
+        f2 = interval_quality(D2, depth_intervals(S, (x1,)))
+        for k in range(D2.size):
+            assert f2(k) == tukey_depth((x1, D2.select(k)), S)
+
+
+def test_quality_with_public_box_directions_equals_the_exact_one():
+    rnd = random.Random(4)
+    for _ in range(20):
+        B = rnd.choice([1, 2, 3])
+        S = _data(rnd, B, rnd.randint(1, 10))
+        U = box_directions(B)
+        assert depth_intervals(S, (), directions=U) == depth_intervals(S, ())
+        x1 = rational_domain(B, 2, 1).select(rnd.randrange(rational_domain(B, 2, 1).size))
+        assert depth_intervals(S, (x1,), directions=U) == depth_intervals(S, (x1,))
+
+
+def test_ties_share_their_quality_and_sensitivity_is_one():
+    # the spec's square with its centre: Q_1 = 1 on [0, 2], 3 at the spike v = 1 (every pair of 1)
+    S = np.array([[0, 0], [2, 0], [0, 2], [2, 2], [1, 1]])
+    D = rational_domain(3, 2, 1)
+    f = interval_quality(D, depth_intervals(S, ()))
+    ones = range(D.first_index(Fraction(1)), D.last_index(Fraction(1)) + 1)
+    assert len(ones) == D.Q and all(f(k) == 3 for k in ones)
+    assert f(D.first_index(Fraction(1)) - 1) == 1 and f(D.last_index(Fraction(1)) + 1) == 1
+    assert f(D.first_index(Fraction(0)) - 1) == 0 and f(D.last_index(Fraction(2)) + 1) == 0
+    rnd = random.Random(5)
+    for _ in range(20):
+        S = _data(rnd, 1, rnd.randint(2, 7))
+        T = S.copy()
+        T[rnd.randrange(len(S))] = [rnd.randint(-1, 1), rnd.randint(-1, 1)]
+        D = rational_domain(1, 2, 1)
+        a = interval_quality(D, depth_intervals(S, ())).to_dense()
+        b = interval_quality(D, depth_intervals(T, ())).to_dense()
+        assert np.max(np.abs(a - b)) <= 1
+
+
+def test_interval_quality_refuses_bad_input():
+    D = rational_domain(1, 1, 1)
+    with pytest.raises(InvalidParameterError):
+        interval_quality(D, [(Fraction(0), Fraction(1)), (Fraction(-1), Fraction(0))])  # not nested
+    with pytest.raises(InvalidParameterError):
+        interval_quality("not a domain", [])
+    assert interval_quality(D, []).max() == 0
