@@ -257,6 +257,7 @@ def test_paper_calibration_with_approximate_interior_point_is_refused():
 #: The saved-state fields that are private outputs of the mechanisms (or their post-processing):
 #: the only fields allowed to differ between neighbouring datasets fitted with the same seed.
 PRIVATE_OUTPUTS = {
+    "center-point": {"center"},
     "halfspace-margin": {"coef", "intercept", "projected_coef"},
     "histogram": {"counts"},
     "k-point": {"database"},
