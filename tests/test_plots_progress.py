@@ -43,7 +43,13 @@ def test_bound_sweep_reads_the_calculator_and_refuses_what_a_bound_does_not_take
 
 @pytest.mark.parametrize(
     "model, domain, features",
-    [("threshold", "0:1000", 1), ("rectangle", "0:1000", 2), ("halfspace-margin", "0:1000", 2), ("median", "", 1)],
+    [
+        ("threshold", "0:1000", 1),
+        ("rectangle", "0:1000", 2),
+        ("halfspace-margin", "0:1000", 2),
+        ("median", "", 1),
+        ("center-point", "", 2),
+    ],
 )
 def test_show_plots_a_model_over_data(tmp_path, model, domain, features):
     rng = np.random.default_rng(0)
@@ -55,6 +61,9 @@ def test_show_plots_a_model_over_data(tmp_path, model, domain, features):
     if model == "median":
         data = _csv(tmp_path / "x.csv", {"x0": columns["x0"]})
         fit = ["fit", "median", data, "--domain", "0:1000", "--seed", "1", "-o", model_path]
+    elif model == "center-point":
+        data = _csv(tmp_path / "c.csv", {"x0": columns["x0"] % 3 - 1, "x1": columns["x1"] % 3 - 1})
+        fit = ["fit", "center-point", data, "--domain", "-1:1", "--seed", "1", "-o", model_path]
     else:
         fit = ["fit", model, data, "--label", "y", "--domain", domain, "--seed", "1", "-o", model_path]
         if model == "halfspace-margin":

@@ -189,8 +189,8 @@ def plot_model(est, X, path, y=None):
 
     Classifiers with one feature: histograms by label with the predicted-1 region; with two or
     more: a scatter of the first two features with the box or (two features) the separating line;
-    halfspaces in more dimensions: the decision values by label. Medians and histograms: the
-    data's histogram beside the private answer.
+    halfspaces in more dimensions: the decision values by label. Medians, center points and
+    histograms: the data beside the private answer.
     """
     raw = X
     plt = _pyplot()
@@ -201,6 +201,15 @@ def plot_model(est, X, path, y=None):
         ax.hist(x, bins=60, alpha=0.6, label="records")
         ax.axvline(float(est.median_), color="black", linestyle="--", label="private median")
         ax.set_xlabel("value")
+    elif hasattr(est, "center_"):
+        X = np.asarray(raw, dtype=float).reshape(len(raw), -1)
+        center = [float(c) for c in est.center_]
+        if X.shape[1] == 1:
+            ax.hist(X[:, 0], bins=60, alpha=0.6, label="records")
+            ax.axvline(center[0], color="black", linestyle="--", label="private center point")
+        else:
+            ax.scatter(X[:, 0], X[:, 1], s=8, alpha=0.5, label="records")
+            ax.scatter([center[0]], [center[1]], marker="*", s=300, color="black", label="private center point")
     elif hasattr(est, "counts_") and hasattr(est, "bin_edges_"):
         x = _as_float(np.asarray(raw).reshape(-1))
         edges = np.asarray(est.bin_edges_, dtype=float)
@@ -224,7 +233,9 @@ def plot_model(est, X, path, y=None):
             _plot_two_features(ax, est, np.column_stack([_as_float(c) for c in raw.T]), raw, y)
     else:
         plt.close(fig)
-        raise InvalidParameterError(f"no plot for {title}: plots cover classifiers, medians and histograms")
+        raise InvalidParameterError(
+            f"no plot for {title}: plots cover classifiers, medians, center points and histograms"
+        )
     ax.set_title(
         ax.get_title() or f"{title}: the records are shown for the data holder only (not a private release)",
         fontsize=9,
