@@ -166,3 +166,34 @@ def test_cli_fits_a_parquet_dataset_on_the_cluster(cluster, tmp_path):
     assert states[0] == states[1]
     result = runner.invoke(main, ["fit", "threshold", str(tmp_path / "pq"), *common, "-o", str(tmp_path / "m.json")])
     assert result.exit_code == 1 and "--engine dask" in result.output
+
+
+def test_cli_median_and_sanitize_on_dask_match_memory(cluster, tmp_path):
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    x, _ = _data(4000)
+    frame = pd.DataFrame({"x": x % 256, "n": np.full(x.size, 100, dtype=np.int64)})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=3).to_parquet(tmp_path / "pq")
+    runner = CliRunner()
+    dask = ["--engine", "dask", "--scheduler", cluster.scheduler.address]
+    outputs = []
+    for data, engine in (("d.csv", []), ("pq", dask)):
+        result = runner.invoke(main, ["median", str(tmp_path / data), "--column", "x", "--domain", "0:255", *engine])
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    assert outputs[0].replace("\n", "") and outputs[0] != "" and outputs[0].count("median") >= 1
+    sanitized = []
+    for data, engine in (("d.csv", []), ("pq", dask)):
+        out = tmp_path / f"{data}.json"
+        args = ["sanitize", "san-points", str(tmp_path / data), "--column", "x", "--counts", "n", "--domain", "0:255"]
+        result = runner.invoke(main, [*args, "--alpha", "0.5", "--seed", "2", *engine, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        sanitized.append(out.read_text())
+    assert sanitized[0] == sanitized[1]
+    result = runner.invoke(
+        main, ["median", str(tmp_path / "pq"), "--column", "x", "--domain", "0:255", "--interior", *dask]
+    )
+    assert result.exit_code == 1 and "--engine memory" in result.output

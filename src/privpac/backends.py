@@ -102,6 +102,8 @@ class DaskBackend:
             extra.append(key)
 
         def split(block):
+            if not hasattr(block, "columns"):  # Dask may hand a one-column frame's partition as a Series
+                block = block.to_frame()
             others = [None if key is None else block[key] for key in extra]
             return kernel(block[names], *others)
 

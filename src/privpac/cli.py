@@ -187,6 +187,49 @@ class _FitCommand(click.Command):
         return "\n".join(lines)
 
 
+def _engine_options(command):
+    """``--engine`` and ``--scheduler``: read DATA in memory, or with Dask partition by partition."""
+    command = click.option(
+        "--scheduler", default=None, help="With --engine dask: a Dask scheduler address (default: local threads)."
+    )(command)
+    return click.option(
+        "--engine",
+        type=click.Choice(["memory", "dask"]),
+        default="memory",
+        show_default=True,
+        help="dask: read DATA (CSV or Parquet: a file, directory or glob) with Dask, counted partition by partition.",
+    )(command)
+
+
+def _read_data(data: str, engine: str, scheduler):
+    """The columns of DATA (a dict of arrays, or a Dask DataFrame) and the Dask client if any."""
+    from .io import read_csv
+
+    if engine == "dask":
+        return _dask_frame(data, scheduler)
+    if scheduler is not None:
+        _fail("--scheduler needs --engine dask")
+    if Path(data).is_dir():
+        _fail(f"{data} is a directory: pass a CSV file, or --engine dask for a Parquet dataset")
+    return read_csv(data), None
+
+
+def _dask_frame(data: str, scheduler):
+    """A Dask DataFrame of DATA (Parquet by suffix or directory, else CSV), and the client if any."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        _fail("--engine dask needs Dask: pip install 'privpac[dask]'")
+    client = None
+    if scheduler is not None:
+        from distributed import Client
+
+        client = Client(scheduler)
+    parquet = Path(data).is_dir() or data.endswith((".parquet", ".pq"))
+    frame = dd.read_parquet(data) if parquet else dd.read_csv(data)
+    return frame, client
+
+
 @main.command(cls=_FitCommand)
 @click.argument("model")
 @click.argument("data", type=click.Path(exists=True))
@@ -199,16 +242,7 @@ class _FitCommand(click.Command):
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
 @click.option("--set", "extra", multiple=True, help="Extra estimator parameter key=value (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Where to save the model (JSON).")
-@click.option(
-    "--engine",
-    type=click.Choice(["memory", "dask"]),
-    default="memory",
-    show_default=True,
-    help="dask: read DATA (CSV or Parquet, a file, directory or glob) with Dask and count it partition by partition.",
-)
-@click.option(
-    "--scheduler", default=None, help="With --engine dask: a Dask scheduler address (default: local threads)."
-)
+@_engine_options
 def fit(model, data, label, features, domain_spec, epsilon, delta, constants, seed, extra, output, engine, scheduler):
     """Fit a private MODEL on a CSV file and save it with its ledger.
 
@@ -216,18 +250,12 @@ def fit(model, data, label, features, domain_spec, epsilon, delta, constants, se
     (VALUE is read as JSON when it parses, else as text), e.g. --set orientation=above.
     """
     from .estimators import MODELS
-    from .io import read_csv, save_model
+    from .io import save_model
 
     if model not in MODELS:
         _fail(f"unknown model {model!r}; available: {', '.join(sorted(MODELS))}")
     cls = MODELS[model]
-    client = None
-    if engine == "dask":
-        columns, client = _dask_frame(data, scheduler)
-    elif Path(data).is_dir():
-        _fail(f"{data} is a directory: pass a CSV file, or --engine dask for a Parquet dataset")
-    else:
-        columns = read_csv(data)
+    columns, client = _read_data(data, engine, scheduler)
     names = [c.strip() for c in features.split(",")] if features else [c for c in columns if c != label]
     missing = [c for c in names + ([label] if label else []) if c not in columns]
     if missing:
@@ -249,22 +277,6 @@ def fit(model, data, label, features, domain_spec, epsilon, delta, constants, se
         click.echo(line)
     click.echo(_privacy_text(est.privacy_spent_))
     click.echo(f"saved to {output}")
-
-
-def _dask_frame(data: str, scheduler):
-    """A Dask DataFrame of DATA (Parquet by suffix or directory, else CSV), and the client if any."""
-    try:
-        import dask.dataframe as dd
-    except ImportError:
-        _fail("--engine dask needs Dask: pip install 'privpac[dask]'")
-    client = None
-    if scheduler is not None:
-        from distributed import Client
-
-        client = Client(scheduler)
-    parquet = Path(data).is_dir() or data.endswith((".parquet", ".pq"))
-    frame = dd.read_parquet(data) if parquet else dd.read_csv(data)
-    return frame, client
 
 
 def _stack(columns: dict, names: list[str]) -> np.ndarray:
@@ -321,7 +333,7 @@ SANITIZERS = ("san-points", "k-point", "san-thresholds")
 
 @main.command()
 @click.argument("model")
-@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.argument("data", type=click.Path(exists=True))
 @click.option("--column", default=None, help="Column to sanitize (default: the only column).")
 @click.option(
     "--counts", "counts_column", default=None, help="Column of multiplicities (each row = that many records)."
@@ -342,12 +354,28 @@ SANITIZERS = ("san-points", "k-point", "san-thresholds")
     required=True,
     help="sanitized.json (database) or .csv (records).",
 )
+@_engine_options
 def sanitize(
-    model, data, column, counts_column, domain_spec, epsilon, delta, alpha, beta, constants, seed, n_out, extra, output
+    model,
+    data,
+    column,
+    counts_column,
+    domain_spec,
+    epsilon,
+    delta,
+    alpha,
+    beta,
+    constants,
+    seed,
+    n_out,
+    extra,
+    output,
+    engine,
+    scheduler,
 ):
     """Sanitize one column of a CSV file with MODEL (san-points, k-point, san-thresholds)."""
     from .estimators import MODELS
-    from .io import read_csv, save_model, write_csv
+    from .io import save_model, write_csv
 
     if n_out is not None:  # refused before anything is read or spent
         from .validation import check_size
@@ -356,7 +384,7 @@ def sanitize(
     if model not in SANITIZERS or model not in MODELS:
         _fail(f"unknown sanitizer {model!r}; available: {', '.join(m for m in SANITIZERS if m in MODELS)}")
     cls = MODELS[model]
-    columns = read_csv(data)
+    columns, client = _read_data(data, engine, scheduler)
     if column is None:
         rest = [c for c in columns if c != counts_column]
         if len(rest) != 1:
@@ -375,8 +403,11 @@ def sanitize(
         random_state=seed,
     )
     est = _with_settings(cls(**params), extra, model)
-    est.fit(columns[column], counts=None if counts_column is None else columns[counts_column])
+    values = columns[[column]] if client is not None or engine == "dask" else columns[column]
+    est.fit(values, counts=None if counts_column is None else columns[counts_column])
     est.feature_names_ = [column]
+    if client is not None:
+        client.close()
     if output.lower().endswith(".csv"):
         records = est.sample(n_out, random_state=None if seed is None else seed + 1)
         write_csv(output, {column: records})
@@ -515,7 +546,7 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
 
 
 @main.command()
-@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.argument("data", type=click.Path(exists=True))
 @click.option("--column", default=None, help="Column to summarise (default: the first).")
 @click.option("--domain", "domain_spec", required=True, help="Public domain: lo:hi, low:high:n_points or JSON.")
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
@@ -525,13 +556,15 @@ def bounds(name, list_, epsilon, delta, alpha, beta, domain_size, dimension, ext
 @click.option("--method", type=click.Choice(["auto", "exponential", "recconcave"]), default="auto", show_default=True)
 @click.option("--interior", is_flag=True, help="An interior point (private under add/remove too) instead of a median.")
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
-def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, interior, seed):
+@_engine_options
+def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, interior, seed, engine, scheduler):
     """A private median (or interior point) of one CSV column, with its ledger."""
     from .accounting import PrivacyLedger
     from .estimators import private_interior_point, private_median
-    from .io import read_csv
 
-    columns = read_csv(data)
+    if interior and engine != "memory":
+        _fail("--interior reads the data in memory; use --engine memory")
+    columns, client = _read_data(data, engine, scheduler)
     name = column if column is not None else next(iter(columns))
     if name not in columns:
         _fail(f"column {name!r} not in {data}; columns: {', '.join(columns)}")
@@ -545,6 +578,8 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
         value = private_median(
             columns[name], domain, epsilon, delta, alpha=alpha, beta=beta, method=method, rng=seed, ledger=ledger
         )
+    if client is not None:
+        client.close()
     what = "interior point" if interior else "median"
     click.echo(f"private {what} of {name!r}: {_param_text(value)}")
     click.echo("privacy ledger")
