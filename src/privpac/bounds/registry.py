@@ -28,6 +28,7 @@ BOUND_MODULES = [
     "privpac.bounds.bns_sanitizers",
     "privpac.bounds.large_margin",
     "privpac.bounds.rectangles",
+    "privpac.bounds.bmns",
 ]
 
 
