@@ -29,6 +29,7 @@ BOUND_MODULES = [
     "privpac.bounds.large_margin",
     "privpac.bounds.rectangles",
     "privpac.bounds.kmst",
+    "privpac.bounds.bmns",
 ]
 
 
