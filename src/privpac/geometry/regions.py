@@ -28,6 +28,7 @@ Implemented exactly (integers and Fractions):
 from __future__ import annotations
 
 import bisect
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -171,24 +172,33 @@ def _slice_interval(U: np.ndarray, c: list[int], p: tuple[Fraction, ...]) -> Int
 Line = tuple[Fraction, Fraction]
 
 
-def _cross_x(a: Line, b: Line) -> Fraction:
-    return (b[1] - a[1]) / (a[0] - b[0])
-
-
 def _min_envelope(lines: list[Line]) -> tuple[list[Fraction], list[Line]]:
-    """Lower envelope ``min_k (m_k x + k_k)``: breakpoints and the line active between them."""
-    best: dict[Fraction, Fraction] = {}
+    """Lower envelope ``min_k (m_k x + k_k)``: breakpoints and the line active between them.
+
+    The hull is built on integers: every slope and intercept times one common denominator, so
+    the crossing comparisons are integer cross-multiplications (exact, and no Fraction arithmetic
+    in the inner loop).
+    """
+    scale = math.lcm(*(v.denominator for line in lines for v in line)) if lines else 1
+    best: dict[int, int] = {}
     for m, k in lines:
-        if m not in best or k < best[m]:
-            best[m] = k
-    stack: list[Line] = []
-    for m in sorted(best, reverse=True):  # at x -> -inf the steepest line is lowest
-        line = (m, best[m])
-        while len(stack) >= 2 and _cross_x(stack[-2], line) <= _cross_x(stack[-2], stack[-1]):
-            stack.pop()
-        stack.append(line)
-    breaks = [_cross_x(stack[j], stack[j + 1]) for j in range(len(stack) - 1)]
-    return breaks, stack
+        M, K = m.numerator * (scale // m.denominator), k.numerator * (scale // k.denominator)
+        if M not in best or K < best[M]:
+            best[M] = K
+    stack: list[tuple[int, int]] = []
+    for M in sorted(best, reverse=True):  # at x -> -inf the steepest line is lowest
+        K = best[M]
+        # pop the top while crossing(s2, new) <= crossing(s2, s1); crossings are (K' - K2)/(M2 - M')
+        # with positive denominators because slopes decrease along the stack
+        while len(stack) >= 2:
+            (M2, K2), (M1, K1) = stack[-2], stack[-1]
+            if (K - K2) * (M2 - M1) <= (K1 - K2) * (M2 - M):
+                stack.pop()
+            else:
+                break
+        stack.append((M, K))
+    breaks = [Fraction(stack[j + 1][1] - stack[j][1], stack[j][0] - stack[j + 1][0]) for j in range(len(stack) - 1)]
+    return breaks, [(Fraction(M, scale), Fraction(K, scale)) for M, K in stack]
 
 
 def _active(env: tuple[list[Fraction], list[Line]], t: Fraction) -> Line:
