@@ -25,8 +25,11 @@ vertices are kept as integer homogeneous coordinates ``P / q`` (``q > 0``). Prod
 ``int64`` only when a bound checked up front keeps them below ``2**62`` (as in
 :mod:`privpac.geometry._exact`), with Python integers otherwise. No float enters a count.
 
-Not here: the per-coordinate quality ``Q_i`` for ``i < D`` (a maximum over completions), the exact
-Q-oracle of spec 6.2 for ``D >= 3``, and the private algorithm (FindDeepPoint) itself.
+* :func:`convex_levels`: every boxed level at once (one incremental hull pass), from which
+  :mod:`privpac.learners.linear_feasibility` reads the nested level intervals of its per-coordinate
+  quality ``Q_i`` (FindDeepPoint, ``D <= 2``).
+
+Not here: the exact Q-oracle of spec 6.2 for ``D >= 3``.
 """
 
 from __future__ import annotations
