@@ -59,4 +59,11 @@ def fit_arguments(name: str, seed: int = 0):
         if seed == 1:
             X[:, 1] = X[:, 0]  # collinear: fewer distinct points
         return {"domain": 2}, (X,), {}
+    if name == "linear-feasibility":
+        gen = np.random.default_rng(5 + seed)
+        A = gen.integers(-2, 3, size=(40, 2))
+        if seed == 1:
+            A[::2] = A[1::2]  # repeated constraints: fewer distinct rows
+        b = A @ np.array([1, -1]) - gen.integers(0, 2, size=40)  # feasible at x = (1, -1)
+        return {"bound": 2}, (A, np.clip(b, -2, 2)), {}
     raise AssertionError(f"no test fit for model {name!r}: add one to tests/model_examples.py")

@@ -24,6 +24,7 @@ exponential_module = importlib.import_module("privpac.mechanisms.exponential")
 laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
 center_point_estimator = importlib.import_module("privpac.estimators.center_point")
+linear_feasibility_estimator = importlib.import_module("privpac.estimators.linear_feasibility")
 
 
 def _halved_laplace(monkeypatch):
@@ -116,13 +117,23 @@ def _center_point_domain_from_the_data(monkeypatch):
     monkeypatch.setattr(center_point_estimator, "find_tukey", find_tukey)
 
 
+def _linear_feasibility_bound_from_the_data(monkeypatch):
+    original = linear_feasibility_estimator.find_deep_point
+
+    def find_deep_point(A, b, X, *args, **kwargs):
+        X_data = max(1, int(np.abs(np.asarray(A)).max()), int(np.abs(np.asarray(b)).max()))  # read off the records
+        return original(A, b, X_data, *args, **kwargs)
+
+    monkeypatch.setattr(linear_feasibility_estimator, "find_deep_point", find_deep_point)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
     (
         "step-function EM sampling at 2 epsilon",
         _step_em_at_twice_epsilon,
-        ["exponential-step", "em-learner", "interior-point-exponential", "center-point"],
+        ["exponential-step", "em-learner", "interior-point-exponential", "center-point", "linear-feasibility"],
     ),
     ("finite-list EM sampling at 2 epsilon", _finite_em_at_twice_epsilon, ["exponential", "label-private"]),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
@@ -136,6 +147,11 @@ MUTANTS = [
         ["rectangle-composition"],
     ),
     ("a center-point candidate domain built from the data", _center_point_domain_from_the_data, ["center-point"]),
+    (
+        "a linear-feasibility box and domain built from the data",
+        _linear_feasibility_bound_from_the_data,
+        ["linear-feasibility"],
+    ),
 ]
 
 

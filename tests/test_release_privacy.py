@@ -86,6 +86,7 @@ RELEASED_ATTRIBUTES = {
         "classes_",
     },  # fmt: skip
     "center-point": {"center_", "composition_", "n_samples_", "n_features_in_"},
+    "linear-feasibility": {"solution_", "composition_", "n_samples_", "n_features_in_"},
     "halfspace-margin": {
         "coef_",
         "intercept_",
@@ -258,6 +259,7 @@ def test_paper_calibration_with_approximate_interior_point_is_refused():
 #: the only fields allowed to differ between neighbouring datasets fitted with the same seed.
 PRIVATE_OUTPUTS = {
     "center-point": {"center"},
+    "linear-feasibility": {"solution"},
     "halfspace-margin": {"coef", "intercept", "projected_coef"},
     "histogram": {"counts"},
     "k-point": {"database"},

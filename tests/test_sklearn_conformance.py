@@ -13,6 +13,10 @@ the reason written below. The reasons are design decisions of a private learning
   ``d <= 2``, where its geometry is exact; the checks' real-valued random features are refused with
   a message naming the record (scale rational data by a public common denominator first). The
   checks of sparse and empty input pass.
+* ``INTEGER_SYSTEM``: linear feasibility works on an integer system ``A x >= b`` (``X`` is ``A``,
+  ``y`` is ``b``) with entries in a public ``[-X, X]`` and ``D <= 2`` variables, where its geometry is
+  exact; the checks' real-valued random features are refused with a message naming the entry, as
+  for the center point.
 * ``NOISY_HYPOTHESIS``: a private learner releases a noisy hypothesis; trained on ten records of one
   class it may predict the other class (its accuracy needs far more records).
 """
@@ -28,6 +32,7 @@ from privpac.estimators import (
     PrivateCenterPoint,
     PrivateHalfspaceClassifier,
     PrivateHistogram,
+    PrivateLinearFeasibility,
     PrivateMedian,
     PrivatePointClassifier,
     PrivateRectangleClassifier,
@@ -47,6 +52,7 @@ INSTANCES = [
     PrivateHalfspaceClassifier(domain=GRID, margin=0.1, fit_intercept=True, random_state=0),
     LabelPrivateClassifier(domain=GRID, random_state=0),
     PrivateCenterPoint(domain=1000, random_state=0),
+    PrivateLinearFeasibility(bound=1000, random_state=0),
 ]
 
 ONE_FEATURE = "one public feature: the domain is one-dimensional, so several features do not apply"
@@ -54,6 +60,10 @@ PUBLIC_LABELS = "the label set is public (labels=(negative, positive)): other la
 INTEGER_POINTS = (
     "integer points of a public box [-B, B]^d, d <= 2 (exact geometry): the checks' real-valued features are "
     "refused (scale by a public common denominator first)"
+)
+INTEGER_SYSTEM = (
+    "an integer system A x >= b with entries in a public [-X, X], D <= 2 (exact geometry): the checks' "
+    "real-valued features are refused (scale by a public common denominator first)"
 )
 NOISY_HYPOTHESIS = "a private learner releases a noisy hypothesis: on ten records of one class it may predict the other"
 
@@ -238,6 +248,30 @@ EXPECTED: dict[type, dict[str, str]] = {
         "check_positive_only_tag_during_fit": INTEGER_POINTS,
         "check_readonly_memmap_input": INTEGER_POINTS,
     },
+    PrivateLinearFeasibility: {
+        "check_dict_unchanged": INTEGER_SYSTEM,
+        "check_dont_overwrite_parameters": INTEGER_SYSTEM,
+        "check_dtype_object": INTEGER_SYSTEM,
+        "check_estimators_dtypes": INTEGER_SYSTEM,
+        "check_estimators_fit_returns_self": INTEGER_SYSTEM,
+        "check_estimators_nan_inf": INTEGER_SYSTEM,
+        "check_estimators_overwrite_params": INTEGER_SYSTEM,
+        "check_estimators_pickle": INTEGER_SYSTEM,
+        "check_f_contiguous_array_estimator": INTEGER_SYSTEM,
+        "check_fit2d_1feature": INTEGER_SYSTEM,
+        "check_fit2d_1sample": INTEGER_SYSTEM,
+        "check_fit2d_predict1d": INTEGER_SYSTEM,
+        "check_fit_check_is_fitted": INTEGER_SYSTEM,
+        "check_fit_idempotent": INTEGER_SYSTEM,
+        "check_fit_score_takes_y": INTEGER_SYSTEM,
+        "check_methods_sample_order_invariance": INTEGER_SYSTEM,
+        "check_methods_subset_invariance": INTEGER_SYSTEM,
+        "check_n_features_in": INTEGER_SYSTEM,
+        "check_n_features_in_after_fitting": INTEGER_SYSTEM,
+        "check_pipeline_consistency": INTEGER_SYSTEM,
+        "check_positive_only_tag_during_fit": INTEGER_SYSTEM,
+        "check_readonly_memmap_input": INTEGER_SYSTEM,
+    },
 }
 
 
@@ -258,4 +292,10 @@ def test_every_model_is_checked_or_said_why_not():
     assert set(MODELS.values()) == checked | sanitizers
     # every exemption is one of the written reasons, for a check that exists
     for name, reasons in ((cls.__name__, r) for cls, r in EXPECTED.items()):
-        assert set(reasons.values()) <= {ONE_FEATURE, PUBLIC_LABELS, NOISY_HYPOTHESIS, INTEGER_POINTS}, name
+        assert set(reasons.values()) <= {
+            ONE_FEATURE,
+            PUBLIC_LABELS,
+            NOISY_HYPOTHESIS,
+            INTEGER_POINTS,
+            INTEGER_SYSTEM,
+        }, name

@@ -264,6 +264,10 @@ def fit(model, data, label, features, domain_spec, epsilon, delta, constants, se
     params = dict(
         epsilon=epsilon, delta=delta, domain=parse_domain(domain_spec), constants=constants, random_state=seed
     )
+    if "bound" in cls().get_params():  # linear feasibility: --domain is the public bound of every entry
+        dom = params["domain"]
+        symmetric = getattr(dom, "lo", None) is not None and dom.lo == -getattr(dom, "hi", None)
+        params["bound"] = dom.hi if symmetric else dom  # anything else is refused by the estimator
     est = _with_settings(cls(**{k: v for k, v in params.items() if k in cls().get_params()}), extra, model)
     if label:
         est.fit(X, columns[label])

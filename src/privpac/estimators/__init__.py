@@ -8,6 +8,7 @@ from .center_point import PrivateCenterPoint
 from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
+from .linear_feasibility import PrivateLinearFeasibility
 from .median import PrivateMedian, private_interior_point, private_median
 from .point import PrivatePointClassifier
 from .rectangles import PrivateRectangleClassifier
@@ -26,6 +27,7 @@ MODELS: dict[str, type] = {
     "san-thresholds": ThresholdSanitizer,
     "halfspace-margin": PrivateHalfspaceClassifier,
     "center-point": PrivateCenterPoint,
+    "linear-feasibility": PrivateLinearFeasibility,
 }
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "PrivateEstimatorBase",
     "PrivateHalfspaceClassifier",
     "PrivateHistogram",
+    "PrivateLinearFeasibility",
     "PrivateMedian",
     "PrivatePointClassifier",
     "PrivateRectangleClassifier",

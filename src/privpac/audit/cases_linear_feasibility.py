@@ -1,0 +1,68 @@
+"""Audit case for private linear feasibility (FindDeepPoint), through ``PrivateLinearFeasibility.fit``.
+
+Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2 and Thm 4.6, with the corrections of spec
+``kmst-halfspaces`` 3.7 and 6.2. The estimator is fitted through its public ``fit`` on tiny
+neighbouring systems (one constraint replaced, ``m`` the same) and audited on everything it
+releases (:func:`~privpac.audit.release.fit_release`). The exact laws are enumerated from those same
+fits: the exponential mechanism's piece and the uniform index inside it over the A3-rational
+candidate domain, and every draw of RecConcave.
+
+* ``D = 1``, ``X = 2`` (14 candidates ``p/q``, ``q <= 2``, in ``[-2, 2]``), exponential mechanism:
+  a constraint turning round, a constraint moving to the far end, a zero row switching from always
+  to never satisfied, and an infeasible system becoming feasible;
+* ``D = 1``, ``X = 3`` (39 candidates: RecConcave's recursion runs), RecConcave: a stack of equal
+  constraints losing one to the opposite ray.
+
+``D = 2`` has too many paths to enumerate at test speed (14 first-coordinate candidates times about
+a thousand second-coordinate candidates at ``X = 1``, one fit per path); its privacy rests on the
+same per-coordinate argument (a sensitivity-1 exact quality over a public domain, checked in
+``tests/test_linear_feasibility.py``), the exponential mechanism's own audit
+(``exponential-step``) and the composition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..estimators.linear_feasibility import PrivateLinearFeasibility
+from .registry import AuditCase, NeighbourPair, register
+from .release import fit_release
+
+# (mode, X, label, (A, b), (A', b'))
+_PAIRS = [
+    ("expmech", 2, "x >= 1 three times; one turns round to x <= -1",
+     ([[1], [1], [1]], [1, 1, 1]), ([[1], [1], [-1]], [1, 1, 1])),
+    ("expmech", 2, "0 <= x <= 1 and 2x >= 1; the last moves to x <= -2",
+     ([[1], [-1], [2]], [0, -1, 1]), ([[1], [-1], [-1]], [0, -1, 2])),
+    ("expmech", 2, "a zero row goes from always to never satisfied",
+     ([[0], [2], [-1]], [0, 1, -2]), ([[0], [2], [-1]], [1, 1, -2])),
+    ("expmech", 2, "an infeasible pair becomes feasible",
+     ([[1], [-1]], [2, 2]), ([[1], [-1]], [2, -2])),
+    ("recconcave", 3, "RecConcave: a stack of x >= 1 loses one to x <= -3",
+     ([[1]] * 4, [1] * 4), ([[1]] * 3 + [[-1]], [1, 1, 1, 3])),
+]  # fmt: skip
+
+
+def _release(data, rng, eps, delta):
+    mode, X, (A, b) = data
+    est = PrivateLinearFeasibility(epsilon=eps, delta=delta, bound=X, mode=mode)
+    return fit_release(est, np.asarray(A, dtype=np.int64), np.asarray(b, dtype=np.int64), rng=rng)
+
+
+def _pairs(eps, delta):
+    return [NeighbourPair(f"{label} ({mode}, X={X})", (mode, X, a), (mode, X, b)) for mode, X, label, a, b in _PAIRS]
+
+
+register(
+    AuditCase(
+        name="linear-feasibility",
+        description="PrivateLinearFeasibility.fit (FindDeepPoint): D=1, exponential mechanism and RecConcave "
+        "over the A3-rational domains",
+        release=_release,
+        pairs=_pairs,
+        epsilon=1.0,
+        delta=1e-3,  # RecConcave needs delta > 0; the exponential mode records (epsilon, 0) and is audited there
+        trials=1_500,
+        reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 3.7, 6.2",
+    )
+)

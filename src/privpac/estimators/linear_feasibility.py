@@ -1,0 +1,241 @@
+"""Private linear feasibility in one or two variables (``privpac fit linear-feasibility``).
+
+The estimator over :func:`~privpac.learners.linear_feasibility.find_deep_point` (Kaplan, Mansour,
+Stemmer, Tsfadia, NeurIPS 2020, Fig. 2 and Thm 4.6, with the corrections of spec
+``kmst-halfspaces`` 3.7 and 6.2). Each record is one integer constraint ``<a_l, x> >= b_l``; the
+release is a point ``x*`` that satisfies most of them when the system is feasible.
+
+On the command line, a CSV row is a constraint: the ``--label`` column is ``b`` and every other
+column (or the ``--features`` columns, in order) a coefficient of ``A``; ``--domain`` is the public
+bound (``X`` or ``-X:X``)::
+
+    privpac fit linear-feasibility constraints.csv --label b --domain -3:3 -o model.json
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from ..domains import IntegerDomain, as_domain
+from ..errors import DataError, DomainError, InvalidParameterError
+from ..learners.linear_feasibility import MODES, check_system, find_deep_point, plan_find_deep_point
+from ..random import as_random_source
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
+from .base import PrivateEstimatorBase, private_fit
+
+__all__ = ["PrivateLinearFeasibility", "entry_bound"]
+
+#: The accuracy the estimator's sufficient-size warning and RecConcave promises are computed for.
+ALPHA = 0.1
+
+
+def entry_bound(bound) -> int:
+    """The public bound ``X`` of every entry of ``A`` and ``b``: an int ``X >= 1`` or ``IntegerDomain(-X, X)``."""
+    if bound is None:
+        raise DomainError(
+            "bound is required: the public bound X on every entry of A and b (|A_ij|, |b_i| <= X), stated by "
+            "the user and never read off the constraints (e.g. bound=3, or --domain -3:3 on the command line)"
+        )
+    if isinstance(bound, numbers.Integral) and not isinstance(bound, bool):
+        X = int(bound)
+    else:
+        try:
+            dom = as_domain(bound)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(
+                f"bound must be an int X or IntegerDomain(-X, X) (integer constraints); got {bound!r}"
+            ) from exc
+        if not isinstance(dom, IntegerDomain) or dom.lo != -dom.hi:
+            raise InvalidParameterError(
+                f"bound must be an int X or a symmetric IntegerDomain(-X, X) (integer constraints); got {bound!r}"
+            )
+        X = dom.hi
+    if X < 1:
+        raise InvalidParameterError(f"bound X must be at least 1, got {X}")
+    return X
+
+
+def _fraction_text(v: Fraction) -> str:
+    return f"{v.numerator}/{v.denominator}"
+
+
+def _fraction_from_text(s: str) -> Fraction:
+    if not isinstance(s, str) or "/" not in s:
+        raise ValueError(f"a saved coordinate must be a 'p/q' string, got {s!r}")
+    return Fraction(s)
+
+
+class PrivateLinearFeasibility(PrivateEstimatorBase):
+    """A private point satisfying most constraints of an integer system ``A x >= b``, ``x in Q^D``, ``D <= 2``.
+
+    FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020, Fig. 2, Thm 4.6) with the spec's
+    corrections: the boxed convexified depth as the score, the exact per-coordinate quality from the
+    nested level intervals (never the paper's App. B.2 list), public A3-rational candidate domains
+    that provably hold a maximiser, and the public promise ``M = m``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Total privacy budget. Neighbouring systems differ in one constraint (replace-one: ``m`` is
+        public).
+    delta : float, default=0.0
+        Total delta. The default mode is pure ``epsilon``-DP; ``mode="recconcave"`` needs
+        ``delta > 0``.
+    bound : int or IntegerDomain
+        The public bound ``X``: every entry of ``A`` and ``b`` lies in ``[-X, X]``. Required.
+    mode : {"expmech", "recconcave"}, default="expmech"
+        Per-coordinate optimiser: the exponential mechanism over the candidate domain (pure DP,
+        spec 3.7 item 6) or RecConcave (the paper's Fig. 1).
+    beta : float, default=0.1
+        Failure probability the sufficient number of constraints is computed for.
+    random_state : None, int or RandomSource, default=None
+        ``None``: operating-system entropy; an int: a reproducible run (not for releases).
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release.
+
+    Attributes
+    ----------
+    solution_ : tuple of fractions.Fraction
+        The private point (exact).
+    solution_float_ : numpy.ndarray
+        The same point as floats (a view).
+    composition_ : str
+        The composition over the ``D`` coordinates (a function of the parameters).
+    n_samples_, n_features_in_ : int
+        ``m`` and ``D``, the public shape.
+    ledger_, privacy_spent_ : the privacy accounting.
+
+    No count of satisfied constraints is stored: it is a function of the private system. Measure
+    the depth on held-out constraints (:func:`privpac.geometry.feasibility.depth`).
+
+    Warns
+    -----
+    UtilityWarning
+        When ``m`` is below the size that guarantees ``depth >= 0.9 m`` with probability
+        ``1 - beta`` on a feasible system (public inputs only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> A = np.array([[1], [-1]] * 150)               # x >= 0 and -x >= -1: feasible on [0, 1]
+    >>> b = np.array([0, -1] * 150)
+    >>> est = PrivateLinearFeasibility(epsilon=1.0, bound=1, random_state=0).fit(A, b)
+    >>> 0 <= est.solution_[0] <= 1
+    True
+    """
+
+    algorithm_name = "private linear feasibility (FindDeepPoint, Kaplan, Mansour, Stemmer, Tsfadia 2020)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=0.0,
+        bound=None,
+        mode="expmech",
+        beta=0.1,
+        random_state=None,
+        accountant=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bound = bound
+        self.mode = mode
+        self.beta = beta
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def _begin_fit(self):
+        # The public bound first, then every parameter, then the budget; the data only after that.
+        X = entry_bound(self.bound)
+        eps = check_budget_epsilon(self.epsilon)
+        delta = check_delta(self.delta)
+        check_choice(self.mode, "mode", MODES)
+        check_probability(self.beta, "beta")
+        if self.mode == "recconcave" and delta <= 0.0:
+            raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
+        rng = as_random_source(self.random_state)
+        return self._open_ledger(eps, delta), rng, X
+
+    @private_fit
+    def fit(self, A, b=None):
+        """Fit on the system ``A x >= b``: ``A`` of shape ``(m, D)``, ``D in {1, 2}``, ``b`` of shape ``(m,)``."""
+        ledger, rng, X = self._begin_fit()
+        if b is None:
+            raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
+        self._check_features(A, reset=True)
+        shape = np.shape(A)
+        if len(shape) == 2 and shape[1] == 0:
+            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs 1 or 2 columns")
+        A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
+        m, D = A_arr.shape
+        plan = plan_find_deep_point(
+            m, D, X, ledger.budget_epsilon, ledger.budget_delta, alpha=ALPHA, beta=self.beta, mode=self.mode
+        )
+        self._warn_few_records(
+            m,
+            plan.sufficient_m,
+            f"a point satisfying {1 - ALPHA:g} m of the constraints in D = {D} with entries in [-{X}, {X}] by "
+            f"FindDeepPoint ({plan.mode}, {plan.composition} composition) at epsilon={plan.epsilon:g}, "
+            f"beta={plan.beta:g}",
+            "Use more constraints, a larger epsilon or a smaller bound X.",
+        )
+        result = find_deep_point(
+            A_arr,
+            b_arr,
+            X,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            alpha=ALPHA,
+            beta=self.beta,
+            mode=self.mode,
+            ledger=ledger,
+            rng=rng,
+        )
+        self.solution_ = result.solution
+        self.composition_ = plan.composition
+        self.n_samples_ = m
+        self.n_features_in_ = D
+        self._end_fit(ledger)
+        return self
+
+    @property
+    def solution_float_(self) -> np.ndarray:
+        """The solution as floats (rounded; ``solution_`` is exact)."""
+        self._check_fitted()
+        return np.asarray([float(v) for v in self.solution_], dtype=np.float64)
+
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        return np.zeros((n_samples, n_features), dtype=np.int64), np.zeros(n_samples, dtype=np.int64)
+
+    def _fitted_state(self) -> dict:
+        return {
+            "solution": [_fraction_text(v) for v in self.solution_],
+            "composition": self.composition_,
+            "n_samples": self.n_samples_,
+            "n_features": self.n_features_in_,
+        }
+
+    def _restore_state(self, state: dict) -> None:
+        self.solution_ = tuple(_fraction_from_text(s) for s in state["solution"])
+        self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
+        self.n_samples_ = int(state["n_samples"])
+        self.n_features_in_ = int(state["n_features"])
+        if len(self.solution_) != self.n_features_in_:
+            raise ValueError(
+                f"the saved solution has {len(self.solution_)} coordinates for {self.n_features_in_} variables"
+            )
+
+    def summary(self) -> list[str]:
+        self._check_fitted()
+        exact = ", ".join(str(v) for v in self.solution_)
+        approx = ", ".join(f"{float(v):.6g}" for v in self.solution_)
+        X = entry_bound(self.bound)
+        return [
+            f"{self.algorithm_name}: {self.mode} per coordinate, {self.composition_} composition",
+            f"  solution x = ({exact}) ~ ({approx})",
+            f"  m = {self.n_samples_} constraints, D = {self.n_features_in_}, entries in -{X}:{X}",
+        ]

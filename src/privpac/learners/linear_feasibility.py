@@ -1,0 +1,445 @@
+"""FindDeepPoint: private linear feasibility in dimension D = 1 and D = 2, with the spec's corrections.
+
+Kaplan, Mansour, Stemmer and Tsfadia, "Private learning of halfspaces: simplifying the construction
+and reducing the sample complexity" (NeurIPS 2020), Fig. 1 (OptimizeHighDimFunc, Thm 3.7) and
+Fig. 2 (FindDeepPoint, Thm 4.6); spec ``kmst-halfspaces`` sections 2-4, 3.7, 6.2, 6.3 and 10.
+
+Problem
+-------
+The private data is a system ``S = ((a_l, w_l))_{l=1..m}`` of integer constraints
+``<a_l, x> >= w_l`` with ``a_l in [[-X, X]]^D`` and ``w_l in [[-X, X]]`` for a *public* bound ``X``.
+Neighbouring systems differ in one constraint (replace-one: ``m`` is public). The goal is a point
+``x* in Q^D`` that satisfies at least ``(1 - alpha) m`` constraints when ``S`` is feasible.
+
+Algorithm (corrected, spec 3.3 with 3.7 items 2, 4, 5 and 6.2)
+---------------------------------------------------------------
+The score is the boxed depth ``f_B(S, x) = depth_S(x) 1[x in B]``, ``B = [-R, R]^D``,
+``R = ceil(D^(D/2)) X^D`` (spec 3.7 item 4, :func:`~privpac.geometry.feasibility.bounding_box_radius`;
+flag 6 of spec section 10: without the box the convex hulls need not be closed). A feasible system
+has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is the right promise
+(flag 3: never a computed maximum). For ``i = 1 .. D``, with the earlier outputs
+``p = (x*_1, ..., x*_{i-1})`` fixed:
+
+1. the quality of a value ``t`` is ``Q_i(t) = max over completions z of cdepth_B(S, (p, t, z))``
+   (Def 3.3), computed exactly from the nested level intervals
+   ``I_k = {t : (p, t) in pi_{<=i}(conv(V_k))}`` (spec 6.2: ``V_k`` are the arrangement vertices of
+   depth ``>= k``, box facets included; :func:`~privpac.geometry.feasibility.convex_levels`): the
+   ``x_1``-range of the level polygon for ``i = 1 < D``, its slice at ``x_1 = x*_1``
+   (:meth:`~privpac.geometry.feasibility.ConvexLevel.slice`) for ``i = 2 = D``, the level interval
+   itself for ``D = 1``. Never the paper's App. B.2 breakpoint list, which computes a different
+   function (flag 5: Lemma 4.3/B.2 are false for ``i >= 2``);
+2. the candidate domain is public: the A3-rational domain
+   :class:`~privpac.geometry.rational_domain.RationalDomain` with bound ``R``, running denominator
+   ``t`` and denominator bound ``Q_i`` (:func:`denominator_bounds`), and the quality is turned into a
+   :class:`~privpac.stepfunc.StepFunction` over its indices by
+   :func:`~privpac.geometry.rational_domain.interval_quality` (the pattern of FindTukey,
+   :mod:`privpac.learners.center_point`);
+3. ``x*_i`` is drawn by the exponential mechanism over the domain (``mode="expmech"``, spec 3.7
+   item 6, pure DP, the default) or by RecConcave with promise ``r_i = (1 - alpha~)^(i-1) m``,
+   accuracy ``alpha~ = alpha/(2 D (D+1))`` and failure probability ``beta/D``
+   (``mode="recconcave"``, Fig. 1);
+4. ``x*_i`` is written as ``s/(t q)`` with the smallest ``q`` and ``t <- t q``.
+
+Every level is computed (no truncation from below): the levels come out of one incremental hull
+pass in ``O(m^2 log m)`` exact operations for ``D = 2``, so the cost saving that motivates the spec's
+truncation (3.7 item 3, a proposal and not a requirement) is not needed, and the exact ``Q_i`` is
+what both optimisers see.
+
+Why the domain holds a maximiser (property (P), Requirement 3.6)
+-----------------------------------------------------------------
+Every end of a non-empty level interval is a member of the domain, so the top non-empty level
+interval (the argmax set of ``Q_i``) holds one. The vertices are solutions of two of the lines
+``<a_l, x> = w_l``, ``+-x_j = -R`` (entries at most ``X``, and 1 for the box), so by Cramer's rule
+they are ``P/q`` with ``1 <= q <= Qv = D! X^D`` (``2 X^2`` for ``D = 2``; ``X`` for ``D = 1``) and
+``|P| <= R q``. Hence:
+
+* ``D = 1``: the ends are vertices: ``Q_1 = X`` (and ``R = X``);
+* ``D = 2``, ``i = 1``: the ends are vertex abscissae: ``Q_1 = 2 X^2``;
+* ``D = 2``, ``i = 2``: an end is a vertex on the line ``x_1 = x*_1`` (denominator ``q <= Qv``) or the
+  crossing of that line with a hull edge through vertices ``u = P/q``, ``v = P'/q'``. That edge lies
+  on ``n_1 x_1 + n_2 x_2 = c`` with the integers ``n_1 = P'_2 q - P_2 q'``,
+  ``n_2 = P_1 q' - P'_1 q`` and ``c = P_1 P'_2 - P'_1 P_2``, and ``x*_1 = s/t`` with ``t`` the
+  running denominator, so the end is ``(c t - n_1 s)/(n_2 t)``: a value ``p/(t q)`` with
+  ``q = |n_2| <= 2 R Qv^2 = 16 X^6``.
+
+All values lie in ``[-R, R]`` (the hulls are inside the box). ``tests/test_linear_feasibility.py``
+checks (P) on random systems and prefixes, and on the spec's counterexample to Lemma 4.3, whose
+argmax ``[3/10, 209/140]`` at ``x*_1 = -6/5`` holds no slice-arrangement point.
+
+Privacy
+-------
+* Sensitivity of the quality (Claim 3.5, spec 2.2): replacing one constraint changes ``f_B`` by at
+  most 1 at every point, so ``{f_B(S') >= y} ⊆ {f_B(S) >= y - 1}``, their hulls and the projections
+  of the slices are nested the same way, and ``|Q_i(S, t) - Q_i(S', t)| <= 1`` for every prefix and
+  every ``t``. The computed ``Q_i`` *is* this function: integer vertices and depths, Fraction hull
+  and slice, exact index breakpoints (spec 4 (a)); the key fact ``conv(D_k ∩ B) = conv(V_k)``
+  (spec 6.2 step 3) holds because the constraints are closed.
+* The domain depends on ``X``, ``D``, ``i`` and the earlier outputs only; ``R``, the promises
+  ``r_i`` and ``M = m`` on public parameters and the public ``m`` (spec 4 (b)). Neighbours are
+  replace-one (spec 4 (c)).
+* Each coordinate is one ``(eps0, delta0)``-DP call: the exponential mechanism is ``(eps0, 0)``-DP
+  for a sensitivity-1 quality; RecConcave is ``(eps0, delta0)``-DP for every input (quasi-concave or
+  not, promise kept or not; spec 2.4). The ``D`` calls are adaptive (the ``i``-th domain and quality
+  follow the earlier outputs) and composed by the basic theorem (``eps0 = eps/D``,
+  ``delta0 = delta/D``) or the advanced one (Thm 4.6's split, spec 4); ``composition="auto"`` takes
+  the larger ``eps0`` from public parameters (spec 3.7 item 2: basic for every ``D <= 2``), so the
+  default is pure ``eps``-DP (Thm 4.6's privacy, with the spec's corrections 3 and 5).
+* The whole plan is charged before any draw; nothing branches or aborts on the data: infeasible
+  systems run the same ``D`` draws (RecConcave's failures only lower the output's quality). No
+  count of satisfied constraints is returned.
+
+Utility
+-------
+If ``S`` is feasible and ``m >= plan.sufficient_m``, with probability ``1 - beta`` the output has
+``depth >= (1 - alpha) m`` (Thm 3.7 with Claim 4.1 for ``f_B``, ``Delta = D + 1``). For the
+exponential mechanism ``sufficient_m`` is
+``max_i 2 (ln |D_i| + ln(D/beta)) / (eps0 alpha~ (1 - alpha~)^(i-1))``; for RecConcave the smallest
+``m`` whose promises meet :func:`~privpac.optimize.recconcave.required_quality`.
+
+Not implemented: ``D >= 3`` (the level intervals for a prefix shorter than ``D - 1`` need an exact
+LP per level, spec 6.2 step 4), the spec's integer "mode C" domains (the A3-rational domain above is
+the brief's fallback), LearnHalfSpace and the PAC learner (Fig. 3, Thm 5.2).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..accounting import PrivacyLedger
+from ..errors import DataError, DomainError, InvalidParameterError
+from ..geometry._exact import as_integer_points
+from ..geometry.feasibility import ConvexLevel, bounding_box_radius, convex_levels
+from ..geometry.rational_domain import RationalDomain, interval_quality
+from ..mechanisms.exponential import exponential_mechanism_step
+from ..optimize.recconcave import levels, rec_concave_run, required_quality
+from ..random import as_random_source
+from ..stepfunc import StepFunction
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
+from .center_point import COMPOSITIONS, _advanced_split, _drv_total, choose_composition
+
+__all__ = [
+    "MODES",
+    "FindDeepPointPlan",
+    "FindDeepPointResult",
+    "check_system",
+    "coordinate_quality",
+    "denominator_bounds",
+    "find_deep_point",
+    "level_intervals",
+    "plan_find_deep_point",
+]
+
+MODES = ("expmech", "recconcave")
+#: Dimensions with an exact implementation.
+SUPPORTED_DIMENSIONS = (1, 2)
+
+
+def _check_dimension(D: int) -> int:
+    D = check_int(D, "D", low=1)
+    if D not in SUPPORTED_DIMENSIONS:
+        raise InvalidParameterError(
+            f"FindDeepPoint is implemented exactly for D = 1 and D = 2 only, got D = {D} (A has {D} columns): "
+            "for D >= 3 the level intervals of a partial assignment need an exact LP per depth level "
+            "(spec kmst-halfspaces 6.2 step 4), which is not implemented"
+        )
+    return D
+
+
+def denominator_bounds(X: int, D: int) -> tuple[int, ...]:
+    """``(Q_1, ..., Q_D)``: denominator bounds under which every level-interval end is a domain member.
+
+    ``D = 1``: ``(X,)``; ``D = 2``: ``(2 X^2, 16 X^6)`` (module docstring, property (P)).
+    """
+    X = check_int(X, "X", low=1)
+    D = _check_dimension(D)
+    if D == 1:
+        return (X,)
+    R = bounding_box_radius(2, X)
+    Qv = 2 * X * X
+    return (Qv, 2 * R * Qv * Qv)
+
+
+def _domain(X: int, D: int, i: int, t: int) -> RationalDomain:
+    """The public candidate domain of coordinate ``i`` for running denominator ``t``."""
+    return RationalDomain(bounding_box_radius(D, X), t, denominator_bounds(X, D)[i - 1])
+
+
+def _domain_sizes(X: int, D: int) -> tuple[int, ...]:
+    """``max |D_i|`` over every running denominator ``t <= Q_1 ... Q_(i-1)`` (public)."""
+    Q = denominator_bounds(X, D)
+    R = bounding_box_radius(D, X)
+    out, t_max = [], 1
+    for i in range(D):
+        out.append(R * t_max * Q[i] * (Q[i] + 1) + Q[i])
+        t_max *= Q[i]
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class FindDeepPointPlan:
+    """Everything FindDeepPoint decides before reading the constraints (all public)."""
+
+    m: int
+    D: int
+    X: int
+    R: int
+    epsilon: float
+    delta: float
+    alpha: float
+    beta: float
+    mode: str
+    composition: str
+    epsilon0: float
+    delta0: float
+    alpha0: float  # alpha~ = alpha / (2 D (D + 1))
+    beta0: float
+    total: tuple[float, float]
+    promises: tuple[float, ...]  # r_i = (1 - alpha~)^(i-1) m, with the public M = m
+    denominator_bounds: tuple[int, ...]
+    domain_sizes: tuple[int, ...]
+    sufficient_m: int
+
+    def describe(self) -> list[str]:
+        return [
+            f"FindDeepPoint plan: D={self.D}, X={self.X}, box R={self.R}, m={self.m}, mode={self.mode}, "
+            f"composition={self.composition}",
+            f"  per coordinate: epsilon0={self.epsilon0:.6g}, delta0={self.delta0:.3g}, alpha~={self.alpha0:.6g}, "
+            f"beta0={self.beta0:g}",
+            f"  total: epsilon={self.total[0]:.6g}, delta={self.total[1]:.3g}",
+            f"  sufficient m for depth >= (1 - {self.alpha:g}) m with probability 1 - beta: {self.sufficient_m:,}",
+        ]
+
+
+def plan_find_deep_point(
+    m: int,
+    D: int,
+    X: int,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    alpha: float = 0.1,
+    beta: float = 0.1,
+    mode: str = "expmech",
+    composition: str = "auto",
+) -> FindDeepPointPlan:
+    """The budget split, promises and sufficient number of constraints (public inputs only).
+
+    Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 3``, ``mode="recconcave"`` or
+    ``composition="advanced"`` with ``delta = 0``, or an advanced split whose total exceeds
+    ``epsilon``.
+    """
+    m = check_int(m, "m", low=1)
+    D = _check_dimension(D)
+    X = check_int(X, "X", low=1)
+    epsilon = check_budget_epsilon(epsilon)
+    delta = check_delta(delta)
+    alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
+    beta = check_probability(beta, "beta")
+    check_choice(mode, "mode", MODES)
+    check_choice(composition, "composition", COMPOSITIONS)
+    if mode == "recconcave" and delta <= 0.0:
+        raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
+    if composition == "advanced" and delta <= 0.0:
+        raise InvalidParameterError("composition='advanced' needs delta > 0")
+    composition = choose_composition(composition, epsilon, delta, D)
+    em = mode == "expmech"
+    if composition == "basic":
+        eps0, delta0 = epsilon / D, (0.0 if em else delta / D)
+        total = (eps0 * D, delta0 * D)
+    else:
+        eps0, delta0 = _advanced_split(epsilon, delta, D)
+        delta0 = 0.0 if em else delta0
+        total = (_drv_total(eps0, delta, D), D * delta0 + delta / 2.0)
+        if total[0] > epsilon * (1 + 1e-12):
+            raise InvalidParameterError(
+                f"advanced composition with the paper's split spends epsilon = {total[0]:.6g} > {epsilon:g} here "
+                "(the split assumes epsilon <= 2 ln(2/delta)); use composition='basic'"
+            )
+    alpha0 = alpha / (2 * D * (D + 1))
+    beta0 = beta / D
+    promises = tuple(m * (1.0 - alpha0) ** i for i in range(D))
+    sizes = _domain_sizes(X, D)
+    need = 0.0
+    for i, size in enumerate(sizes):
+        shrink = (1.0 - alpha0) ** i
+        if em:
+            req = 2.0 * (math.log(size) + math.log(1.0 / beta0)) / (eps0 * alpha0)
+        else:
+            req = required_quality(size - 1, alpha0, beta0, eps0, delta0, levels(size - 1))
+        need = max(need, req / shrink)
+    return FindDeepPointPlan(
+        m=m,
+        D=D,
+        X=X,
+        R=bounding_box_radius(D, X),
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        beta=beta,
+        mode=mode,
+        composition=composition,
+        epsilon0=eps0,
+        delta0=delta0,
+        alpha0=alpha0,
+        beta0=beta0,
+        total=total,
+        promises=promises,
+        denominator_bounds=denominator_bounds(X, D),
+        domain_sizes=sizes,
+        sufficient_m=math.ceil(need),
+    )
+
+
+def check_system(A, b, X: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(A, b)`` as exact integer arrays of shapes ``(m, D)`` and ``(m,)`` with every entry in ``[-X, X]``.
+
+    Raises :class:`~privpac.errors.DataError` (shape, non-integer, NaN, empty) or
+    :class:`~privpac.errors.DomainError` naming the first entry outside the public bound.
+    """
+    X = check_int(X, "X", low=1)
+    A_arr, a_bound = as_integer_points(A, "A")
+    m = A_arr.shape[0]
+    b_flat = np.asarray(b, dtype=object) if not isinstance(b, np.ndarray) else b
+    if b_flat.ndim != 1:
+        raise DataError(f"b must be one-dimensional with one entry per constraint, got shape {b_flat.shape}")
+    if b_flat.shape[0] != m:
+        raise DataError(f"A has {m} row(s) but b has {b_flat.shape[0]} entries: one right-hand side per constraint")
+    b_arr, b_bound = as_integer_points(b_flat.reshape(-1, 1), "b", d=1)
+    if a_bound > X:
+        bad = np.argwhere(np.abs(A_arr.astype(object)) > X)[0]
+        r, c = int(bad[0]), int(bad[1])
+        raise DomainError(f"A[{r}, {c}] = {A_arr[r, c]} lies outside the declared bound [-{X}, {X}]")
+    if b_bound > X:
+        r = int(np.argwhere(np.abs(b_arr[:, 0].astype(object)) > X)[0][0])
+        raise DomainError(f"b[{r}] = {b_arr[r, 0]} lies outside the declared bound [-{X}, {X}]")
+    return A_arr, b_arr[:, 0]
+
+
+def level_intervals(convex: list[ConvexLevel], prefix: tuple[Fraction, ...], D: int) -> list[tuple[Fraction, Fraction]]:
+    """The nested level intervals ``I_1 ⊇ I_2 ⊇ ...`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty one.
+
+    ``convex`` is :func:`~privpac.geometry.feasibility.convex_levels` of the system (boxed). Exact.
+    """
+    i = len(prefix) + 1
+    out: list[tuple[Fraction, Fraction]] = []
+    for level in convex:
+        if level.empty:
+            break
+        if D == 1:
+            lo, hi = level.interval  # finite: the score is boxed
+            out.append((lo, hi))
+        elif i == 1:
+            xs = [p[0] for p in level.polygon]
+            out.append((min(xs), max(xs)))
+        else:
+            sl = level.slice(prefix[0])
+            if sl is None:
+                break
+            out.append(sl)
+    return out
+
+
+def coordinate_quality(domain: RationalDomain, convex: list[ConvexLevel], prefix, D: int) -> StepFunction:
+    """``Q_i`` over the indices of ``domain``: ``Q(k) = max{level : domain.select(k) in I_level}`` (0 in none)."""
+    return interval_quality(domain, level_intervals(convex, tuple(prefix), D))
+
+
+@dataclass(frozen=True)
+class FindDeepPointResult:
+    """The private output ``solution`` (exact) and the public plan it ran."""
+
+    solution: tuple[Fraction, ...]
+    plan: FindDeepPointPlan
+
+
+def find_deep_point(
+    A,
+    b,
+    X: int,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    alpha: float = 0.1,
+    beta: float = 0.1,
+    mode: str = "expmech",
+    composition: str = "auto",
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> FindDeepPointResult:
+    """A private point satisfying most constraints of ``A x >= b``, ``D = A.shape[1] in {1, 2}`` (Fig. 2).
+
+    Parameters
+    ----------
+    A : array-like of shape (m, D)
+        Integer constraint rows in ``[-X, X]`` (private; replace-one neighbours, ``m`` public).
+    b : array-like of shape (m,)
+        Integer right-hand sides in ``[-X, X]``.
+    X : int
+        The public bound of every entry.
+    epsilon, delta : float
+        Total budget; the default mode and composition spend ``(epsilon, 0)``.
+    alpha : float, default=0.1
+        Accuracy the promises (RecConcave) and ``plan.sufficient_m`` are computed for.
+    beta : float, default=0.1
+        Failure probability (``beta/D`` per coordinate).
+    mode : {"expmech", "recconcave"}, default="expmech"
+        The per-coordinate optimiser (module docstring).
+    composition : {"auto", "basic", "advanced"}, default="auto"
+    ledger : PrivacyLedger, optional
+        Charged (one composed block) before any draw.
+    rng : None, int or RandomSource
+        ``None`` is secure randomness.
+
+    Returns
+    -------
+    FindDeepPointResult
+        ``solution``: a tuple of ``D`` Fractions; ``plan``: the public plan.
+    """
+    X = check_int(X, "X", low=1)
+    A_arr, b_arr = check_system(A, b, X)
+    m, D = A_arr.shape
+    plan = plan_find_deep_point(m, D, X, epsilon, delta, alpha=alpha, beta=beta, mode=mode, composition=composition)
+    if ledger is None:
+        ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
+    label = f"FindDeepPoint: {D} coordinate(s), {plan.mode} per coordinate"
+    if plan.composition == "basic":
+        block = ledger.basic_block(label, D, plan.epsilon0, plan.delta0)
+    else:
+        block = ledger.advanced_block(label, D, plan.epsilon0, plan.delta0, plan.delta / 2.0, form="drv")
+    convex = convex_levels(A_arr, b_arr, box=plan.R)  # the data enters here, after the charge
+    src = as_random_source(rng)
+    prefix: list[Fraction] = []
+    t = 1
+    for i in range(1, D + 1):
+        dom = _domain(X, D, i, t)  # public: X, D, i and the earlier outputs
+        quality = coordinate_quality(dom, convex, prefix, D)
+        what = f"coordinate {i} of {D}"
+        over = f"the rational candidates p/(t q) in [-{plan.R}, {plan.R}], q <= {dom.Q}, t from the earlier coordinates"
+        if plan.mode == "expmech":
+            k = exponential_mechanism_step(
+                quality, plan.epsilon0, ledger=block, label=f"FindDeepPoint {what}", over=over, rng=src
+            )
+        else:
+            T = dom.max_index
+            k = rec_concave_run(
+                quality,
+                plan.promises[i - 1],
+                plan.alpha0,
+                plan.epsilon0,
+                plan.delta0,
+                beta=plan.beta0,
+                N=levels(T),
+                domain=None,
+                ledger=block,
+                rng=src,
+                label=f"FindDeepPoint {what}: RecConcave",
+            ).index
+        value = dom.select(k)
+        _, q = dom.canonical_pair(value)
+        t *= q
+        prefix.append(value)
+    return FindDeepPointResult(tuple(prefix), plan)
