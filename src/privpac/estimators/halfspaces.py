@@ -200,6 +200,17 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         The accountant that composes this fit with every other release (``None``: the
         process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
+    Notes
+    -----
+    With ``variant="practical"`` ``fit`` also takes data on an engine: a Dask array or DataFrame
+    (``y`` a Dask array, NumPy array or a Series of the same frame) or a Spark DataFrame (``y`` the
+    name of its label column). One exact pass counts the records and checks every block against
+    the domain and the labels; then each gradient step computes the gradient sum block by block
+    (the public preprocessing applied where the data lives) and the driver adds the noise. The
+    privacy guarantee and the ledger are the in-memory fit's; the coefficients agree with it to
+    about 1e-8 (float sums over partitions round differently), not bit for bit. See docs/scale.md.
+    The other variants refuse engine data with a :class:`TypeError`.
+
     Attributes
     ----------
     coef_ : ndarray (d,)
