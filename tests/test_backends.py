@@ -276,3 +276,27 @@ def test_other_halfspace_variants_refuse_engine_data(cluster, variant):
     est = PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, variant=variant, projection_dim=2)
     with pytest.raises(TypeError, match=f"only with variant='practical'.*variant='{variant}' needs the records"):
         est.fit(da.from_array(X, chunks=(300, 8)), y)
+
+
+def test_cli_fits_the_halfspace_classifier_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    X, y = _margin_data(4000)
+    frame = pd.DataFrame({**{f"x{j}": X[:, j] for j in range(8)}, "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
+    runner = CliRunner()
+    common = ["--label", "y", "--domain", "-1:1", "--seed", "3", "--set", "margin=0.1", "--delta", "1e-9"]
+    coefs = []
+    for data, engine in (("d.csv", []), ("pq", ["--engine", "dask", "--scheduler", cluster.scheduler.address])):
+        out = tmp_path / f"{data}.json"
+        result = runner.invoke(
+            main, ["fit", "halfspace-margin", str(tmp_path / data), *common, *engine, "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        coefs.append(json.loads(out.read_text())["state"]["coef"])
+    np.testing.assert_allclose(coefs[1], coefs[0], rtol=0, atol=1e-8)
