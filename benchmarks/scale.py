@@ -52,13 +52,41 @@ for i in range(files):
     pd.DataFrame({{"x": x, "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
 """
 
+#: The halfspace model's data: 8 features in the unit ball, labels of a fixed halfspace with cosine
+#: margin at least 0.1 (records closer to it are redrawn, vectorised).
+MARGIN_FEATURES = 8
+MAKE_MARGIN_DATA = """
+import sys
+import numpy as np, pandas as pd
+n, out, files, d = int(sys.argv[1]), sys.argv[2], 16, {d}
+rng = np.random.default_rng(0)
+w = np.arange(1.0, d + 1.0) / np.linalg.norm(np.arange(1.0, d + 1.0))
+per = -(-n // files)
+for i in range(files):
+    m = min(per, n - i * per)
+    if m <= 0:
+        break
+    kept = np.zeros((0, d))
+    while kept.shape[0] < m:
+        u = rng.standard_normal((2 * m, d))
+        u /= np.linalg.norm(u, axis=1)[:, None]
+        kept = np.vstack([kept, u[np.abs(u @ w) >= 0.1]])
+    x = kept[:m] * rng.uniform(0.1, 1.0, (m, 1))
+    frame = pd.DataFrame({{f"x{{j}}": x[:, j] for j in range(d)}})
+    frame["y"] = (x @ w > 0).astype(np.int8)
+    frame.to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
+"""
+
 CELL = """
 import json, resource, sys, time, warnings
 warnings.simplefilter("ignore")
 engine, model, path = sys.argv[1], sys.argv[2], sys.argv[3]
-from privpac.estimators import PrivateHistogram, PrivatePointClassifier, PrivateThresholdClassifier
+from privpac.estimators import (PrivateHalfspaceClassifier, PrivateHistogram, PrivatePointClassifier,
+                                PrivateThresholdClassifier)
 dom = (0, 2**{bits} - 1)
+columns = [f"x{{j}}" for j in range({d})] if model == "halfspace" else ["x"]
 make = {{
+    "halfspace": lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.1, random_state=1),
     "threshold": lambda: PrivateThresholdClassifier(domain=dom, random_state=1),
     "point": lambda: PrivatePointClassifier(domain=dom, delta=1e-9, random_state=1),
     "histogram": lambda: PrivateHistogram(domain=dom, n_bins=64, random_state=1),
@@ -69,7 +97,7 @@ if engine == "memory":
     import pandas as pd
     t0 = time.perf_counter()
     frame = pd.read_parquet(path)
-    X, y = frame[["x"]].to_numpy(), frame["y"].to_numpy()
+    X, y = frame[columns].to_numpy(), frame["y"].to_numpy()
     est = make().fit(X, y) if labelled else make().fit(X)
     seconds = time.perf_counter() - t0
 elif engine == "spark":
@@ -92,14 +120,14 @@ else:
     with cluster as cl, Client(cl) as client:
         t0 = time.perf_counter()
         frame = dd.read_parquet(path)
-        est = make().fit(frame[["x"]], frame["y"]) if labelled else make().fit(frame[["x"]])
+        est = make().fit(frame[columns], frame["y"]) if labelled else make().fit(frame[columns])
         seconds = time.perf_counter() - t0
         peaks = client.run(lambda: __import__("resource").getrusage(__import__("resource").RUSAGE_SELF).ru_maxrss)
         worker_peak = max(peaks.values()) / 1024
 state = est._fitted_state()
 print(json.dumps({{"seconds": seconds, "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "worker_peak_mb": worker_peak, "n_samples": est.n_samples_,
-                  "state": {{k: str(v)[:40] for k, v in state.items()}}}}))
+                  "state": {{k: str(v)[:40] for k, v in state.items()}}, "coef": state.get("coef")}}))
 """
 
 
@@ -118,18 +146,29 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [1e5] if args.quick else args.n
     rows = []
-    make_data = MAKE_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
-    cell = CELL.format(bits=DOMAIN_BITS)
+    cell = CELL.format(bits=DOMAIN_BITS, d=MARGIN_FEATURES)
+    margin_models = [m for m in args.models if m == "halfspace"]
+    other_models = [m for m in args.models if m != "halfspace"]
     for n in sizes:
         n = int(n)
         scratch = Path(tempfile.mkdtemp(prefix="privpac-scale-"))
         try:
-            subprocess.run([sys.executable, "-c", make_data, str(n), str(scratch)], check=True)
+            data = {}
+            if other_models:
+                data["x"] = scratch / "x"
+                data["x"].mkdir()
+                make_data = MAKE_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
+                subprocess.run([sys.executable, "-c", make_data, str(n), str(data["x"])], check=True)
+            if margin_models:
+                data["margin"] = scratch / "margin"
+                data["margin"].mkdir()
+                make_data = MAKE_MARGIN_DATA.format(d=MARGIN_FEATURES)
+                subprocess.run([sys.executable, "-c", make_data, str(n), str(data["margin"])], check=True)
             for model in args.models:
-                answers = {}
+                answers, coefs = {}, {}
                 for engine in args.engines:
-                    r = _run(cell, engine, model, str(scratch))
-                    answers[engine] = r["state"]
+                    r = _run(cell, engine, model, str(data["margin" if model == "halfspace" else "x"]))
+                    answers[engine], coefs[engine] = r["state"], r["coef"]
                     rows.append(
                         {
                             "model": model,
@@ -139,18 +178,29 @@ def main() -> None:
                             "driver_peak_mb": round(r["driver_peak_mb"]),
                             "worker_peak_mb": "" if r["worker_peak_mb"] is None else round(r["worker_peak_mb"]),
                             "same_model_as_memory": "",
+                            "max_coef_diff": "",
                         }
                     )
                     print(rows[-1], flush=True)
                 for row in rows[-len(args.engines) :]:
                     if row["engine"] != "memory" and "memory" in answers:
-                        row["same_model_as_memory"] = answers[row["engine"]] == answers["memory"]
+                        if model == "halfspace":  # float gradient sums: equal up to rounding, not bit for bit
+                            diff = max(abs(a - b) for a, b in zip(coefs[row["engine"]], coefs["memory"]))
+                            row["max_coef_diff"] = f"{diff:.2g}"
+                            row["same_model_as_memory"] = diff <= 1e-8
+                        else:
+                            row["same_model_as_memory"] = answers[row["engine"]] == answers["memory"]
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="") as fh:
-        fh.write(f"# domain [0, 2^{DOMAIN_BITS} - 1]; {platform.machine()} {platform.python_implementation()} "
+        what = f"domain [0, 2^{DOMAIN_BITS} - 1]" if other_models else ""
+        if margin_models:
+            what += ("; " if what else "") + (
+                f"halfspace: {MARGIN_FEATURES} features in the unit ball, cosine margin 0.1, 10 noisy GD steps"
+            )
+        fh.write(f"# {what}; {platform.machine()} {platform.python_implementation()} "
                  f"{platform.python_version()}; two Dask workers, one thread each\n")  # fmt: skip
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()

@@ -197,3 +197,106 @@ def test_cli_median_and_sanitize_on_dask_match_memory(cluster, tmp_path):
         main, ["median", str(tmp_path / "pq"), "--column", "x", "--domain", "0:255", "--interior", *dask]
     )
     assert result.exit_code == 1 and "--engine memory" in result.output
+
+
+# -- the practical halfspace learner: one gradient sum per step, summed over the partitions ------
+
+
+def _margin_data(n=20000, d=8, seed=0):
+    """Records in the box [-1, 1]^8 with labels of a fixed halfspace (continuous values)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, (n, d))
+    return X, (X @ np.arange(1.0, d + 1.0) > 0).astype(np.int64)
+
+
+def _halfspace_cases():
+    from privpac.estimators import PrivateHalfspaceClassifier
+
+    return {
+        "box": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, random_state=5),
+        "intercept": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, fit_intercept=True, random_state=5),
+        "projected": lambda: PrivateHalfspaceClassifier(domain=3.0, margin=0.1, projection_dim=4, random_state=5),
+    }
+
+
+def assert_same_halfspace(est, reference, atol=1e-8):
+    """Equal up to float rounding of the partition sums (not bit for bit); the ledger is identical."""
+    np.testing.assert_allclose(est.coef_, reference.coef_, rtol=0, atol=atol)
+    np.testing.assert_allclose(est.projected_coef_, reference.projected_coef_, rtol=0, atol=atol)
+    assert abs(est.intercept_ - reference.intercept_) <= atol
+    assert est.ledger_.lines() == reference.ledger_.lines()
+    assert est.privacy_spent_ == reference.privacy_spent_
+    assert est.n_samples_ == reference.n_samples_ and est.n_features_in_ == reference.n_features_in_
+    assert est.projection_seed_ == reference.projection_seed_ and est.details_ == reference.details_
+    assert list(est.classes_) == list(reference.classes_)
+
+
+@pytest.mark.parametrize("case", sorted(_halfspace_cases()))
+def test_practical_halfspace_on_dask_agrees_with_memory(cluster, case):
+    make = _halfspace_cases()[case]
+    X, y = _margin_data()
+    reference = make().fit(X, y)
+    for chunks in (len(X), 4999, 1234):
+        est = make().fit(da.from_array(X, chunks=(chunks, 8)), da.from_array(y, chunks=3000))
+        assert_same_halfspace(est, reference)
+    frame = dd.from_pandas(pd.DataFrame({**{f"x{j}": X[:, j] for j in range(8)}, "y": y}), npartitions=7)
+    est = make().fit(frame[[f"x{j}" for j in range(8)]], frame["y"])
+    assert_same_halfspace(est, reference)
+    assert list(est.feature_names_in_) == [f"x{j}" for j in range(8)]
+    named = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
+    assert np.mean(est.predict(named) == reference.predict(X)) > 0.999
+    if case == "box":
+        assert np.mean(reference.predict(X) == y) > 0.9
+
+
+def test_practical_halfspace_on_dask_checks_every_block_before_spending(cluster):
+    from privpac.accountant import BudgetAccountant
+    from privpac.errors import DataError, DomainError
+    from privpac.estimators import PrivateHalfspaceClassifier
+
+    X, y = _margin_data(1000)
+    X[900, 3] = 1.5  # outside the public box, in the last block
+    accountant = BudgetAccountant()
+    est = PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, random_state=0, accountant=accountant)
+    with pytest.raises(DomainError, match="feature 3"):
+        est.fit(da.from_array(X, chunks=(300, 8)), da.from_array(y, chunks=300))
+    assert accountant.spent == (0.0, 0.0) and len(accountant) == 0  # refused before any noise
+    X[900, 3] = 0.5
+    y[950] = 7  # outside the public label set
+    with pytest.raises(DataError):
+        est.fit(da.from_array(X, chunks=(300, 8)), da.from_array(y, chunks=300))
+    assert accountant.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("variant", ["faithful", "pure", "paper-literal"])
+def test_other_halfspace_variants_refuse_engine_data(cluster, variant):
+    from privpac.estimators import PrivateHalfspaceClassifier
+
+    X, y = _margin_data(1000)
+    est = PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, variant=variant, projection_dim=2)
+    with pytest.raises(TypeError, match=f"only with variant='practical'.*variant='{variant}' needs the records"):
+        est.fit(da.from_array(X, chunks=(300, 8)), y)
+
+
+def test_cli_fits_the_halfspace_classifier_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    X, y = _margin_data(4000)
+    frame = pd.DataFrame({**{f"x{j}": X[:, j] for j in range(8)}, "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
+    runner = CliRunner()
+    common = ["--label", "y", "--domain", "-1:1", "--seed", "3", "--set", "margin=0.1", "--delta", "1e-9"]
+    coefs = []
+    for data, engine in (("d.csv", []), ("pq", ["--engine", "dask", "--scheduler", cluster.scheduler.address])):
+        out = tmp_path / f"{data}.json"
+        result = runner.invoke(
+            main, ["fit", "halfspace-margin", str(tmp_path / data), *common, *engine, "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        coefs.append(json.loads(out.read_text())["state"]["coef"])
+    np.testing.assert_allclose(coefs[1], coefs[0], rtol=0, atol=1e-8)

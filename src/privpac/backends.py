@@ -12,8 +12,11 @@ Privacy on an engine:
 
 * kernels are deterministic functions of their block and take no randomness: a retried or
   speculatively re-run task gives the same result and never redraws noise;
-* the merged statistic is an exact integer function of the multiset of records, identical for
-  every partitioning, so a fixed ``random_state`` gives the same model on every engine;
+* a counting statistic is an exact integer function of the multiset of records, identical for
+  every partitioning, so a fixed ``random_state`` gives the same model on every engine; a
+  floating-point sum (the gradient sums of :class:`~privpac.learners.dp_erm.EngineGradientSum`)
+  equals the in-memory sum up to rounding (about 1e-12 relative), so such a model agrees to about
+  1e-8, not bit for bit; each record's contribution stays bounded, so privacy is unaffected;
 * the number of records is exact, which is public only under replace-one neighbours (privpac's
   neighbouring relation throughout).
 

@@ -129,6 +129,14 @@ class PrivateEstimatorBase(BaseEstimator):
     #: True where fit reads its data through privpac.backends (Dask collections accepted)
     _fits_on_engines = False
 
+    def _engine_refusal(self) -> str:
+        """The message of the TypeError raised when engine data reaches an estimator that cannot use it."""
+        return (
+            f"{type(self).__name__} does not fit on Dask or Spark data yet (the one-dimensional estimators do: "
+            "threshold, point, median, histogram, sanitizers; and PrivateHalfspaceClassifier with "
+            "variant='practical'); compute X into memory first"
+        )
+
     #: True where the learner itself already warns about delta >= 1/n
     _learner_warns_large_delta = False
 
@@ -170,10 +178,7 @@ class PrivateEstimatorBase(BaseEstimator):
             raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         if is_engine_collection(X):  # on a cluster: read the shape and names, never the data
             if not self._fits_on_engines:
-                raise TypeError(
-                    f"{type(self).__name__} does not fit on Dask or Spark data yet (the one-dimensional "
-                    "estimators do: threshold, point, median, histogram, sanitizers); compute X into memory first"
-                )
+                raise TypeError(self._engine_refusal())
             if not reset:
                 raise DataError("predict on NumPy or pandas data (on an engine, map predict over the partitions)")
             columns = getattr(X, "columns", None)

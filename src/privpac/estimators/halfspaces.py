@@ -31,17 +31,27 @@ import numbers
 
 import numpy as np
 
+from ..backends import is_engine_collection
 from ..bounds.measured import halfspace_records
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.large_margin import (
     DEFAULT_MAX_CANDIDATES,
+    engine_records,
     learn_margin_faithful,
     learn_margin_practical,
     learn_margin_pure,
 )
 from ..random import as_random_source
-from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_probability, check_real
+from ..validation import (
+    check_array,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_labels,
+    check_probability,
+    check_real,
+)
 from .base import CONSTANTS, PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateHalfspaceClassifier", "HALFSPACE_VARIANTS"]
@@ -70,6 +80,69 @@ def _norm_bound(kind: str, a, b) -> float:
     if kind == "ball":
         return float(a)
     return float(math.sqrt(np.sum(np.maximum(a * a, b * b))))
+
+
+def _plus_minus(y01: np.ndarray) -> np.ndarray:
+    return 2.0 * y01.astype(np.float64) - 1.0
+
+
+class _RecordMap:
+    """The estimator's public per-record preprocessing, the same in memory and on every block.
+
+    Validates the records against the public domain (outside it: :class:`DomainError`, or clipping
+    for a ``Grid(..., clip=True)``) and, with ``fit_intercept``, applies the public affine map
+    ``x -> ((x - centre) / half, 1)``. Called on a block (engines), it also reads the block as a
+    float64 array and its labels as -1/+1. Deterministic; draws no randomness; picklable.
+    """
+
+    def __init__(self, d: int, kind: str, a, b, clip: bool, fit_intercept: bool, labels):
+        self.d, self.kind, self.a, self.b, self.clip = int(d), kind, a, b, bool(clip)
+        self.fit_intercept, self.labels = bool(fit_intercept), tuple(labels)
+
+    @property
+    def width(self) -> int:
+        """Number of mapped features."""
+        return self.d + 1 if self.fit_intercept else self.d
+
+    def features(self, X: np.ndarray) -> np.ndarray:
+        """A float64 array of shape (n, d) checked against the domain and mapped."""
+        X = self._check_in_domain(X)
+        if self.fit_intercept:
+            centre, half = (self.a + self.b) / 2.0, (self.b - self.a) / 2.0
+            X = np.hstack([(X - centre) / half, np.ones((X.shape[0], 1))])
+        return X
+
+    def __call__(self, X_block, y_block) -> tuple[np.ndarray, np.ndarray]:
+        """One block of engine data: ``(mapped features, labels in {-1, +1})``."""
+        X = check_array(X_block, "X", allow_empty=True)
+        if X.dtype == object:
+            X = X.astype(np.float64)
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[1] != self.d:
+            raise DataError(f"a block of X has {X.shape[1]} features, expected {self.d}")
+        if X.shape[0] == 0:
+            return np.zeros((0, self.width)), np.zeros(0)
+        return self.features(X), _plus_minus(check_labels(y_block, self.labels, X.shape[0]))
+
+    def _check_in_domain(self, X) -> np.ndarray:
+        kind, a, b = self.kind, self.a, self.b
+        if kind == "ball":
+            norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+            if np.any(norms > a * (1.0 + 1e-12)):
+                i = int(np.argmax(norms))
+                raise DomainError(f"X[{i}] has norm {float(norms[i])!r}, outside the declared norm bound {a!r}")
+            return X
+        if self.clip:
+            return np.clip(X, a, b)
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        bad = np.flatnonzero((lo < a) | (hi > b))
+        if bad.size:
+            j = int(bad[0])
+            raise DomainError(
+                f"feature {j} takes values in [{lo[j]:.6g}, {hi[j]:.6g}], outside the declared domain "
+                f"[{a[j]:.6g}, {b[j]:.6g}] (a Grid with clip=True clips instead)"
+            )
+        return X
 
 
 class PrivateHalfspaceClassifier(PrivateClassifierBase):
@@ -127,6 +200,17 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         The accountant that composes this fit with every other release (``None``: the
         process-wide default, resolved in ``fit``); see :mod:`privpac.accountant`.
 
+    Notes
+    -----
+    With ``variant="practical"`` ``fit`` also takes data on an engine: a Dask array or DataFrame
+    (``y`` a Dask array, NumPy array or a Series of the same frame) or a Spark DataFrame (``y`` the
+    name of its label column). One exact pass counts the records and checks every block against
+    the domain and the labels; then each gradient step computes the gradient sum block by block
+    (the public preprocessing applied where the data lives) and the driver adds the noise. The
+    privacy guarantee and the ledger are the in-memory fit's; the coefficients agree with it to
+    about 1e-8 (float sums over partitions round differently), not bit for bit. See docs/scale.md.
+    The other variants refuse engine data with a :class:`TypeError`.
+
     Attributes
     ----------
     coef_ : ndarray (d,)
@@ -147,6 +231,19 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
 
     algorithm_name = "large-margin halfspace (Nguyen, Ullman, Zakynthinou 2020)"
     _learner_warns_large_delta = True
+
+    @property
+    def _fits_on_engines(self) -> bool:
+        # Noisy gradient descent reads one bounded gradient sum per step, which a backend computes
+        # partition by partition; the other variants need the records in memory.
+        return self.variant == "practical"
+
+    def _engine_refusal(self) -> str:
+        return (
+            f"PrivateHalfspaceClassifier fits on Dask or Spark data only with variant='practical' (the default: "
+            f"noisy gradient descent reads one gradient sum per step); variant={self.variant!r} needs the records "
+            "in memory: compute X into memory first, or use variant='practical'"
+        )
 
     def __init__(
         self,
@@ -206,20 +303,27 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
             as_domain(None)  # raises the library's standard message
         ledger, rng = self._begin_fit()
         self._check_features(X, reset=True, y=y)
-        X = check_array(X, "X")
-        if X.dtype == object:
-            X = X.astype(np.float64)
-        X = np.asarray(X, dtype=np.float64)
-        y01 = self._validate_labels(y, X.shape[0])
-        n, d = X.shape
+        on_engine = is_engine_collection(X)
+        if on_engine:  # Dask or Spark: read only through backend passes (privpac.backends)
+            d = int(self.n_features_in_)
+        else:
+            X = check_array(X, "X")
+            if X.dtype == object:
+                X = X.astype(np.float64)
+            X = np.asarray(X, dtype=np.float64)
+            y01 = self._validate_labels(y, X.shape[0])
+            n, d = X.shape
         kind, a, b = _feature_space(self.domain, d)
-        X = self._check_in_domain(X, kind, a, b)
+        if self.fit_intercept and kind != "box":
+            raise InvalidParameterError("fit_intercept=True needs a box domain (its centre is the public offset)")
+        records = _RecordMap(
+            d, kind, a, b, isinstance(self.domain, Grid) and self.domain.clip, bool(self.fit_intercept), self.labels
+        )
+        if not on_engine:
+            X = records.features(X)
         self.domain_ = self.domain
         if self.fit_intercept:
-            if kind != "box":
-                raise InvalidParameterError("fit_intercept=True needs a box domain (its centre is the public offset)")
             centre, half = (a + b) / 2.0, (b - a) / 2.0
-            X = np.hstack([(X - centre) / half, np.ones((n, 1))])
             kind, a, b = "box", np.full(d + 1, -1.0), np.ones(d + 1)
         if self.margin_type == "absolute":
             R = _norm_bound(kind, a, b)
@@ -229,6 +333,12 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 f"margin must be at most 1 as a cosine margin, got {gamma:.6g}"
                 + (" (after dividing by the domain's norm bound)" if self.margin_type == "absolute" else "")
             )
+        if on_engine:
+            self.classes_ = np.asarray(self.labels)
+            # One exact pass: counts n (public under replace-one) and validates every block (domain,
+            # labels, finite values) before any budget is spent or noise drawn.
+            sample = engine_records(X, y, records, records.width)
+            n = sample.n
         if self.variant == "practical":
             self._warn_few_records(
                 n,
@@ -238,9 +348,20 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 "Use more data or a larger epsilon; check the margin (a public input: too large a margin makes the "
                 "learner ignore records, too small a margin needs more of them).",
             )
-        labels_pm = 2.0 * y01.astype(np.float64) - 1.0
         common = dict(ledger=ledger, rng=rng)
-        if self.variant == "practical":
+        if on_engine:  # only the practical variant fits on engines (_fits_on_engines)
+            model = learn_margin_practical(
+                sample,
+                None,
+                gamma,
+                ledger.budget_epsilon,
+                ledger.budget_delta,
+                projection_dim=self.projection_dim,
+                n_steps=self.n_steps,
+                **common,
+            )
+        elif self.variant == "practical":
+            labels_pm = _plus_minus(y01)
             model = learn_margin_practical(
                 X,
                 labels_pm,
@@ -252,6 +373,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 **common,
             )
         elif self.variant in ("faithful", "paper-literal"):
+            labels_pm = _plus_minus(y01)
             proj = self.projection_dim
             if isinstance(proj, str) and proj == "auto" and self.constants == "paper":
                 proj = "paper"
@@ -271,6 +393,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 **common,
             )
         else:
+            labels_pm = _plus_minus(y01)
             proj = self.projection_dim
             if isinstance(proj, str) and proj == "auto" and self.constants == "paper":
                 proj = "paper"
@@ -307,25 +430,6 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         kind, a, _ = _feature_space(self.domain, n_features)
         X = np.zeros((n_samples, n_features)) if kind == "ball" else np.tile(np.asarray(a, dtype=float), (n_samples, 1))
         return X, np.full(n_samples, self.labels[0])
-
-    def _check_in_domain(self, X, kind, a, b) -> np.ndarray:
-        if kind == "ball":
-            norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-            if np.any(norms > a * (1.0 + 1e-12)):
-                i = int(np.argmax(norms))
-                raise DomainError(f"X[{i}] has norm {float(norms[i])!r}, outside the declared norm bound {a!r}")
-            return X
-        if isinstance(self.domain, Grid) and self.domain.clip:
-            return np.clip(X, a, b)
-        lo, hi = X.min(axis=0), X.max(axis=0)
-        bad = np.flatnonzero((lo < a) | (hi > b))
-        if bad.size:
-            j = int(bad[0])
-            raise DomainError(
-                f"feature {j} takes values in [{lo[j]:.6g}, {hi[j]:.6g}], outside the declared domain "
-                f"[{a[j]:.6g}, {b[j]:.6g}] (a Grid with clip=True clips instead)"
-            )
-        return X
 
     def decision_function(self, X) -> np.ndarray:
         """``<coef_, x> + intercept_`` (its sign is the prediction; 0 counts as positive)."""

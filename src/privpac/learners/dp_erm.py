@@ -56,6 +56,8 @@ __all__ = [
     "boosting_rounds",
     "boosted_erm",
     "noisy_gd",
+    "EngineGradientSum",
+    "InMemoryGradientSum",
     "noisy_sgd_bst14",
     "net_runs",
     "select_candidate",
@@ -103,6 +105,17 @@ class MarginHingeLoss:
         margins = (Z @ np.atleast_2d(W).T) * y[:, None]
         return self.value(margins).sum(axis=0)
 
+    def gradient_sum(self, Z: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+        """``sum_j grad l(w; z_j, y_j)`` for every row ``w`` of ``W`` (shape (runs, m)).
+
+        The (sub)gradient of one record is ``-y z / (0.86 gamma)`` where its margin is below
+        ``0.96 gamma`` and 0 elsewhere: norm at most ``L`` when ``||z|| <= 1``. This is the only
+        implementation of the gradient: the in-memory oracle and the engine kernels both call it.
+        """
+        margins = (Z @ W.T) * y[:, None]  # (n, runs)
+        coeff = np.where(margins < self.target, y[:, None], 0.0)
+        return -(coeff.T @ Z) / self.width  # (runs, m): each record contributes norm <= L
+
 
 def _check_inputs(Z, y) -> tuple[np.ndarray, np.ndarray]:
     Z = np.asarray(Z, dtype=np.float64)
@@ -124,6 +137,65 @@ def _project_ball(W: np.ndarray) -> None:
     W /= norms[:, None]
 
 
+class InMemoryGradientSum:
+    """The gradient-sum oracle of :func:`noisy_gd` on records held in memory: ``W -> sum_j grad l(W; z_j)``."""
+
+    def __init__(self, Z: np.ndarray, y: np.ndarray, loss: MarginHingeLoss):
+        self.Z, self.y, self.loss = Z, y, loss
+        self.n, self.m = Z.shape
+
+    def __call__(self, W: np.ndarray) -> np.ndarray:
+        return self.loss.gradient_sum(self.Z, self.y, W)
+
+
+def _sum_partials(parts):
+    """Merge of per-block gradient sums: their sum (a single partial is returned as it is)."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
+
+
+class EngineGradientSum:
+    """The gradient-sum oracle of :func:`noisy_gd` on records that live on an engine (Dask, Spark).
+
+    Each call runs one :meth:`map_merge <privpac.backends.DaskBackend.map_merge>` pass: on every
+    row block, ``records(X_block, y_block)`` applies the public per-record preprocessing (it
+    validates the block, raising on records outside the public domain, and returns the mapped
+    records ``Z`` with ``||z|| <= 1`` and labels in {-1, +1}), and the kernel returns the block's
+    gradient sum :meth:`MarginHingeLoss.gradient_sum` and nothing else; the partials are summed.
+    Kernels are deterministic and take no randomness; all noise is drawn by :func:`noisy_gd` on the
+    driver. Float sums over partitions differ from the in-memory sum by rounding only (about 1e-12
+    relative), so the released iterates agree with the in-memory fit to about 1e-8, not bit for bit;
+    each record's contribution is still bounded by ``L``, so the privacy argument is unchanged.
+    """
+
+    def __init__(self, backend, X, y, records, loss: MarginHingeLoss, n: int, m: int):
+        self.backend, self.X, self.y, self.records, self.loss = backend, X, y, records, loss
+        self.n, self.m = int(n), int(m)
+
+    def __call__(self, W: np.ndarray) -> np.ndarray:
+        W = np.array(W, dtype=np.float64, copy=True)  # the public iterate, shipped to every block
+        records, loss, m = self.records, self.loss, self.m
+
+        def kernel(X_block, y_block):  # runs where the block lives: deterministic, no randomness
+            Z, y = records(X_block, y_block)
+            if Z.shape[0] == 0:
+                return np.zeros((W.shape[0], m))
+            Z, y = _check_inputs(Z, y)
+            if Z.shape[1] != m:
+                raise InvalidParameterError(f"a block has {Z.shape[1]} mapped features, expected {m}")
+            return loss.gradient_sum(Z, y, W)
+
+        total = self.backend.map_merge(kernel, _sum_partials, self.X, self.y)
+        if total is None:
+            raise InvalidParameterError("the data has no records")
+        return total
+
+
 def noisy_gd(
     Z,
     y,
@@ -137,6 +209,7 @@ def noisy_gd(
     ledger: PrivacyLedger | None = None,
     label: str = "noisy gradient descent",
     rng=None,
+    gradient_sum=None,
 ) -> np.ndarray:
     """Full-batch projected noisy subgradient descent on the total loss (spec 3.8 item 2).
 
@@ -149,13 +222,25 @@ def noisy_gd(
 
     ``runs`` independent runs are computed together (shape (runs, m) returned); each is
     (epsilon, delta)-DP and the ledger is charged for all of them.
+
+    The data is read only through the gradient sum, once per step. By default the oracle is
+    :class:`InMemoryGradientSum` on ``(Z, y)``; ``gradient_sum`` (with ``Z = y = None``) takes any
+    oracle with attributes ``n``, ``m`` and a call ``W -> sum_j grad l(W; z_j)`` of shape
+    ``(runs, m)`` whose per-record terms are bounded by ``L``, such as :class:`EngineGradientSum`
+    (data on Dask or Spark: the sum is computed partition by partition, equal to the in-memory sum
+    up to float rounding, about 1e-12 relative; the privacy argument is unchanged). The noise is
+    drawn here, on the driver, after the ledger is charged.
     """
-    Z, y = _check_inputs(Z, y)
+    if gradient_sum is None:
+        Z, y = _check_inputs(Z, y)
+        gradient_sum = InMemoryGradientSum(Z, y, loss)
+    elif Z is not None or y is not None:
+        raise InvalidParameterError("pass either the records (Z, y) or a gradient_sum oracle, not both")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     n_steps = check_int(n_steps, "n_steps", low=1)
     runs = check_int(runs, "runs", low=1)
-    n, m = Z.shape
+    n, m = gradient_sum.n, gradient_sum.m
     L = loss.lipschitz
     block = gaussian_gdp_block(2.0 * L, n_steps, m, epsilon, delta, runs=runs, ledger=ledger, label=label, rng=rng)
     s = block.sigma
@@ -164,9 +249,7 @@ def noisy_gd(
     W = np.zeros((runs, m))
     total = np.zeros((runs, m))
     for t in progress(range(1, n_steps + 1), desc=label or "noisy gradient descent"):
-        margins = (Z @ W.T) * y[:, None]  # (n, runs)
-        coeff = np.where(margins < loss.target, y[:, None], 0.0)
-        grad_sum = -(coeff.T @ Z) / loss.width  # (runs, m): each record contributes norm <= L
+        grad_sum = gradient_sum(W)  # (runs, m): the only access to the data
         W -= (2.0 / (G * math.sqrt(t))) * (grad_sum + noise[t - 1])
         _project_ball(W)
         total += W

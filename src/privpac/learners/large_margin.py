@@ -51,16 +51,17 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..errors import InvalidParameterError, UnsafeConfigurationWarning, UtilityWarning
+from ..errors import DataError, InvalidParameterError, UnsafeConfigurationWarning, UtilityWarning
 from ..mechanisms.exponential import exponential_mechanism
 from ..random import as_random_source
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real, check_size
-from .dp_erm import ERM_VARIANTS, MarginHingeLoss, boosted_erm, noisy_gd
+from .dp_erm import ERM_VARIANTS, EngineGradientSum, MarginHingeLoss, boosted_erm, noisy_gd
 from .jl_projection import (
     AUTO_PROJECTION_CONSTANT,
     SignProjection,
@@ -71,7 +72,9 @@ from .jl_projection import (
 from .margin_nets import sphere_net, sphere_net_size, violation_counts
 
 __all__ = [
+    "EngineRecords",
     "MarginModel",
+    "engine_records",
     "learn_margin_faithful",
     "learn_margin_practical",
     "learn_margin_pure",
@@ -150,10 +153,71 @@ def _warn_large_delta(delta: float, n: int) -> None:
         )
 
 
+def _draw_projection(m: int | None, d: int, rng) -> SignProjection | None:
+    """The public projection (``None``: the identity), drawn before the data is read."""
+    return None if m is None else SignProjection.draw(m, d, rng)
+
+
 def _prepare(X, m: int | None, rng):
     """Draw the projection (before the data is read), then map every record."""
-    projection = None if m is None else SignProjection.draw(m, X.shape[1], rng)
+    projection = _draw_projection(m, X.shape[1], rng)
     return projection, project_records(X, projection)
+
+
+@dataclass
+class EngineRecords:
+    """Training records that live on an engine (Dask, Spark), read only through backend passes.
+
+    ``prepare(X_block, y_block)`` is the caller's public per-record preprocessing, applied to every
+    row block where it lives: it validates the block (records outside the public domain raise) and
+    returns ``(features, labels)`` as float64 arrays of shapes ``(k, d)`` and ``(k,)``, labels in
+    {-1, +1} (``k = 0`` for an empty block). It must be deterministic and draw no randomness.
+    Build with :func:`engine_records`, which counts ``n`` exactly (public under replace-one).
+    """
+
+    backend: object
+    X: object
+    y: object
+    prepare: Callable
+    n: int
+    d: int
+
+
+def _count_partials(parts) -> int:
+    return sum(int(p) for p in parts)
+
+
+def engine_records(X, y, prepare: Callable, d: int) -> EngineRecords:
+    """Wrap engine data for :func:`learn_margin_practical`, counting its records in one exact pass.
+
+    The pass runs ``prepare`` on every block, so every record is validated (domain, labels, finite
+    values) before any privacy budget is spent or noise drawn.
+    """
+    from ..backends import backend_for
+
+    backend = backend_for(X)
+
+    def count(X_block, y_block):  # deterministic, no randomness
+        features, _ = prepare(X_block, y_block)
+        return int(features.shape[0])
+
+    n = backend.map_merge(count, _count_partials, X, y)
+    if n == 0:
+        raise DataError("X is empty: at least one record is needed")
+    return EngineRecords(backend, X, y, prepare, int(n), check_int(d, "d", low=1))
+
+
+class _ProjectedRecords:
+    """``prepare`` followed by the public map ``x -> A x / ||A x||`` (or ``x / ||x||``), per block."""
+
+    def __init__(self, prepare: Callable, projection: SignProjection | None):
+        self.prepare, self.projection = prepare, projection
+
+    def __call__(self, X_block, y_block):
+        features, labels = self.prepare(X_block, y_block)
+        if features.shape[0] == 0:
+            return features, labels
+        return project_records(features, self.projection), labels
 
 
 def _finish(w: np.ndarray, projection: SignProjection | None, details: dict) -> MarginModel:
@@ -178,19 +242,37 @@ def learn_margin_practical(
 
     (epsilon, delta)-DP (see the module docstring). ``projection_dim``: ``"auto"`` (default),
     ``"none"``, ``"paper"`` or an int (an int is used even when it exceeds ``d``).
+
+    ``X`` may be :class:`EngineRecords` (data on Dask or Spark, ``y`` ignored): the same learner,
+    reading the data through :class:`~privpac.learners.dp_erm.EngineGradientSum` (one exact count
+    pass before, then one pass per gradient step that maps each block and returns its gradient
+    sum; the noise is drawn on the driver). The result equals the in-memory fit with the same seed
+    up to float rounding of the partition sums (about 1e-8 on the coefficients, not bit for bit);
+    the ledger is identical and the privacy guarantee is the same.
     """
-    X, y = _check_data(X, y)
+    on_engine = isinstance(X, EngineRecords)
+    if on_engine:
+        n, d = X.n, X.d
+    else:
+        X, y = _check_data(X, y)
+        n, d = X.shape
     gamma = _check_margin(margin)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     n_steps = check_int(n_steps, "n_steps", low=1)
-    n, d = X.shape
     _warn_large_delta(delta, n)
     src = as_random_source(rng)
     m, requested = _resolve_dim(projection_dim, d, auto_projection_dim(gamma, d, n_steps), _paper_dim(gamma, n))
-    projection, Z = _prepare(X, m, src)
     loss = MarginHingeLoss(gamma)
-    W = noisy_gd(Z, y, loss, epsilon, delta, n_steps, average=average, ledger=ledger, rng=src)
+    gd = dict(average=average, ledger=ledger, rng=src)
+    if on_engine:
+        projection = _draw_projection(m, d, src)
+        records = _ProjectedRecords(X.prepare, projection)
+        oracle = EngineGradientSum(X.backend, X.X, X.y, records, loss, n, d if m is None else m)
+        W = noisy_gd(None, None, loss, epsilon, delta, n_steps, gradient_sum=oracle, **gd)
+    else:
+        projection, Z = _prepare(X, m, src)
+        W = noisy_gd(Z, y, loss, epsilon, delta, n_steps, **gd)
     details = {"variant": "practical", "n_steps": n_steps, "projection_dim": requested, "identity": m is None}
     return _finish(W[0], projection, details)
 
