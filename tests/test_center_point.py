@@ -25,12 +25,8 @@ from privpac.estimators import MODELS, PrivateCenterPoint, PrivateMedian
 from privpac.geometry import tukey_depth
 from privpac.geometry.rational_domain import rational_domain
 from privpac.io import load_model, save_model
-from privpac.learners.center_point import (
-    choose_composition,
-    find_tukey,
-    plan_find_tukey,
-    promise_values,
-)
+from privpac.learners.center_point import find_tukey, plan_find_tukey, promise_values
+from privpac.learners.coordinatewise import choose_composition
 
 
 def _fit_quietly(est, X):

@@ -133,7 +133,7 @@ def rec_concave_restated(N: int, alpha: float, epsilon: float, beta: float, delt
 
 def _advanced(epsilon: float, delta: float, d: int) -> tuple[float, float]:
     """The paper's split (section 5): ``eps/(2 sqrt(2d ln(2/delta)))``, ``delta/(2d)``."""
-    from ..learners.center_point import _advanced_split
+    from ..learners.coordinatewise import _advanced_split
 
     return _advanced_split(epsilon, delta, d)
 

@@ -70,10 +70,9 @@ from ..geometry._exact import as_integer_points
 from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
-from ..mechanisms.exponential import exponential_mechanism_step
-from ..optimize.recconcave import levels, rec_concave_run, required_quality
-from ..random import as_random_source
+from ..optimize.recconcave import levels, required_quality
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
+from .coordinatewise import COMPOSITIONS, choose_coordinates, coordinate_budget
 
 __all__ = [
     "COMPOSITIONS",
@@ -87,7 +86,6 @@ __all__ = [
 ]
 
 MODES = ("exponential", "recconcave")
-COMPOSITIONS = ("auto", "basic", "advanced")
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2)
 
@@ -102,31 +100,6 @@ def promise_values(n: int, d: int) -> list[Fraction]:
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
     return [Fraction(n, d + 1) * (1 - Fraction(i - 1, 2 * d)) for i in range(1, d + 1)]
-
-
-def _advanced_split(epsilon: float, delta: float, d: int) -> tuple[float, float]:
-    """The paper's advanced-composition share (section 5): ``eps/(2 sqrt(2 d ln(2/delta)))``, ``delta/(2d)``."""
-    return epsilon / (2.0 * math.sqrt(2.0 * d * math.log(2.0 / delta))), delta / (2.0 * d)
-
-
-def _drv_total(eps0: float, delta: float, d: int) -> float:
-    """Dwork-Rothblum-Vadhan: ``d`` calls of ``eps0`` with slack ``delta/2``."""
-    return math.sqrt(2.0 * d * math.log(2.0 / delta)) * eps0 + d * eps0 * math.expm1(eps0)
-
-
-def choose_composition(composition: str, epsilon: float, delta: float, d: int) -> str:
-    """``"basic"`` or ``"advanced"`` from public parameters only (spec A4, composition choice).
-
-    ``"auto"``: the one with the larger per-coordinate ``eps0``; basic whenever ``delta = 0``. Basic
-    wins whenever ``d < 8 ln(2/delta)`` (every ``d <= 2`` here).
-    """
-    check_choice(composition, "composition", COMPOSITIONS)
-    if composition != "auto":
-        return composition
-    if delta <= 0.0:
-        return "basic"
-    adv, _ = _advanced_split(epsilon, delta, d)
-    return "advanced" if adv > epsilon / d else "basic"
 
 
 @dataclass(frozen=True)
@@ -200,28 +173,11 @@ def plan_find_tukey(
     delta = check_delta(delta)
     beta = check_probability(beta, "beta")
     check_choice(mode, "mode", MODES)
-    if mode == "recconcave" and delta <= 0.0:
-        raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
-    if composition == "advanced" and delta <= 0.0:
-        raise InvalidParameterError("composition='advanced' needs delta > 0")
-    composition = choose_composition(composition, epsilon, delta, d)
-    em = mode == "exponential"
-    if composition == "basic":
-        eps0, delta0 = epsilon / d, (0.0 if em else delta / d)
-        total = (eps0 * d, delta0 * d)
-    else:
-        eps0, delta0 = _advanced_split(epsilon, delta, d)
-        delta0 = 0.0 if em else delta0
-        total = (_drv_total(eps0, delta, d), d * delta0 + delta / 2.0)
-        if total[0] > epsilon * (1 + 1e-12):
-            raise InvalidParameterError(
-                f"advanced composition with the paper's split spends epsilon = {total[0]:.6g} > {epsilon:g} here "
-                "(the split assumes epsilon <= 1); use composition='basic'"
-            )
+    composition, eps0, delta0, total = coordinate_budget(composition, mode == "exponential", epsilon, delta, d)
     alpha0, beta0 = 1.0 / (2 * d), beta / d
     promises = tuple(promise_values(n, d))
     bounds = _domain_bounds(B, d)
-    if em:
+    if mode == "exponential":
         # Spec B3: n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta)).
         log_d = max(math.log(b) for b in bounds)
         need = 2 * (d + 1) * (2.0 / (alpha0 * eps0)) * (log_d + math.log(d / beta))
@@ -359,43 +315,18 @@ def find_tukey(
     directions = np.ones((1, 1), dtype=np.int64) if d == 1 else (box_directions(B) if source == "box" else None)
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindTukey")
-    label = f"FindTukey: {d} coordinate(s), {plan.mode} per coordinate"
-    if plan.composition == "basic":
-        block = ledger.basic_block(label, d, plan.epsilon0, plan.delta0)
-    else:
-        block = ledger.advanced_block(label, d, plan.epsilon0, plan.delta0, plan.delta / 2.0, form="drv")
-    src = as_random_source(rng)
-    prefix: list[Fraction] = []
-    t = 1
-    for i in range(1, d + 1):
-        D = rational_domain(B, d, i, t)  # public: B, d, i and the earlier outputs
-        quality = interval_quality(D, depth_intervals(arr, tuple(prefix), directions=directions))
-        what = f"coordinate {i} of {d}"
-        over = (
-            f"the rational candidates p/(t q) in [-{B}, {B}], q <= {D.Q}, t from the earlier coordinates "
-            f"(spec A3-rational)"
-        )
-        if plan.mode == "exponential":
-            k = exponential_mechanism_step(
-                quality, plan.epsilon0, ledger=block, label=f"FindTukey {what}", over=over, rng=src
-            )
-        else:
-            T = D.max_index
-            k = rec_concave_run(
-                quality,
-                float(plan.promises[i - 1]),
-                plan.alpha0,
-                plan.epsilon0,
-                plan.delta0,
-                beta=plan.beta0,
-                N=levels(T),
-                domain=None,
-                ledger=block,
-                rng=src,
-                label=f"FindTukey {what}: RecConcave",
-            ).index
-        value = D.select(k)
-        _, q = D.canonical_pair(value)
-        t *= q
-        prefix.append(value)
-    return FindTukeyResult(tuple(prefix), plan)
+    center = choose_coordinates(
+        plan,
+        d,
+        lambda i, t: rational_domain(B, d, i, t),
+        lambda domain, prefix: interval_quality(domain, depth_intervals(arr, prefix, directions=directions)),
+        exponential=plan.mode == "exponential",
+        name="FindTukey",
+        over_for=lambda domain: (
+            f"the rational candidates p/(t q) in [-{B}, {B}], q <= {domain.Q}, t from the earlier coordinates "
+            "(spec A3-rational)"
+        ),
+        ledger=ledger,
+        rng=rng,
+    )
+    return FindTukeyResult(center, plan)

@@ -114,12 +114,10 @@ from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
 from ..geometry.feasibility import ConvexLevel, bounding_box_radius, convex_levels
 from ..geometry.rational_domain import RationalDomain, interval_quality
-from ..mechanisms.exponential import exponential_mechanism_step
-from ..optimize.recconcave import levels, rec_concave_run, required_quality
-from ..random import as_random_source
+from ..optimize.recconcave import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
-from .center_point import COMPOSITIONS, _advanced_split, _drv_total, choose_composition
+from .coordinatewise import choose_coordinates, coordinate_budget
 
 __all__ = [
     "MODES",
@@ -240,25 +238,8 @@ def plan_find_deep_point(
     alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
     beta = check_probability(beta, "beta")
     check_choice(mode, "mode", MODES)
-    check_choice(composition, "composition", COMPOSITIONS)
-    if mode == "recconcave" and delta <= 0.0:
-        raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
-    if composition == "advanced" and delta <= 0.0:
-        raise InvalidParameterError("composition='advanced' needs delta > 0")
-    composition = choose_composition(composition, epsilon, delta, D)
+    composition, eps0, delta0, total = coordinate_budget(composition, mode == "expmech", epsilon, delta, D)
     em = mode == "expmech"
-    if composition == "basic":
-        eps0, delta0 = epsilon / D, (0.0 if em else delta / D)
-        total = (eps0 * D, delta0 * D)
-    else:
-        eps0, delta0 = _advanced_split(epsilon, delta, D)
-        delta0 = 0.0 if em else delta0
-        total = (_drv_total(eps0, delta, D), D * delta0 + delta / 2.0)
-        if total[0] > epsilon * (1 + 1e-12):
-            raise InvalidParameterError(
-                f"advanced composition with the paper's split spends epsilon = {total[0]:.6g} > {epsilon:g} here "
-                "(the split assumes epsilon <= 2 ln(2/delta)); use composition='basic'"
-            )
     alpha0 = alpha / (2 * D * (D + 1))
     beta0 = beta / D
     promises = tuple(m * (1.0 - alpha0) ** i for i in range(D))
@@ -405,41 +386,24 @@ def find_deep_point(
     plan = plan_find_deep_point(m, D, X, epsilon, delta, alpha=alpha, beta=beta, mode=mode, composition=composition)
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
-    label = f"FindDeepPoint: {D} coordinate(s), {plan.mode} per coordinate"
-    if plan.composition == "basic":
-        block = ledger.basic_block(label, D, plan.epsilon0, plan.delta0)
-    else:
-        block = ledger.advanced_block(label, D, plan.epsilon0, plan.delta0, plan.delta / 2.0, form="drv")
-    convex = convex_levels(A_arr, b_arr, box=plan.R)  # the data enters here, after the charge
-    src = as_random_source(rng)
-    prefix: list[Fraction] = []
-    t = 1
-    for i in range(1, D + 1):
-        dom = _domain(X, D, i, t)  # public: X, D, i and the earlier outputs
-        quality = coordinate_quality(dom, convex, prefix, D)
-        what = f"coordinate {i} of {D}"
-        over = f"the rational candidates p/(t q) in [-{plan.R}, {plan.R}], q <= {dom.Q}, t from the earlier coordinates"
-        if plan.mode == "expmech":
-            k = exponential_mechanism_step(
-                quality, plan.epsilon0, ledger=block, label=f"FindDeepPoint {what}", over=over, rng=src
-            )
-        else:
-            T = dom.max_index
-            k = rec_concave_run(
-                quality,
-                plan.promises[i - 1],
-                plan.alpha0,
-                plan.epsilon0,
-                plan.delta0,
-                beta=plan.beta0,
-                N=levels(T),
-                domain=None,
-                ledger=block,
-                rng=src,
-                label=f"FindDeepPoint {what}: RecConcave",
-            ).index
-        value = dom.select(k)
-        _, q = dom.canonical_pair(value)
-        t *= q
-        prefix.append(value)
-    return FindDeepPointResult(tuple(prefix), plan)
+    convex: list[ConvexLevel] = []
+
+    def quality_for(domain, prefix):
+        if not convex:  # the data enters here, after the whole plan is charged
+            convex.extend(convex_levels(A_arr, b_arr, box=plan.R))
+        return coordinate_quality(domain, convex, list(prefix), D)
+
+    solution = choose_coordinates(
+        plan,
+        D,
+        lambda i, t: _domain(X, D, i, t),
+        quality_for,
+        exponential=plan.mode == "expmech",
+        name="FindDeepPoint",
+        over_for=lambda domain: (
+            f"the rational candidates p/(t q) in [-{plan.R}, {plan.R}], q <= {domain.Q}, t from the earlier coordinates"
+        ),
+        ledger=ledger,
+        rng=rng,
+    )
+    return FindDeepPointResult(solution, plan)
