@@ -382,3 +382,37 @@ def as_domain(domain, name: str = "domain"):
     raise InvalidParameterError(
         f"{name} must be an IntegerDomain, a Grid, (lo, hi) integers or (low, high, n_points); got {domain!r}"
     )
+
+
+def symmetric_bound(value, name: str, letter: str, why: str) -> int:
+    """The public bound ``letter`` of ``[-letter, letter]`` from an int or ``IntegerDomain(-letter, letter)``.
+
+    ``why`` says what the integer domain stands for in messages (for example "integer data").
+    Refuses a missing value with the library's standard message, non-integer and asymmetric
+    domains, and bounds below 1.
+    """
+    if value is None:
+        as_domain(None, name)  # the library's standard message
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        bound = int(value)
+    else:
+        try:
+            dom = as_domain(value, name)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(
+                f"{name} must be an int {letter} or IntegerDomain(-{letter}, {letter}) ({why}); got {value!r}"
+            ) from exc
+        if not isinstance(dom, IntegerDomain):
+            raise InvalidParameterError(
+                f"{name} must be an int {letter} or IntegerDomain(-{letter}, {letter}) ({why}; scale rational "
+                f"values by a public common denominator first); got {value!r}"
+            )
+        if dom.lo != -dom.hi:
+            raise InvalidParameterError(
+                f"{name} must be symmetric, IntegerDomain(-{letter}, {letter}); got [{dom.lo}, {dom.hi}] "
+                "(shift the values by a public offset first)"
+            )
+        bound = dom.hi
+    if bound < 1:
+        raise InvalidParameterError(f"the {name} bound {letter} must be at least 1, got {bound}")
+    return bound

@@ -53,6 +53,20 @@ def int_from_text(text) -> int:
     return int(text)
 
 
+def fraction_to_text(v) -> str:
+    """An exact ``"p/q"`` text form of a rational for JSON (saved center points and solutions)."""
+    return f"{v.numerator}/{v.denominator}"
+
+
+def fraction_from_text(text):
+    """Inverse of :func:`fraction_to_text`: a ``fractions.Fraction``; anything but ``"p/q"`` is refused."""
+    from fractions import Fraction
+
+    if not isinstance(text, str) or "/" not in text:
+        raise ValueError(f"a saved coordinate must be a 'p/q' string, got {text!r}")
+    return Fraction(text)
+
+
 #: The largest integer a user may write (in a domain, a query or a bound): 2^(2^20), a domain of
 #: 2^1048576 points, far beyond 2^65536. Bigger literals would take minutes to build or print.
 MAX_INTEGER_BITS = 2**20

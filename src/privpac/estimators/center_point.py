@@ -9,13 +9,11 @@ each coordinate *given the earlier ones*, so its output is deep in the data with
 
 from __future__ import annotations
 
-import numbers
-from fractions import Fraction
-
 import numpy as np
 
-from ..domains import IntegerDomain, as_domain
+from ..domains import IntegerDomain, symmetric_bound
 from ..errors import DataError, InvalidParameterError
+from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points
 from ..learners.center_point import COMPOSITIONS, MODES, check_points_in_box, find_tukey, plan_find_tukey
 from ..random import as_random_source
@@ -27,42 +25,7 @@ __all__ = ["PrivateCenterPoint", "box_bound"]
 
 def box_bound(domain) -> int:
     """The public bound ``B`` of the box ``[-B, B]^d`` from ``domain`` (an int ``B`` or ``IntegerDomain(-B, B)``)."""
-    if domain is None:
-        as_domain(None)  # the library's standard message
-    if isinstance(domain, numbers.Integral) and not isinstance(domain, bool):
-        B = int(domain)
-    else:
-        try:
-            dom = as_domain(domain)
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(
-                "domain for a center point must be an int B (the box [-B, B]^d) or IntegerDomain(-B, B); "
-                f"got {domain!r}"
-            ) from exc
-        if not isinstance(dom, IntegerDomain):
-            raise InvalidParameterError(
-                "domain for a center point must be an int B (the box [-B, B]^d) or IntegerDomain(-B, B) "
-                f"(integer data; scale rational data by a public common denominator first); got {domain!r}"
-            )
-        if dom.lo != -dom.hi:
-            raise InvalidParameterError(
-                f"domain for a center point must be symmetric, IntegerDomain(-B, B); got [{dom.lo}, {dom.hi}] "
-                "(shift the data by a public offset first)"
-            )
-        B = dom.hi
-    if B < 1:
-        raise InvalidParameterError(f"the domain bound B must be at least 1, got {B}")
-    return B
-
-
-def _fraction_text(v: Fraction) -> str:
-    return f"{v.numerator}/{v.denominator}"
-
-
-def _fraction_from_text(s: str) -> Fraction:
-    if not isinstance(s, str) or "/" not in s:
-        raise ValueError(f"a saved coordinate must be a 'p/q' string, got {s!r}")
-    return Fraction(s)
+    return symmetric_bound(domain, "domain", "B", "the box [-B, B]^d of integer data")
 
 
 class PrivateCenterPoint(PrivateEstimatorBase):
@@ -223,14 +186,14 @@ class PrivateCenterPoint(PrivateEstimatorBase):
 
     def _fitted_state(self) -> dict:
         return {
-            "center": [_fraction_text(v) for v in self.center_],
+            "center": [fraction_to_text(v) for v in self.center_],
             "composition": self.composition_,
             "n_samples": self.n_samples_,
             "n_features": self.n_features_in_,
         }
 
     def _restore_state(self, state: dict) -> None:
-        self.center_ = tuple(_fraction_from_text(s) for s in state["center"])
+        self.center_ = tuple(fraction_from_text(s) for s in state["center"])
         self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
         self.n_samples_ = int(state["n_samples"])
         self.n_features_in_ = int(state["n_features"])

@@ -14,13 +14,11 @@ bound (``X`` or ``-X:X``)::
 
 from __future__ import annotations
 
-import numbers
-from fractions import Fraction
-
 import numpy as np
 
-from ..domains import IntegerDomain, as_domain
+from ..domains import symmetric_bound
 from ..errors import DataError, DomainError, InvalidParameterError
+from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.linear_feasibility import MODES, check_system, find_deep_point, plan_find_deep_point
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
@@ -39,33 +37,7 @@ def entry_bound(bound) -> int:
             "bound is required: the public bound X on every entry of A and b (|A_ij|, |b_i| <= X), stated by "
             "the user and never read off the constraints (e.g. bound=3, or --domain -3:3 on the command line)"
         )
-    if isinstance(bound, numbers.Integral) and not isinstance(bound, bool):
-        X = int(bound)
-    else:
-        try:
-            dom = as_domain(bound)
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(
-                f"bound must be an int X or IntegerDomain(-X, X) (integer constraints); got {bound!r}"
-            ) from exc
-        if not isinstance(dom, IntegerDomain) or dom.lo != -dom.hi:
-            raise InvalidParameterError(
-                f"bound must be an int X or a symmetric IntegerDomain(-X, X) (integer constraints); got {bound!r}"
-            )
-        X = dom.hi
-    if X < 1:
-        raise InvalidParameterError(f"bound X must be at least 1, got {X}")
-    return X
-
-
-def _fraction_text(v: Fraction) -> str:
-    return f"{v.numerator}/{v.denominator}"
-
-
-def _fraction_from_text(s: str) -> Fraction:
-    if not isinstance(s, str) or "/" not in s:
-        raise ValueError(f"a saved coordinate must be a 'p/q' string, got {s!r}")
-    return Fraction(s)
+    return symmetric_bound(bound, "bound", "X", "integer constraints")
 
 
 class PrivateLinearFeasibility(PrivateEstimatorBase):
@@ -213,14 +185,14 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
 
     def _fitted_state(self) -> dict:
         return {
-            "solution": [_fraction_text(v) for v in self.solution_],
+            "solution": [fraction_to_text(v) for v in self.solution_],
             "composition": self.composition_,
             "n_samples": self.n_samples_,
             "n_features": self.n_features_in_,
         }
 
     def _restore_state(self, state: dict) -> None:
-        self.solution_ = tuple(_fraction_from_text(s) for s in state["solution"])
+        self.solution_ = tuple(fraction_from_text(s) for s in state["solution"])
         self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
         self.n_samples_ = int(state["n_samples"])
         self.n_features_in_ = int(state["n_features"])
