@@ -292,9 +292,7 @@ register_bound(
         "(spec 5.1 calculator; --set composition=basic)",
         f"{_REF}, Thm 4.6 with Prop 2.12 and Thm 3.7 (spec kmst-halfspaces 5.1)",
         "upper",
-        lambda dimension, domain_size, alpha, beta, epsilon, delta, composition="advanced": find_deep_point_sample_size(
-            dimension, domain_size, alpha, beta, epsilon, delta, composition
-        ),
+        find_deep_point_sample_size,
     )
 )
 register_bound(
@@ -303,9 +301,7 @@ register_bound(
         "private ERM LearnHalfSpace for d = --dimension (FindDeepPoint, D = d + 1, alpha/2; margin-1: alpha)",
         f"{_REF}, Thm 5.1 (spec kmst-halfspaces 5.1, 3.7 item 1)",
         "upper",
-        lambda dimension, domain_size, alpha, beta, epsilon, delta, composition="advanced": kmst_erm_sample_size(
-            dimension, domain_size, alpha, beta, epsilon, delta, composition
-        ),
+        kmst_erm_sample_size,
     )
 )
 register_bound(
@@ -314,9 +310,7 @@ register_bound(
         "private PAC learner of halfspaces: the paper's (noisy grid, alpha/40) and margin-1 (alpha/10)",
         f"{_REF}, Thm 5.2 / B.7 (spec kmst-halfspaces 3.6, 3.7 item 1, 5.1)",
         "upper",
-        lambda dimension, domain_size, alpha, beta, epsilon, delta, composition="advanced": kmst_pac_sample_size(
-            dimension, domain_size, alpha, beta, epsilon, delta, composition
-        ),
+        kmst_pac_sample_size,
     )
 )
 register_bound(
@@ -326,9 +320,7 @@ register_bound(
         "a baseline, not the paper)",
         f"{_REF}, Fig. 1 framework (spec kmst-halfspaces 3.7 item 6, 5.3)",
         "upper",
-        lambda dimension, domain_size, alpha, beta, epsilon, delta=1e-6: expmech_swap_sample_size(
-            dimension, domain_size, alpha, beta, epsilon, delta
-        ),
+        expmech_swap_sample_size,
     )
 )
 register_bound(
@@ -338,6 +330,6 @@ register_bound(
         "d log* X (proper), d + log* X (improper)",
         f"{_REF}, section 1 and Open Questions (Feldman, Xiao 2015; Bun et al. 2015; Alon et al. 2019)",
         "lower",
-        lambda dimension, domain_size: kmst_lower_bounds(dimension, domain_size),
+        kmst_lower_bounds,
     )
 )

@@ -349,21 +349,10 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 "learner ignore records, too small a margin needs more of them).",
             )
         common = dict(ledger=ledger, rng=rng)
-        if on_engine:  # only the practical variant fits on engines (_fits_on_engines)
+        if self.variant == "practical":  # the only variant that fits on engines (_fits_on_engines)
+            data, labels_pm = (sample, None) if on_engine else (X, _plus_minus(y01))
             model = learn_margin_practical(
-                sample,
-                None,
-                gamma,
-                ledger.budget_epsilon,
-                ledger.budget_delta,
-                projection_dim=self.projection_dim,
-                n_steps=self.n_steps,
-                **common,
-            )
-        elif self.variant == "practical":
-            labels_pm = _plus_minus(y01)
-            model = learn_margin_practical(
-                X,
+                data,
                 labels_pm,
                 gamma,
                 ledger.budget_epsilon,
