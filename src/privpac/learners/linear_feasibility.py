@@ -117,6 +117,7 @@ from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
+from .center_point import check_points_in_box
 from .coordinatewise import choose_coordinates, coordinate_budget
 
 __all__ = [
@@ -282,7 +283,7 @@ def check_system(A, b, X: int) -> tuple[np.ndarray, np.ndarray]:
     :class:`~privpac.errors.DomainError` naming the first entry outside the public bound.
     """
     X = check_int(X, "X", low=1)
-    A_arr, a_bound = as_integer_points(A, "A")
+    A_arr = check_points_in_box(A, X, name="A", what="bound")
     m = A_arr.shape[0]
     b_flat = np.asarray(b, dtype=object) if not isinstance(b, np.ndarray) else b
     if b_flat.ndim != 1:
@@ -290,10 +291,6 @@ def check_system(A, b, X: int) -> tuple[np.ndarray, np.ndarray]:
     if b_flat.shape[0] != m:
         raise DataError(f"A has {m} row(s) but b has {b_flat.shape[0]} entries: one right-hand side per constraint")
     b_arr, b_bound = as_integer_points(b_flat.reshape(-1, 1), "b", d=1)
-    if a_bound > X:
-        bad = np.argwhere(np.abs(A_arr.astype(object)) > X)[0]
-        r, c = int(bad[0]), int(bad[1])
-        raise DomainError(f"A[{r}, {c}] = {A_arr[r, c]} lies outside the declared bound [-{X}, {X}]")
     if b_bound > X:
         r = int(np.argwhere(np.abs(b_arr[:, 0].astype(object)) > X)[0][0])
         raise DomainError(f"b[{r}] = {b_arr[r, 0]} lies outside the declared bound [-{X}, {X}]")
