@@ -25,7 +25,8 @@ def fmt_int(x: int) -> str:
 
 
 def fmt_size(n: int) -> str:
-    """A domain size for messages: ``1,000`` or ``2^64`` (or ``~2^k.kk``)."""
+    """A domain size for messages: ``1,000`` below 2^20, else ``2^64`` or ``about 2^k`` (``fmt_int`` keeps
+    the exact value, which is too long to read at ``2^64``)."""
     n = int(n)
     if n < 2**20:
         return f"{n:,}"
