@@ -4,6 +4,7 @@ Every loader and generator returns data together with a *public* domain, fixed a
 what the data measures (or from the generator's parameters), never from the data itself.
 """
 
+from .grid_halfspaces import grid_halfspace_target, make_grid_halfspace_data
 from .margin import load_digits_pair, make_margin_data, margin_direction
 from .real import BREAST_CANCER_BOUNDS, Dataset, load_breast_cancer_feature, load_breast_cancer_features
 from .rectangles import RectangleDataset, RectangleDistribution, make_rectangle_distribution, make_rectangles
@@ -15,7 +16,9 @@ __all__ = [
     "RectangleDistribution",
     "load_breast_cancer_feature",
     "load_breast_cancer_features",
+    "grid_halfspace_target",
     "load_digits_pair",
+    "make_grid_halfspace_data",
     "make_margin_data",
     "make_rectangle_distribution",
     "make_rectangles",
