@@ -186,7 +186,9 @@ class HalfspaceLearnerPlan:
                 f"(X_noisy has {self.noise.grid.bit_length()} bits)"
             )
         out += self.find_deep_point.describe()
-        out.append(f"  sufficient m for error <= {self.alpha:g} with probability 1 - {self.beta:g}: {self.sufficient_m:,}")
+        out.append(
+            f"  sufficient m for error <= {self.alpha:g} with probability 1 - {self.beta:g}: {self.sufficient_m:,}"
+        )
         return out
 
 
@@ -232,9 +234,7 @@ def plan_halfspace_learner(
                 f"{MAX_GRID_BITS} bits FindDeepPoint is run on; use mode='margin-1' (no noise, the original grid)"
             )
         grid = noise.grid
-    fdp = _fdp.plan_find_deep_point(
-        m, d + 1, grid, epsilon, delta, alpha=inner_alpha, beta=inner_beta, mode=optimizer
-    )
+    fdp = _fdp.plan_find_deep_point(m, d + 1, grid, epsilon, delta, alpha=inner_alpha, beta=inner_beta, mode=optimizer)
     return HalfspaceLearnerPlan(
         learner=learner,
         mode=mode,
