@@ -167,13 +167,11 @@ class PrivateFeasibilityHalfspaceClassifier(PrivateClassifierBase):
         """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-X, X]^d`` and labels ``y``; returns ``self``."""
         ledger, rng, G = self._begin_fit()
         self._check_features(X, reset=True, y=y)
-        shape = np.shape(X)
-        if len(shape) != 2 or shape[1] == 0:
-            raise DataError(f"X must be a 2-D array with at least one feature, got shape {shape}")
-        check_learner_dimension(shape[1])  # d is public: refused before any value is read
-        arr = check_points_in_box(X, G, what="grid")  # names the first entry outside [-G, G]
+        arr = check_array(X, "X")  # dense, numeric, finite, non-empty
+        y01 = self._validate_labels(y, arr.shape[0])
+        check_learner_dimension(arr.shape[1])  # d is public: refused before any value is compared with the grid
+        arr = check_points_in_box(arr, G, what="grid")  # integers; names the first entry outside [-G, G]
         n, d = arr.shape
-        y01 = self._validate_labels(y, n)
         plan = plan_halfspace_learner(
             n,
             d,
