@@ -274,3 +274,13 @@ def test_bad_inputs_are_refused_before_anything_else():
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.ones((4, 2), dtype=int), np.zeros(4, dtype=int))
     with pytest.raises(DataError, match="empty"):
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.zeros((0, 1), dtype=int), np.zeros(0, dtype=int))
+
+
+def test_the_uniform_convergence_sizes_are_the_bound_calculators():
+    from privpac.bounds.kmst import kmst_pac_sample_size
+
+    bound = kmst_pac_sample_size(1, 17, 0.1, 0.1, 1.0, 1e-6, "basic")
+    pac = fh.plan_halfspace_learner(100, 1, 8, 1.0, learner="pac")
+    pac_paper = fh.plan_halfspace_learner(100, 1, 8, 1.0, learner="pac", mode="paper")
+    assert pac.uniform_convergence == math.ceil(bound["margin-1 uniform convergence"])
+    assert pac_paper.uniform_convergence == math.ceil(bound["paper uniform convergence"])
