@@ -89,3 +89,53 @@ def test_saved_model_keeps_a_tuple_domain(tmp_path):
     est = PrivateHistogram(epsilon=1.0, domain=(0, 99), n_bins=4, random_state=0).fit([1, 2, 50])
     loaded = load_model(save_model(est, tmp_path / "t.json"))
     assert loaded.domain == IntegerDomain(0, 99) and np.array_equal(loaded.counts_, est.counts_)
+
+
+def test_cli_feasibility_prints_the_point_the_privacy_and_the_ledger(tmp_path):
+    rows = ["a1,a2,b", "1,0,0", "0,1,0"] + ["1,1,1"] * 60 + ["-1,-1,-2"] * 60
+    data = tmp_path / "s.csv"
+    data.write_text("\n".join(rows) + "\n")
+    runner = CliRunner()
+    res = runner.invoke(main, ["feasibility", str(data), "--domain", "-2:2", "--epsilon", "4", "--seed", "1"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0].startswith("private feasible point (a1, a2) = (") and lines[1].startswith("  as floats (")
+    assert "privacy spent: epsilon=4, delta=0" in res.output and "FindDeepPoint: 2 coordinate(s)" in res.output
+    again = runner.invoke(main, ["feasibility", str(data), "--domain", "2", "--epsilon", "4", "--seed", "1"])
+    assert again.output.splitlines()[:2] == lines[:2]  # "X" and "-X:X" are the same bound
+    renamed = tmp_path / "r.csv"
+    renamed.write_text(data.read_text().replace(",b", ",rhs"))
+    res = runner.invoke(main, ["feasibility", str(renamed), "--domain", "-2:2", "--label", "rhs", "--seed", "1"])
+    assert res.exit_code == 0, res.output
+    for args, message in (
+        (["--domain", "-1:1"], "outside the declared bound [-1, 1]"),
+        (["--domain", "0:2"], "symmetric"),
+        (["--domain", "-2:2", "--label", "c"], "column 'c'"),
+        (["--domain", "-2:2", "--features", "a1,a3"], "a3"),
+        (["--domain", "-2:2", "--mode", "recconcave"], "delta > 0"),
+    ):
+        res = runner.invoke(main, ["feasibility", str(data), *args])
+        assert res.exit_code == 1 and message in res.output and "Traceback" not in res.output, res.output
+
+
+def test_cli_fit_predict_show_halfspace_feasibility(tmp_path):
+    x = np.random.default_rng(0).integers(-8, 9, 600)
+    data = tmp_path / "h.csv"
+    data.write_text("x,y\n" + "\n".join(f"{v},{int(v >= 3)}" for v in x) + "\n")
+    model = tmp_path / "m.json"
+    runner = CliRunner()
+    fit = ["fit", "halfspace-feasibility", str(data), "--label", "y", "--domain", "-8:8", "--epsilon", "5"]
+    res = runner.invoke(main, [*fit, "--seed", "1", "-o", str(model)])
+    assert res.exit_code == 0, res.output
+    assert "erm learner, margin-1 dual" in res.output and "privacy spent: epsilon=5, delta=0" in res.output
+    res = runner.invoke(main, ["predict", str(model), str(data)])
+    assert res.exit_code == 0, res.output
+    predicted = np.array([int(v) for v in res.output.split()[1:]])
+    assert np.mean(predicted != (x >= 3)) <= 0.1
+    res = runner.invoke(main, ["show", str(model)])
+    assert res.exit_code == 0 and "predict 1 iff <a, x> + c >= 0" in res.output
+    res = runner.invoke(main, [*fit, "--set", "learner=pac", "--set", "mode=paper", "-o", str(model)])
+    assert res.exit_code == 0 and "pac learner, paper dual" in res.output, res.output
+    fit[fit.index("-8:8")] = "-4:4"
+    res = runner.invoke(main, [*fit, "-o", str(model)])
+    assert res.exit_code == 1 and "outside the declared grid [-4, 4]" in res.output

@@ -6,7 +6,9 @@ cannot see that kind of bug. Trial counts are small: the exact laws, enumerated 
 code, catch most mutants on their own.
 """
 
+import dataclasses
 import importlib
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -25,6 +27,7 @@ laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
 center_point_estimator = importlib.import_module("privpac.estimators.center_point")
 linear_feasibility_estimator = importlib.import_module("privpac.estimators.linear_feasibility")
+feasibility_halfspaces_estimator = importlib.import_module("privpac.estimators.feasibility_halfspaces")
 
 
 def _halved_laplace(monkeypatch):
@@ -127,6 +130,19 @@ def _linear_feasibility_bound_from_the_data(monkeypatch):
     monkeypatch.setattr(linear_feasibility_estimator, "find_deep_point", find_deep_point)
 
 
+def _one_class_shortcut(monkeypatch):
+    original = feasibility_halfspaces_estimator.learn_halfspace
+
+    def learn_halfspace(X, y_pm, grid, *args, **kwargs):
+        result = original(X, y_pm, grid, *args, **kwargs)  # charges and draws as usual ...
+        y = np.asarray(y_pm)
+        if np.all(y == y[0]):  # ... but a one-class sample gets its exact constant hypothesis
+            return dataclasses.replace(result, a=(Fraction(0),) * len(result.a), w=Fraction(-int(y[0])))
+        return result
+
+    monkeypatch.setattr(feasibility_halfspaces_estimator, "learn_halfspace", learn_halfspace)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
@@ -152,6 +168,7 @@ MUTANTS = [
         _linear_feasibility_bound_from_the_data,
         ["linear-feasibility"],
     ),
+    ("a one-class sample answered without the mechanism", _one_class_shortcut, ["halfspace-feasibility"]),
 ]
 
 

@@ -87,6 +87,15 @@ RELEASED_ATTRIBUTES = {
     },  # fmt: skip
     "center-point": {"center_", "composition_", "n_samples_", "n_features_in_"},
     "linear-feasibility": {"solution_", "composition_", "n_samples_", "n_features_in_"},
+    "halfspace-feasibility": {
+        "coef_exact_",
+        "intercept_exact_",
+        "degenerate_",
+        "composition_",
+        "n_samples_",
+        "n_features_in_",
+        "classes_",
+    },  # fmt: skip
     "halfspace-margin": {
         "coef_",
         "intercept_",
@@ -260,6 +269,7 @@ def test_paper_calibration_with_approximate_interior_point_is_refused():
 PRIVATE_OUTPUTS = {
     "center-point": {"center"},
     "linear-feasibility": {"solution"},
+    "halfspace-feasibility": {"coef", "intercept", "degenerate"},
     "halfspace-margin": {"coef", "intercept", "projected_coef"},
     "histogram": {"counts"},
     "k-point": {"database"},

@@ -30,6 +30,7 @@ from privpac.estimators import (
     LabelPrivateClassifier,
     PointSanitizer,
     PrivateCenterPoint,
+    PrivateFeasibilityHalfspaceClassifier,
     PrivateHalfspaceClassifier,
     PrivateHistogram,
     PrivateLinearFeasibility,
@@ -53,6 +54,7 @@ INSTANCES = [
     LabelPrivateClassifier(domain=GRID, random_state=0),
     PrivateCenterPoint(domain=1000, random_state=0),
     PrivateLinearFeasibility(bound=1000, random_state=0),
+    PrivateFeasibilityHalfspaceClassifier(domain=1000, random_state=0),
 ]
 
 ONE_FEATURE = "one public feature: the domain is one-dimensional, so several features do not apply"
@@ -64,6 +66,10 @@ INTEGER_POINTS = (
 INTEGER_SYSTEM = (
     "an integer system A x >= b with entries in a public [-X, X], D <= 2 (exact geometry): the checks' "
     "real-valued features are refused (scale by a public common denominator first)"
+)
+INTEGER_GRID = (
+    "integer points of a public grid [-X, X]^d whose d + 1 is one of FindDeepPoint's exact dimensions (exact "
+    "geometry): the checks' real-valued or many-feature data are refused"
 )
 NOISY_HYPOTHESIS = "a private learner releases a noisy hypothesis: on ten records of one class it may predict the other"
 
@@ -272,6 +278,35 @@ EXPECTED: dict[type, dict[str, str]] = {
         "check_positive_only_tag_during_fit": INTEGER_SYSTEM,
         "check_readonly_memmap_input": INTEGER_SYSTEM,
     },
+    PrivateFeasibilityHalfspaceClassifier: {
+        "check_classifier_data_not_an_array": PUBLIC_LABELS,
+        "check_classifiers_classes": PUBLIC_LABELS,
+        "check_classifiers_one_label": INTEGER_GRID,
+        "check_classifiers_train": INTEGER_GRID,
+        "check_dict_unchanged": INTEGER_GRID,
+        "check_dont_overwrite_parameters": INTEGER_GRID,
+        "check_dtype_object": INTEGER_GRID,
+        "check_estimators_dtypes": PUBLIC_LABELS,
+        "check_estimators_fit_returns_self": INTEGER_GRID,
+        "check_estimators_nan_inf": INTEGER_GRID,
+        "check_estimators_overwrite_params": INTEGER_GRID,
+        "check_estimators_pickle": INTEGER_GRID,
+        "check_f_contiguous_array_estimator": INTEGER_GRID,
+        "check_fit2d_1feature": PUBLIC_LABELS,
+        "check_fit2d_1sample": INTEGER_GRID,
+        "check_fit2d_predict1d": INTEGER_GRID,
+        "check_fit_check_is_fitted": INTEGER_GRID,
+        "check_fit_idempotent": INTEGER_GRID,
+        "check_fit_score_takes_y": INTEGER_GRID,
+        "check_methods_sample_order_invariance": INTEGER_GRID,
+        "check_methods_subset_invariance": INTEGER_GRID,
+        "check_n_features_in": INTEGER_GRID,
+        "check_n_features_in_after_fitting": INTEGER_GRID,
+        "check_pipeline_consistency": INTEGER_GRID,
+        "check_positive_only_tag_during_fit": INTEGER_GRID,
+        "check_readonly_memmap_input": INTEGER_GRID,
+        "check_supervised_y_2d": INTEGER_GRID,
+    },
 }
 
 
@@ -298,4 +333,5 @@ def test_every_model_is_checked_or_said_why_not():
             NOISY_HYPOTHESIS,
             INTEGER_POINTS,
             INTEGER_SYSTEM,
+            INTEGER_GRID,
         }, name

@@ -6,6 +6,7 @@ privpac fit MODEL data.csv ...       fit a private model, save it as JSON
 privpac predict model.json data.csv  predictions of a saved model
 privpac show model.json              a saved model and its privacy ledger
 privpac median data.csv ...          a private median or interior point of one column
+privpac feasibility system.csv ...   a private point satisfying most constraints A x >= b
 privpac bounds NAME | --list         sample-size bounds of the papers' theorems
 privpac sanitize MODEL data.csv ...  a private synthetic database (JSON) or synthetic records (CSV)
 privpac query sanitized.json "x<=10" answers of a saved sanitized database
@@ -588,6 +589,45 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
     click.echo(f"private {what} of {name!r}: {_param_text(value)}")
     click.echo("privacy ledger")
     for line in ledger.lines():
+        click.echo(f"  {line}")
+
+
+@main.command()
+@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.option("--label", default="b", show_default=True, help="Column of the right-hand sides b.")
+@click.option("--features", default=None, help="Comma-separated columns of A, in order (default: all but --label).")
+@click.option("--domain", "domain_spec", required=True, help="Public bound of every entry of A and b: -X:X (or X).")
+@click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
+@click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP.")
+@click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
+@click.option("--mode", type=click.Choice(["expmech", "recconcave"]), default="expmech", show_default=True)
+@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, seed):
+    """A private point x satisfying most constraints <a_l, x> >= b_l of a CSV (one constraint a row).
+
+    FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia 2020, Fig. 2): neighbouring systems differ in
+    one row; every entry must be an integer in the public [-X, X].
+    """
+    from .estimators import PrivateLinearFeasibility
+    from .io import read_csv
+
+    columns = read_csv(data)
+    if label not in columns:
+        _fail(f"column {label!r} (the right-hand sides b) not in {data}; columns: {', '.join(columns)}")
+    names = [c.strip() for c in features.split(",")] if features else [c for c in columns if c != label]
+    missing = [c for c in names if c not in columns]
+    if missing:
+        _fail(f"columns not in {data}: {', '.join(missing)}")
+    dom = parse_domain(domain_spec) if ":" in domain_spec else int(eval_int(domain_spec))
+    est = PrivateLinearFeasibility(epsilon=epsilon, delta=delta, bound=dom, mode=mode, beta=beta, random_state=seed)
+    est.fit(_stack(columns, names), columns[label])
+    exact = ", ".join(str(v) for v in est.solution_)
+    approx = ", ".join(f"{float(v):.6g}" for v in est.solution_)
+    click.echo(f"private feasible point ({', '.join(names)}) = ({exact})")
+    click.echo(f"  as floats ({approx})")
+    click.echo(_privacy_text(est.privacy_spent_))
+    click.echo("privacy ledger")
+    for line in est.ledger_.lines():
         click.echo(f"  {line}")
 
 

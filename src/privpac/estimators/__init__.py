@@ -5,6 +5,7 @@
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .center_point import PrivateCenterPoint
+from .feasibility_halfspaces import PrivateFeasibilityHalfspaceClassifier
 from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
@@ -28,6 +29,7 @@ MODELS: dict[str, type] = {
     "halfspace-margin": PrivateHalfspaceClassifier,
     "center-point": PrivateCenterPoint,
     "linear-feasibility": PrivateLinearFeasibility,
+    "halfspace-feasibility": PrivateFeasibilityHalfspaceClassifier,
 }
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "PrivateCenterPoint",
     "PrivateClassifierBase",
     "PrivateEstimatorBase",
+    "PrivateFeasibilityHalfspaceClassifier",
     "PrivateHalfspaceClassifier",
     "PrivateHistogram",
     "PrivateLinearFeasibility",

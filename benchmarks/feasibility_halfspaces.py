@@ -1,0 +1,85 @@
+"""The KMST halfspace learners (LearnHalfSpace, the PAC learner) in d = 1: fit time and errors.
+
+    python benchmarks/feasibility_halfspaces.py      # writes benchmarks/results/feasibility_halfspaces.csv
+
+Data: ``m`` points uniform on the grid ``[[-X, X]]`` labelled 1 iff ``x >= t`` (realisable, the
+threshold ``t`` drawn per seed). Each cell fits ``PrivateFeasibilityHalfspaceClassifier`` with the
+exponential mechanism per coordinate (pure DP, the default) for 5 seeds and reports the median fit
+time (one shared core, exact arithmetic), the training error (max and median) and the population
+error on the grid (the uniform law, computed exactly over the ``2X + 1`` points; max and median),
+next to the plan's sufficient size for error ``alpha = 0.1`` with probability ``1 - beta = 0.9``.
+The machine is shared: only timings from one run are comparable.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from privpac.estimators import PrivateFeasibilityHalfspaceClassifier
+from privpac.learners.feasibility_halfspaces import plan_halfspace_learner
+
+OUT = Path(__file__).parent / "results" / "feasibility_halfspaces.csv"
+
+
+def sample(m: int, X: int, seed: int):
+    gen = np.random.default_rng(seed)
+    t = int(gen.integers(-X // 2, X // 2 + 1))
+    x = gen.integers(-X, X + 1, size=(m, 1))
+    return x, (x[:, 0] >= t).astype(int), t
+
+
+def main() -> None:
+    cells = [("erm", "margin-1", 8, m, 1.0) for m in (100, 1_000, 10_000)]
+    cells += [("pac", "margin-1", 8, m, 1.0) for m in (1_000, 10_000)]
+    cells += [("erm", "paper", 8, m, 1.0) for m in (100, 1_000, 10_000)]
+    cells += [("pac", "paper", 8, m, 1.0) for m in (100, 1_000)]
+    # A fine grid: 2049 values, so up to 4098 distinct dual rows and O(rows^2) arrangement vertices.
+    cells += [("erm", "margin-1", 1024, m, 1.0) for m in (100, 1_000)]
+    rows = []
+    for learner, mode, X, m, eps in cells:
+        plan = plan_halfspace_learner(m, 1, X, eps, learner=learner, mode=mode)
+        grid = np.arange(-X, X + 1).reshape(-1, 1)
+        times, train, population, degenerate = [], [], [], 0
+        for seed in range(5):
+            x, y, t = sample(m, X, 1000 * seed + m)
+            est = PrivateFeasibilityHalfspaceClassifier(
+                epsilon=eps, domain=X, learner=learner, mode=mode, random_state=seed
+            )
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(x, y)
+            times.append(time.perf_counter() - t0)
+            train.append(float(np.mean(est.predict(x) != y)))
+            population.append(float(np.mean(est.predict(grid) != (grid[:, 0] >= t))))
+            degenerate += int(est.degenerate_)
+        row = {
+            "learner": learner,
+            "mode": mode,
+            "X": X,
+            "m": m,
+            "epsilon": eps,
+            "sufficient_m": plan.sufficient_m,
+            "fit_seconds_median": round(float(np.median(times)), 3),
+            "train_error_max": round(max(train), 4),
+            "train_error_median": round(float(np.median(train)), 4),
+            "population_error_max": round(max(population), 4),
+            "population_error_median": round(float(np.median(population)), 4),
+            "degenerate_runs": degenerate,
+        }
+        print(row, flush=True)
+        rows.append(row)
+    OUT.parent.mkdir(exist_ok=True)
+    with OUT.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,307 @@
+"""Private halfspaces on an integer grid via linear feasibility (``privpac fit halfspace-feasibility``).
+
+The estimator over :func:`~privpac.learners.feasibility_halfspaces.learn_halfspace`: LearnHalfSpace
+(Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020, Fig. 3, Thm 5.1) and their PAC learner (Thm 5.2),
+with the margin-1 dual of spec ``kmst-halfspaces`` 3.7 item 1 by default. Unlike
+:class:`~privpac.estimators.halfspaces.PrivateHalfspaceClassifier` (large margin, any dimension)
+it needs no margin: the data lie on a public grid ``[[-X, X]]^d`` and the hypothesis is any halfspace
+``<a, x> >= w`` (with an offset), found exactly. FindDeepPoint's supported dimensions limit ``d``
+(``d = 1`` today)::
+
+    privpac fit halfspace-feasibility data.csv --label y --domain -8:8 -o model.json
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+
+from ..domains import IntegerDomain, symmetric_bound
+from ..errors import DataError, InvalidParameterError, UtilityWarning
+from ..formatting import fraction_from_text, fraction_to_text
+from ..geometry._exact import as_integer_points
+from ..learners.center_point import check_points_in_box
+from ..learners.feasibility_halfspaces import (
+    DUALS,
+    LEARNERS,
+    check_learner_dimension,
+    learn_halfspace,
+    plan_halfspace_learner,
+)
+from ..learners.linear_feasibility import MODES as OPTIMIZERS
+from ..random import as_random_source
+from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_probability, check_real
+from .base import PrivateClassifierBase, private_fit
+
+__all__ = ["PrivateFeasibilityHalfspaceClassifier", "grid_bound"]
+
+
+def grid_bound(domain) -> int:
+    """The public grid bound ``X`` of ``[[-X, X]]^d``: an int ``X >= 1`` or ``IntegerDomain(-X, X)``."""
+    return symmetric_bound(domain, "domain", "X", "the integer grid [-X, X]^d of the features")
+
+
+class PrivateFeasibilityHalfspaceClassifier(PrivateClassifierBase):
+    """A private halfspace ``<a, x> >= w`` for integer data on a public grid, by private linear feasibility.
+
+    Each record ``(x, y)`` becomes the constraint ``y (<a, x> - w) >= 1`` (margin-1, default) or
+    ``>= 0`` (the paper's) on the halfspace ``(a, w)``, and FindDeepPoint (Kaplan, Mansour, Stemmer,
+    Tsfadia 2020, Fig. 2) returns a point satisfying most of them: LearnHalfSpace (Fig. 3,
+    Thm 5.1) or, with ``learner="pac"``, the PAC learner (Thm 5.2).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Total privacy budget (replace-one neighbours: ``n`` is public).
+    delta : float, default=0.0
+        Total delta. The default optimiser is pure ``epsilon``-DP; ``one_d_optimizer="recconcave"``
+        needs ``delta > 0``.
+    domain : int or IntegerDomain
+        The public grid bound ``X``: every feature is an integer in ``[-X, X]`` (``"-X:X"`` on the
+        command line). Required: never read off the data.
+    learner : {"erm", "pac"}, default="erm"
+        ``"erm"``: LearnHalfSpace, small training error (Thm 5.1). ``"pac"``: the PAC learner
+        (Thm 5.2), small population error: ERM at ``(alpha/10, beta/2)`` (margin-1) or the paper's
+        noisy-grid construction (``mode="paper"``).
+    mode : {"margin-1", "paper"}, default="margin-1"
+        ``"margin-1"`` (spec 3.7 item 1): feasible for every realisable sample, no general position
+        needed, the constant hypothesis for one-class data. ``"paper"``: the printed construction
+        (homogeneous constraints, and for the PAC learner per-record uniform noise on a finer grid);
+        it can return the degenerate ``a = 0`` (reported in ``degenerate_`` with a warning).
+    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
+        FindDeepPoint's per-coordinate optimiser: the exponential mechanism (pure DP) or RecConcave
+        (the paper's; needs ``delta > 0`` and far more records).
+    alpha : float, default=0.1
+        Target error (it sets FindDeepPoint's accuracy, the promises and the sufficient size).
+    beta : float, default=0.1
+        Failure probability.
+    labels : pair, default=(0, 1)
+        The public label set ``(negative, positive)``.
+    random_state : None, int or RandomSource, default=None
+        ``None``: operating-system entropy; an int: a reproducible run (not for releases).
+    accountant : BudgetAccountant or None, default=None
+        The accountant that composes this fit with every other release.
+
+    Attributes
+    ----------
+    coef_exact_ : tuple of fractions.Fraction
+        ``a`` (exact); ``coef_`` is the float view.
+    intercept_exact_ : fractions.Fraction
+        ``-w`` (exact); ``intercept_`` is the float view. The prediction is positive iff
+        ``<coef_exact_, x> + intercept_exact_ >= 0``.
+    degenerate_ : bool
+        ``mode="paper"`` returned ``a = 0`` (spec 3.5): a fact about the private output.
+    composition_ : str
+        FindDeepPoint's composition over the ``d + 1`` coordinates (a function of the parameters).
+    n_samples_, n_features_in_, classes_ : the public shape and label set.
+    ledger_, privacy_spent_ : the privacy accounting.
+
+    No count of satisfied constraints or training error is stored.
+
+    Warns
+    -----
+    UtilityWarning
+        When ``n`` is below the plan's sufficient size (public inputs only), and when the paper
+        mode returned ``a = 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(-8, 9).repeat(20).reshape(-1, 1)
+    >>> y = (X[:, 0] >= 3).astype(int)
+    >>> est = PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=8, random_state=0).fit(X, y)
+    >>> float(np.mean(est.predict(X) != y)) <= 0.1
+    True
+    """
+
+    algorithm_name = "private halfspace via linear feasibility (LearnHalfSpace, Kaplan, Mansour, Stemmer, Tsfadia 2020)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=0.0,
+        domain=None,
+        learner="erm",
+        mode="margin-1",
+        one_d_optimizer="expmech",
+        alpha=0.1,
+        beta=0.1,
+        labels=(0, 1),
+        random_state=None,
+        accountant=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.domain = domain
+        self.learner = learner
+        self.mode = mode
+        self.one_d_optimizer = one_d_optimizer
+        self.alpha = alpha
+        self.beta = beta
+        self.labels = labels
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def _begin_fit(self):
+        # The public grid first, then every parameter, then the budget; the data only after that.
+        G = grid_bound(self.domain)
+        eps = check_budget_epsilon(self.epsilon)
+        delta = check_delta(self.delta)
+        check_choice(self.learner, "learner", LEARNERS)
+        check_choice(self.mode, "mode", DUALS)
+        check_choice(self.one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
+        check_real(self.alpha, "alpha", low=0.0, low_open=True, high=1.0)
+        check_probability(self.beta, "beta")
+        if self.one_d_optimizer == "recconcave" and delta <= 0.0:
+            raise InvalidParameterError(
+                "one_d_optimizer='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)"
+            )
+        rng = as_random_source(self.random_state)
+        return self._open_ledger(eps, delta), rng, G
+
+    @private_fit
+    def fit(self, X, y):
+        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-X, X]^d`` and labels ``y``; returns ``self``."""
+        ledger, rng, G = self._begin_fit()
+        self._check_features(X, reset=True, y=y)
+        arr = check_array(X, "X")  # dense, numeric, finite, non-empty
+        y01 = self._validate_labels(y, arr.shape[0])
+        check_learner_dimension(arr.shape[1])  # d is public: refused before any value is compared with the grid
+        arr = check_points_in_box(arr, G, what="grid")  # integers; names the first entry outside [-G, G]
+        n, d = arr.shape
+        plan = plan_halfspace_learner(
+            n,
+            d,
+            G,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            learner=self.learner,
+            mode=self.mode,
+            optimizer=self.one_d_optimizer,
+            alpha=self.alpha,
+            beta=self.beta,
+        )
+        self._warn_few_records(
+            n,
+            plan.sufficient_m,
+            f"error <= {plan.alpha:g} ({'training' if plan.learner == 'erm' else 'population'}) by the KMST "
+            f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.mode}, "
+            f"{plan.find_deep_point.composition} composition) on [-{G}, {G}]^{d} at epsilon={ledger.budget_epsilon:g}, "
+            f"beta={plan.beta:g}",
+            "Use more data, a larger epsilon or a smaller grid bound X.",
+        )
+        result = learn_halfspace(
+            arr,
+            2 * y01.astype(np.int64) - 1,
+            G,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            learner=self.learner,
+            mode=self.mode,
+            optimizer=self.one_d_optimizer,
+            alpha=self.alpha,
+            beta=self.beta,
+            ledger=ledger,
+            rng=rng,
+        )
+        self.domain_ = IntegerDomain(-G, G)
+        self.coef_exact_ = result.a
+        self.intercept_exact_ = -result.w
+        self.degenerate_ = bool(result.degenerate)
+        self.composition_ = plan.find_deep_point.composition
+        self.n_samples_ = n
+        self.n_features_in_ = d
+        if self.degenerate_:
+            warnings.warn(
+                f"{type(self).__name__}: the paper's dual returned a = 0, the degenerate halfspace every homogeneous "
+                "constraint allows (spec kmst-halfspaces 3.5): the hypothesis is constant. Use mode='margin-1'.",
+                UtilityWarning,
+                stacklevel=3,
+            )
+        self._end_fit(ledger)
+        return self
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """``a`` as floats (rounded; ``coef_exact_`` is exact)."""
+        self._check_fitted()
+        return np.asarray([float(v) for v in self.coef_exact_], dtype=np.float64)
+
+    @property
+    def intercept_(self) -> float:
+        """``-w`` as a float (rounded; ``intercept_exact_`` is exact)."""
+        self._check_fitted()
+        return float(self.intercept_exact_)
+
+    def _features(self, X) -> np.ndarray:
+        self._check_fitted()
+        self._check_features(X, reset=False)
+        arr = check_array(X, "X")
+        if arr.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {arr.shape[1]} features but the model was fitted on {self.n_features_in_}")
+        return arr
+
+    def _exact_scores(self, arr: np.ndarray) -> np.ndarray | None:
+        """``N (<a, x> - w)`` exactly (``N > 0`` a common denominator), or ``None`` for non-integer ``X``."""
+        try:
+            ints, _ = as_integer_points(arr, "X")
+        except DataError:
+            return None
+        N = math.lcm(*(v.denominator for v in (*self.coef_exact_, self.intercept_exact_)))
+        a = np.asarray([int(v * N) for v in self.coef_exact_], dtype=object)
+        return ints.astype(object) @ a + int(self.intercept_exact_ * N)
+
+    def decision_function(self, X) -> np.ndarray:
+        """``<coef_, x> + intercept_`` as floats (its sign is the prediction; 0 counts as positive)."""
+        arr = self._features(X)
+        return np.asarray(arr, dtype=np.float64) @ self.coef_ + self.intercept_
+
+    def predict(self, X) -> np.ndarray:
+        """The labels of ``<a, x> >= w``, decided in exact integer arithmetic for integer ``X``."""
+        arr = self._features(X)
+        exact = self._exact_scores(arr)
+        positive = (exact >= 0) if exact is not None else (self.decision_function(arr) >= 0)
+        return self._decode(np.asarray(positive, dtype=bool).astype(np.int64))
+
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])
+
+    def _fitted_state(self) -> dict:
+        return {
+            "coef": [fraction_to_text(v) for v in self.coef_exact_],
+            "intercept": fraction_to_text(self.intercept_exact_),
+            "degenerate": self.degenerate_,
+            "composition": self.composition_,
+            "n_samples": self.n_samples_,
+            "n_features": self.n_features_in_,
+        }
+
+    def _restore_state(self, state: dict) -> None:
+        self.coef_exact_ = tuple(Fraction(fraction_from_text(s)) for s in state["coef"])
+        self.intercept_exact_ = Fraction(fraction_from_text(state["intercept"]))
+        self.degenerate_ = bool(state["degenerate"])
+        self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
+        self.n_samples_ = int(state["n_samples"])
+        self.n_features_in_ = int(state["n_features"])
+        self.classes_ = np.asarray(self.labels)
+        if len(self.coef_exact_) != self.n_features_in_:
+            raise ValueError(f"the saved coef has {len(self.coef_exact_)} entries for {self.n_features_in_} features")
+
+    def summary(self) -> list[str]:
+        self._check_fitted()
+        exact = ", ".join(str(v) for v in self.coef_exact_)
+        approx = ", ".join(f"{float(v):.6g}" for v in self.coef_exact_)
+        G = self.domain_.hi if getattr(self, "domain_", None) is not None else grid_bound(self.domain)
+        lines = [
+            f"{self.algorithm_name}: {self.learner} learner, {self.mode} dual, {self.one_d_optimizer} per coordinate, "
+            f"{self.composition_} composition",
+            f"  predict {self.labels[1]!r} iff <a, x> + c >= 0 with a = ({exact}) ~ ({approx}), "
+            f"c = {self.intercept_exact_} ~ {float(self.intercept_exact_):.6g}",
+            f"  n = {self.n_samples_}, d = {self.n_features_in_}, grid -{G}:{G} per feature",
+        ]
+        if self.degenerate_:
+            lines.append("  degenerate: a = 0 (the paper's dual; the hypothesis is constant)")
+        return lines

@@ -1,0 +1,352 @@
+"""Private halfspace learners through linear feasibility: LearnHalfSpace (ERM) and the PAC learner.
+
+Kaplan, Mansour, Stemmer and Tsfadia, "Private learning of halfspaces: simplifying the construction
+and reducing the sample complexity" (NeurIPS 2020): Fig. 3 (LearnHalfSpace, Thm 5.1), Thm 5.2 / B.7
+with Lemmas B.5 and B.6 (the PAC learner); spec ``kmst-halfspaces`` sections 3.5, 3.6, 3.7 item 1
+and 10 (flags 9 and 10).
+
+Problem
+-------
+The private data is a labelled sample ``S = ((x_l, y_l))_{l=1..m}`` with ``x_l in [[-X, X]]^d`` for a
+*public* integer bound ``X`` and ``y_l in {-1, +1}`` (replace-one neighbours: ``m`` is public). The
+output is a halfspace ``h(x) = +1 iff <a, x> >= w`` with exact rational ``(a, w)``.
+
+Duality (Fig. 3)
+----------------
+A halfspace ``(a, w)`` is a point of ``R^(d+1)`` and a labelled point is a linear constraint on it:
+record ``l`` becomes the row ``(y_l x_l, -y_l)`` with right-hand side ``b``, i.e.
+``y_l (<a, x_l> - w) >= b``. FindDeepPoint (:func:`~privpac.learners.linear_feasibility.find_deep_point`)
+then runs in ``D = d + 1`` variables with the coefficient bound ``X`` unchanged.
+
+* ``mode="margin-1"`` (default; spec 3.7 item 1): ``b = 1``. A realisable sample is strictly
+  separable on the grid, so the system is feasible (all labels +1: ``(0, -1)``; all -1:
+  ``(0, 1)``), the origin is infeasible, and every satisfied constraint is a correctly classified
+  record: ``error_S(h) <= 1 - depth/m`` with no general-position assumption. ERM runs FindDeepPoint
+  at ``alpha`` (depth ``>= (1 - alpha) m`` gives error ``<= alpha``).
+* ``mode="paper"`` (Fig. 3 as printed): ``b = 0`` and ``alpha / 2``. The origin satisfies every
+  homogeneous constraint, so ``(a, w) = (0, 0)`` has full depth and lies in every argmax (spec 3.5
+  [FLAW]): a returned ``a* = 0`` is a constant hypothesis, and the error bound
+  ``alpha/2 + d/m`` of Thm 5.1 (general position) says nothing about it. It is reported in
+  :attr:`HalfspaceResult.degenerate`, a function of the private output only.
+
+PAC learner (Thm 5.2)
+---------------------
+* margin-1 (spec 3.7 item 1): ERM at ``(alpha/10, beta/2)`` on the original grid, plus uniform
+  convergence (Thm 2.8 at ``(alpha, beta/2)``, VC dimension ``d + 1``):
+  ``s >= (48/alpha)(10 (d+1) ln(48e/alpha) + ln(10/beta))``. No noise, no general position.
+* paper (Thm 5.2 with the spec's corrections 3.6 [FLAW] (i)-(iii)): with
+  ``X' = 2 d^2 (d!)^(d^3) X^(d^6)`` (Lemma B.5), ``Delta_n = ceil(2 d s^d / beta)`` (corrected from
+  ``d s^d / (2 beta)``: Lemma B.6 needs ``|A| >= 4 d s^d / beta`` for failure ``beta/4``) and the
+  integer ``Delta' = 2 Delta_n X' ceil(sqrt d)`` (the paper's ``sqrt d`` is not an integer), every
+  record is moved to ``x~ = Delta' x + z`` with ``z`` uniform on ``[[-Delta_n, Delta_n]]^d``, drawn
+  per record from privpac's exact :func:`~privpac.random.uniform_int`, independently of every data
+  value. Then paper-mode ERM at ``(alpha/20, beta/4)`` (FindDeepPoint at ``alpha/40``) on the grid
+  ``X_noisy = Delta' X + Delta_n``, and the hypothesis is mapped back:
+  ``h(x) = +1 iff <a*, Delta' x> >= w*``, i.e. ``(Delta' a*, w*)``. Uniform convergence at
+  ``(alpha/2, beta/2)``: ``s >= (96/alpha)(10 (d+1) ln(96e/alpha) + ln(10/beta))``. The noisy grid
+  is astronomically large for ``d >= 2`` (``X^(d^6)``); the candidate domains are implicit (the
+  exponential mechanism over a step function never lists them), and a grid above
+  :data:`MAX_GRID_BITS` bits is refused from the public sizes before anything runs.
+
+Privacy
+-------
+* ERM: the map ``(x_l, y_l) -> ((y_l x_l, -y_l), b)`` acts on each record alone, so replacing one
+  record replaces exactly one constraint: neighbouring samples give neighbouring systems of the same
+  public size ``m`` with entries in the same public ``[[-X, X]]``. FindDeepPoint is
+  ``(epsilon, delta)``-DP on every pair of such systems (Thm 4.6, see its module), and the
+  hypothesis is its output. Both modes, both learners: ``(epsilon, delta)``-DP for every input,
+  realisable or not.
+* PAC noise (paper mode): the noise vectors ``z_1, ..., z_m`` are drawn i.i.d. and independently of
+  the data. Couple the runs on neighbours ``S, S'`` (differing in record ``j``) through the same
+  ``z``: for every fixed ``z`` the noisy samples differ in record ``j`` only, and ``X_noisy``
+  depends on the public ``m, d, X, beta`` only, so for every event ``E``
+  ``Pr[M(S) in E] = E_z Pr[ERM(S~_z) in E] <= E_z (e^eps Pr[ERM(S'~_z) in E] + delta)
+  = e^eps Pr[M(S') in E] + delta``. Rescaling the output by the public ``Delta'`` is
+  post-processing.
+* The whole plan is charged to the ledger by FindDeepPoint before the first data-dependent draw;
+  nothing branches on the data; no count of satisfied constraints or training error is returned.
+
+Dimensions: FindDeepPoint's own supported dimensions decide (``D = d + 1`` must be one of
+:data:`privpac.learners.linear_feasibility.SUPPORTED_DIMENSIONS`, read at call time).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..accounting import PrivacyLedger
+from ..bounds.kmst import blumer_sample_size
+from ..errors import DataError, InvalidParameterError
+from ..random import as_random_source, uniform_int
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
+from . import linear_feasibility as _fdp
+from .center_point import check_points_in_box
+
+__all__ = [
+    "LEARNERS",
+    "DUALS",
+    "MAX_GRID_BITS",
+    "HalfspaceLearnerPlan",
+    "HalfspaceResult",
+    "PacNoise",
+    "check_learner_dimension",
+    "dual_system",
+    "learn_halfspace",
+    "pac_noise",
+    "plan_halfspace_learner",
+]
+
+LEARNERS = ("erm", "pac")
+DUALS = ("margin-1", "paper")
+#: Largest coefficient grid (in bits of ``X_noisy``) the paper-mode PAC learner runs FindDeepPoint on.
+MAX_GRID_BITS = 4096
+
+
+def check_learner_dimension(d) -> int:
+    """``d`` if FindDeepPoint runs in ``D = d + 1`` variables, else :class:`InvalidParameterError`."""
+    d = check_int(d, "d", low=1)
+    supported = tuple(_fdp.SUPPORTED_DIMENSIONS)
+    if d + 1 not in supported:
+        ds = ", ".join(str(D - 1) for D in supported if D >= 2)
+        raise InvalidParameterError(
+            f"the KMST halfspace learners in d = {d} dimension(s) run FindDeepPoint on the halfspace (a, w) in "
+            f"D = d + 1 = {d + 1} variables; FindDeepPoint is implemented for D in {supported}, so d in {{{ds}}}"
+        )
+    return d
+
+
+def dual_system(X: np.ndarray, y_pm: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """The dual constraints ``y_l (<a, x_l> - w) >= b`` (rows ``(y_l x_l, -y_l)``), ``b = 1`` or ``0``.
+
+    ``X`` is an exact ``(m, d)`` integer array, ``y_pm`` holds ``-1``/``+1``. One record, one row.
+    """
+    check_choice(mode, "mode", DUALS)
+    y = np.asarray(y_pm).astype(X.dtype).reshape(-1, 1)
+    A = np.hstack([X * y, -y])
+    b = np.full(X.shape[0], 1 if mode == "margin-1" else 0, dtype=np.int64)
+    return A, b
+
+
+@dataclass(frozen=True)
+class PacNoise:
+    """The paper-mode PAC learner's public noise parameters (Lemmas B.5, B.6; spec 3.6, corrected)."""
+
+    x_prime: int  # X' = 2 d^2 (d!)^(d^3) X^(d^6)
+    delta_n: int  # Delta_n = ceil(2 d s^d / beta)
+    delta_prime: int  # Delta' = 2 Delta_n X' ceil(sqrt d)
+    grid: int  # X_noisy = Delta' X + Delta_n
+
+
+def pac_noise(m: int, d: int, X: int, beta: float) -> PacNoise:
+    """The noise parameters of the paper's PAC learner from public inputs (exact integers)."""
+    m, d, X = check_int(m, "m", low=1), check_int(d, "d", low=1), check_int(X, "X", low=1)
+    beta = check_probability(beta, "beta")
+    x_prime = 2 * d * d * math.factorial(d) ** (d**3) * X ** (d**6)
+    num = Fraction(2 * d * m**d) / Fraction(beta)
+    delta_n = -(-num.numerator // num.denominator)
+    delta_prime = 2 * delta_n * x_prime * (math.isqrt(d - 1) + 1)  # ceil(sqrt d)
+    return PacNoise(x_prime, delta_n, delta_prime, delta_prime * X + delta_n)
+
+
+@dataclass(frozen=True)
+class HalfspaceLearnerPlan:
+    """Everything the learner decides before reading the sample (all public)."""
+
+    learner: str
+    mode: str
+    m: int
+    d: int
+    X: int
+    alpha: float
+    beta: float
+    inner_alpha: float  # the accuracy FindDeepPoint runs at
+    inner_beta: float
+    noise: PacNoise | None
+    uniform_convergence: int  # Thm 2.8's sample size (PAC only; 0 for ERM)
+    find_deep_point: _fdp.FindDeepPointPlan
+    sufficient_m: int
+
+    @property
+    def grid(self) -> int:
+        """The coefficient bound FindDeepPoint runs on (``X``, or ``X_noisy`` for the paper's PAC)."""
+        return self.find_deep_point.X
+
+    def describe(self) -> list[str]:
+        out = [
+            f"KMST halfspace learner: {self.learner}, {self.mode} dual, d={self.d}, X={self.X}, m={self.m}; "
+            f"FindDeepPoint at alpha={self.inner_alpha:g}, beta={self.inner_beta:g} on [-{self.grid}, {self.grid}]"
+        ]
+        if self.noise is not None:
+            out.append(
+                f"  PAC noise: Delta_n={self.noise.delta_n}, Delta'={self.noise.delta_prime} "
+                f"(X_noisy has {self.noise.grid.bit_length()} bits)"
+            )
+        out += self.find_deep_point.describe()
+        out.append(
+            f"  sufficient m for error <= {self.alpha:g} with probability 1 - {self.beta:g}: {self.sufficient_m:,}"
+        )
+        return out
+
+
+def plan_halfspace_learner(
+    m: int,
+    d: int,
+    X: int,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    learner: str = "erm",
+    mode: str = "margin-1",
+    optimizer: str = "expmech",
+    alpha: float = 0.1,
+    beta: float = 0.1,
+) -> HalfspaceLearnerPlan:
+    """The accuracies, noise, grid and sufficient sample size of a run (public inputs only)."""
+    m = check_int(m, "m", low=1)
+    d = check_learner_dimension(d)
+    X = check_int(X, "X", low=1)
+    epsilon = check_budget_epsilon(epsilon)
+    delta = check_delta(delta)
+    check_choice(learner, "learner", LEARNERS)
+    check_choice(mode, "mode", DUALS)
+    alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
+    beta = check_probability(beta, "beta")
+    noise = None
+    uc = 0
+    grid = X
+    if learner == "erm":
+        inner_alpha, inner_beta = (alpha if mode == "margin-1" else alpha / 2.0), beta
+    elif mode == "margin-1":
+        inner_alpha, inner_beta = alpha / 10.0, beta / 2.0
+        uc = math.ceil(blumer_sample_size(alpha, beta / 2.0, d + 1))
+    else:
+        inner_alpha, inner_beta = alpha / 40.0, beta / 4.0  # LearnHalfSpace(alpha/20) runs FindDeepPoint at alpha/40
+        uc = math.ceil(blumer_sample_size(alpha / 2.0, beta / 2.0, d + 1))
+        noise = pac_noise(m, d, X, beta)
+        if noise.grid.bit_length() > MAX_GRID_BITS:
+            raise InvalidParameterError(
+                f"the paper's PAC learner needs the noisy grid X_noisy = Delta' X + Delta_n of "
+                f"{noise.grid.bit_length():,} bits here (X' = 2 d^2 (d!)^(d^3) X^(d^6), Lemma B.5), above the "
+                f"{MAX_GRID_BITS} bits FindDeepPoint is run on; use mode='margin-1' (no noise, the original grid)"
+            )
+        grid = noise.grid
+    fdp = _fdp.plan_find_deep_point(m, d + 1, grid, epsilon, delta, alpha=inner_alpha, beta=inner_beta, mode=optimizer)
+    return HalfspaceLearnerPlan(
+        learner=learner,
+        mode=mode,
+        m=m,
+        d=d,
+        X=X,
+        alpha=alpha,
+        beta=beta,
+        inner_alpha=inner_alpha,
+        inner_beta=inner_beta,
+        noise=noise,
+        uniform_convergence=uc,
+        find_deep_point=fdp,
+        sufficient_m=max(fdp.sufficient_m, uc),
+    )
+
+
+@dataclass(frozen=True)
+class HalfspaceResult:
+    """The private halfspace ``h(x) = +1 iff <a, x> >= w`` (exact, original coordinates) and its plan.
+
+    ``degenerate``: paper mode returned ``a = 0`` (spec 3.5 [FLAW]); a function of the output only.
+    """
+
+    a: tuple[Fraction, ...]
+    w: Fraction
+    degenerate: bool
+    plan: HalfspaceLearnerPlan
+
+
+def _noisy_records(X: np.ndarray, noise: PacNoise, rng) -> np.ndarray:
+    """``Delta' x + z`` with ``z`` uniform on ``[[-Delta_n, Delta_n]]^d``, drawn per record (exact ints).
+
+    The draws never look at ``X``: ``m d`` independent uniform integers, in record order.
+    """
+    m, d = X.shape
+    z = np.empty((m, d), dtype=object)
+    for i in range(m):
+        for j in range(d):
+            z[i, j] = uniform_int(-noise.delta_n, noise.delta_n, rng)
+    return X.astype(object) * noise.delta_prime + z
+
+
+def learn_halfspace(
+    X,
+    y_pm,
+    grid: int,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    learner: str = "erm",
+    mode: str = "margin-1",
+    optimizer: str = "expmech",
+    alpha: float = 0.1,
+    beta: float = 0.1,
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> HalfspaceResult:
+    """A private halfspace for the labelled sample ``(X, y_pm)`` on ``[[-grid, grid]]^d``.
+
+    Parameters
+    ----------
+    X : array-like of shape (m, d)
+        Integer points in ``[-grid, grid]^d`` (private; replace-one neighbours, ``m`` public).
+    y_pm : array-like of shape (m,)
+        Labels in ``{-1, +1}``.
+    grid : int
+        The public bound ``X`` of every coordinate.
+    epsilon, delta : float
+        Total budget (the default optimiser spends ``(epsilon, 0)``).
+    learner : {"erm", "pac"}, default="erm"
+        LearnHalfSpace (Fig. 3, Thm 5.1) or the PAC learner (Thm 5.2).
+    mode : {"margin-1", "paper"}, default="margin-1"
+        The dual (module docstring).
+    optimizer : {"expmech", "recconcave"}, default="expmech"
+        FindDeepPoint's per-coordinate optimiser.
+    alpha, beta : float, default=0.1
+        Target error and failure probability (they set FindDeepPoint's accuracy and the promises).
+    ledger : PrivacyLedger, optional
+        Charged (one composed block) before any data-dependent draw.
+    rng : None, int or RandomSource
+        ``None`` is secure randomness.
+    """
+    grid = check_int(grid, "grid", low=1)
+    arr = check_points_in_box(X, grid)
+    m, d = arr.shape
+    y = np.asarray(y_pm)
+    if y.shape != (m,) or not np.all((y == 1) | (y == -1)):
+        raise DataError(f"y_pm must hold one label in {{-1, +1}} per record ({m}), got shape {y.shape}")
+    plan = plan_halfspace_learner(
+        m, d, grid, epsilon, delta, learner=learner, mode=mode, optimizer=optimizer, alpha=alpha, beta=beta
+    )
+    src = as_random_source(rng)
+    if ledger is None:
+        ledger = PrivacyLedger(plan.find_deep_point.epsilon, plan.find_deep_point.delta, label="KMST halfspace")
+    dual = "paper" if plan.noise is not None else mode
+    points = arr if plan.noise is None else _noisy_records(arr, plan.noise, src)
+    A, b = dual_system(points, y.astype(np.int64), dual)
+    fdp = _fdp.find_deep_point(
+        A,
+        b,
+        plan.grid,
+        plan.find_deep_point.epsilon,
+        plan.find_deep_point.delta,
+        alpha=plan.inner_alpha,
+        beta=plan.inner_beta,
+        mode=optimizer,
+        ledger=ledger,
+        rng=src,
+    )
+    a, w = fdp.solution[:d], fdp.solution[d]
+    if plan.noise is not None:  # h(x) = +1 iff <a*, Delta' x> >= w*: post-processing by a public scale
+        a = tuple(v * plan.noise.delta_prime for v in a)
+    degenerate = mode == "paper" and all(v == 0 for v in a)
+    return HalfspaceResult(tuple(a), w, degenerate, plan)
