@@ -59,6 +59,7 @@ __all__ = [
     "check_certificate",
     "coordinate_range",
     "hull_slice_range",
+    "hull_slice_ranges",
     "maximize",
     "minimize",
 ]
@@ -151,6 +152,7 @@ class _SF:
     y: dict[int, Fraction] | None = None  # basic values (nonzero or zero), by column
     pi: list[Fraction] | None = None  # multipliers, one per original row (0 on removed rows)
     method: str = ""
+    basis: list[int] | None = None  # the optimal basis, when no row of M was removed (full row rank)
 
 
 class _Problem:
@@ -252,7 +254,7 @@ def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool =
                 method = "highs+certificate" if pivots == 0 else "exact simplex from highs basis"
                 if status == "optimal":
                     value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
-                    return _SF("optimal", value, dict(zip(basis, yB)), pi, method)
+                    return _SF("optimal", value, dict(zip(basis, yB)), pi, method, list(basis))
                 return _SF("unbounded", method=method)
     # 2. exact phase 1 with artificial columns m .. m + n - 1
     signs = [1 if v >= 0 else -1 for v in rhs]
@@ -301,7 +303,7 @@ def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool =
     for r, v in zip(rows, pi_r):
         pi[r] = v * signs[r]
     value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
-    return _SF("optimal", value, dict(zip(basis, yB)), pi, "exact simplex")
+    return _SF("optimal", value, dict(zip(basis, yB)), pi, "exact simplex", list(basis) if len(rows) == n else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -455,6 +457,72 @@ def check_certificate(result: LPResult, c, A, b, *, sense: str = "max") -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+def _slice_form(P, q, prefix):
+    P_arr, _ = as_integer_points(P, "P")
+    q_arr, _ = as_integer_points(np.asarray(q, dtype=object).reshape(-1, 1), "q", d=1)
+    q_arr = q_arr[:, 0]
+    if len(q_arr) != P_arr.shape[0]:
+        raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
+    if np.any(q_arr <= 0):
+        raise DataError("every denominator q_j must be positive")
+    p = _rationals(prefix, "prefix")
+    i = len(p) + 1
+    if P_arr.shape[1] < i:
+        raise InvalidParameterError(f"prefix has {len(p)} coordinates; P has only {P_arr.shape[1]} columns")
+    t, s = _scaled(p)
+    M = np.stack([P_arr[:, j] for j in range(i - 1)] + [q_arr], axis=0)
+    if M.dtype != object and max_abs(M) >= INT64_SAFE:
+        M = M.astype(object)
+    obj = P_arr[:, i - 1]
+    neg = -obj if obj.dtype != object else np.asarray([-int(v) for v in obj], dtype=object)
+    return M, s + [t], obj, neg, t
+
+
+def hull_slice_ranges(P, q, prefix, counts, *, use_highs: bool = True) -> list[tuple[Fraction, Fraction] | None]:
+    """:func:`hull_slice_range` of the nested point sets ``P[:c]`` for every ``c`` in ``counts``.
+
+    ``counts`` must be increasing (growing sets, shrinking levels read backwards: the KMST levels
+    ``V_k`` sorted by depth). The smallest feasible count is found by bisection (the slices are
+    nested, so feasibility is monotone); from it on, each range is the previous optimal basis
+    re-optimised by the exact simplex over the added columns (spec ``kmst-halfspaces`` 6.2 step 4:
+    "warm-start from the previous basis and only add columns"); every answer passes the same exact
+    optimality test over all its columns. Returns one entry per count (``None``: empty slice).
+    """
+    counts = [int(c) for c in counts]
+    if any(b <= a for a, b in zip(counts, counts[1:])):
+        raise InvalidParameterError("counts must be strictly increasing")
+    M, rhs, obj, neg, t = _slice_form(P, q, prefix)
+    out: list[tuple[Fraction, Fraction] | None] = [None] * len(counts)
+    lo_i, hi_i = 0, len(counts)  # the first feasible position lies in [lo_i, hi_i]
+    while lo_i < hi_i:
+        mid = (lo_i + hi_i) // 2
+        c = counts[mid]
+        if c > 0 and _standard(M[:, :c], rhs, obj[:c], use_highs).status != "infeasible":
+            hi_i = mid
+        else:
+            lo_i = mid + 1
+    bases: list[list[int] | None] = [None, None]
+    for pos in range(lo_i, len(counts)):
+        c = counts[pos]
+        ends = []
+        for side, cost in enumerate((obj, neg)):
+            basis = bases[side]
+            if basis is not None:
+                status, basis, yB, _, _ = _phase(M[:, :c], rhs, cost[:c], basis, c)
+                if status != "optimal":  # pragma: no cover - a polytope is bounded
+                    raise RuntimeError("hull_slice_ranges: a bounded program was reported unbounded")
+                value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
+            else:
+                sf = _standard(M[:, :c], rhs, cost[:c], use_highs)
+                if sf.status != "optimal":  # pragma: no cover - feasible and bounded
+                    raise RuntimeError(f"hull_slice_ranges: a feasible slice was reported {sf.status}")
+                basis, value = sf.basis, sf.value
+            bases[side] = basis
+            ends.append(value / t)
+        out[pos] = (ends[0], -ends[1])
+    return out
+
+
 def hull_slice_range(P, q, prefix, *, use_highs: bool = True) -> tuple[Fraction, Fraction] | None:
     """The range of ``x_i``, ``i = len(prefix) + 1``, over ``conv{P_j / q_j} ∩ {x_(<i) = prefix}``.
 
@@ -482,28 +550,11 @@ def hull_slice_range(P, q, prefix, *, use_highs: bool = True) -> tuple[Fraction,
     ``p = s / t`` the substitution ``y_j = t lam_j / q_j`` gives the integer standard form
     ``sum_j y_j (P_j,(<i), q_j) = (s, t)``, objective ``sum_j y_j P_j,i / t``.
     """
-    P_arr, _ = as_integer_points(P, "P")
-    q_arr, _ = as_integer_points(np.asarray(q, dtype=object).reshape(-1, 1), "q", d=1)
-    q_arr = q_arr[:, 0]
-    if len(q_arr) != P_arr.shape[0]:
-        raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
-    if np.any(q_arr <= 0):
-        raise DataError("every denominator q_j must be positive")
-    p = _rationals(prefix, "prefix")
-    i = len(p) + 1
-    if P_arr.shape[1] < i:
-        raise InvalidParameterError(f"prefix has {len(p)} coordinates; P has only {P_arr.shape[1]} columns")
-    t, s = _scaled(p)
-    rows = [P_arr[:, j] for j in range(i - 1)] + [q_arr]
-    M = np.stack(rows, axis=0)
-    if M.dtype != object and max_abs(M) >= INT64_SAFE:
-        M = M.astype(object)
-    rhs = s + [t]
-    obj = P_arr[:, i - 1]
+    M, rhs, obj, neg, t = _slice_form(P, q, prefix)
     lo = _standard(M, rhs, obj, use_highs)
     if lo.status == "infeasible":
         return None
-    hi = _standard(M, rhs, -obj if obj.dtype != object else np.asarray([-int(v) for v in obj], dtype=object), use_highs)
+    hi = _standard(M, rhs, neg, use_highs)
     if lo.status != "optimal" or hi.status != "optimal":  # pragma: no cover - a polytope is bounded
         raise RuntimeError("hull_slice_range: a bounded program was reported unbounded")
     return lo.value / t, -hi.value / t
