@@ -62,6 +62,7 @@ __all__ = [
     "hull_slice_ranges",
     "maximize",
     "minimize",
+    "nested_coordinate_ranges",
 ]
 
 #: Largest number of exact pivots before :class:`RuntimeError` (Bland's rule always terminates;
@@ -423,6 +424,69 @@ def coordinate_range(A, b, i: int, *, use_highs: bool = True):
         return None
     lo = _maximize([-v for v in e], A_arr, b_f, use_highs)
     return (None if lo.status == "unbounded" else -lo.value, None if hi.status == "unbounded" else hi.value)
+
+
+def _int_vector(b) -> np.ndarray:
+    arr = np.asarray(b)
+    if arr.dtype == object:
+        return arr if max_abs(arr) >= INT64_SAFE else arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InvalidParameterError(f"right-hand sides must be integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def nested_coordinate_ranges(A, rhs_levels, i: int, *, use_highs: bool = True) -> list:
+    """The ranges of ``x_i`` (0-based) over ``{x : A x <= b_r}`` for a sequence of integer ``b_r``.
+
+    Made for nested polyhedra read level by level (the depth regions ``T(r)`` of spec
+    ``bmns-center-points`` A2, whose right-hand sides ``c_r(u)`` fall as ``r`` grows): the rows
+    stay, only the right-hand side changes, so in the dual standard form only the *cost* changes and
+    the previous optimal basis stays feasible. Each level is re-optimised from it by the exact
+    simplex (the first level from HiGHS's basis, certified), and every answer passes the exact
+    optimality test over all rows.
+
+    Returns the list of ``(lo, hi)`` (``None`` for an unbounded end) up to, and not including, the
+    first empty polyhedron.
+    """
+    A_arr, _ = as_integer_points(A, "A")
+    K, n = A_arr.shape
+    if not 0 <= i < n:
+        raise InvalidParameterError(f"i must be a coordinate index in [0, {n - 1}], got {i}")
+    MT = np.ascontiguousarray(A_arr.T)
+    out: list = []
+    bases: dict[int, list[int] | None] = {1: None, -1: None}
+    for b in rhs_levels:
+        cost = _int_vector(b)
+        if cost.shape != (K,):
+            raise InvalidParameterError(f"each right-hand side must have {K} entries, got shape {cost.shape}")
+        ends: dict[int, Fraction | None] = {}
+        for sign in (1, -1):
+            rhs = [sign * int(j == i) for j in range(n)]
+            basis = bases[sign]
+            value: Fraction | None
+            if basis is not None:
+                status, basis, yB, _, _ = _phase(MT, rhs, cost, basis, K)
+                if status != "optimal":  # the dual is unbounded: the polyhedron is empty
+                    return out
+                value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
+            else:
+                sf = _standard(MT, rhs, cost, use_highs)
+                if sf.status == "unbounded":
+                    return out
+                if sf.status == "infeasible":  # x_i unbounded this way, or the polyhedron empty
+                    feas = _standard(MT, [0] * n, cost, use_highs)
+                    if feas.status != "optimal":
+                        return out
+                    value = None
+                else:
+                    value = sf.value
+                basis = sf.basis
+            bases[sign] = basis
+            ends[sign] = value
+        hi = ends[1]
+        lo = None if ends[-1] is None else -ends[-1]
+        out.append((lo, hi))
+    return out
 
 
 def check_certificate(result: LPResult, c, A, b, *, sense: str = "max") -> None:

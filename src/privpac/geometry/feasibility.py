@@ -27,7 +27,7 @@ vertices are kept as integer homogeneous coordinates ``P / q`` (``q > 0``). Prod
 
 * :func:`convex_levels`: every boxed level at once (one incremental hull pass), from which
   :mod:`privpac.learners.linear_feasibility` reads the nested level intervals of its per-coordinate
-  quality ``Q_i`` (FindDeepPoint, ``D <= 2``).
+  quality ``Q_i`` (FindDeepPoint, ``D <= 2``; :func:`arrangement_levels_3d` for ``D = 3``).
 
 * :func:`arrangement_levels_3d`: the same levels for ``D = 3`` (spec 6.2 steps 1 to 4), answered
   per prefix by :class:`ArrangementLevels3D`: prefix extrema (``i = 1``), exact 2-D hulls of the

@@ -19,6 +19,10 @@ Implemented exactly (integers and Fractions):
 
 * ``i = d`` (the prefix fixes all but the last coordinate, any ``d``): ``I_r`` is the slice of a
   line, one bound per direction.
+* ``d = 3, i = 1, 2``: ``I_r`` is the ``x_i``-range of ``T(r) ∩ {x_(<i) = p}``, an exact linear
+  program over the H-representation (:func:`~privpac.geometry.exact_lp.nested_coordinate_ranges`:
+  a HiGHS basis certified in rationals, re-optimised by the exact simplex as ``c_r`` falls level by
+  level).
 * ``d = 2, i = 1``: ``I_r`` is the ``x_1``-extent of the polygon ``T(r)``. For each ``t``, the slice
   ``x_1 = t`` is ``[max of lower lines, min of upper lines]``; ``g(t) = min(upper) - max(lower)`` is
   concave and piecewise linear, so ``I_r = {t : g(t) >= 0}`` (within the vertical constraints) is found
@@ -52,8 +56,8 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         Integer data points, counted with multiplicity.
     prefix : sequence of int or fractions.Fraction, default=()
         The fixed coordinates ``p = (x*_1, ..., x*_{i-1})``; the interval is over coordinate
-        ``i = len(prefix) + 1``. Supported: ``len(prefix) = d - 1`` (any ``d``), and ``prefix = ()``
-        for ``d = 2`` (``d = 1`` is both).
+        ``i = len(prefix) + 1``. Supported: ``len(prefix) = d - 1`` (any ``d``), and every prefix
+        for ``d = 2`` and ``d = 3`` (``d = 1`` is both).
     directions : array-like of shape (k, d), default=None
         ``None``: the exact Tukey depth regions, through ``U(S ∪ E)``
         (:func:`~privpac.geometry.complete_directions`). Otherwise a **public** integer direction
@@ -75,8 +79,7 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         Bad ``S``, or ``directions=None`` and ``C(n + d + 1, d) * n`` above
         :data:`privpac.geometry.FINITE_DIRECTION_LIMIT`.
     privpac.errors.InvalidParameterError
-        Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 3`` with ``i < d``
-        needs an exact LP, not implemented).
+        Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 4`` with ``i < d``).
 
     Notes
     -----
@@ -105,10 +108,10 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     i = len(p) + 1
     if i > d:
         raise InvalidParameterError(f"prefix has {len(p)} coordinate(s); with d = {d} it must have at most {d - 1}")
-    if not (i == d or (d == 2 and i == 1)):
+    if not (i == d or d in (2, 3)):
         raise InvalidParameterError(
-            f"depth_intervals supports a prefix of length d - 1 (any d) or d = 2 with an empty prefix; "
-            f"got d = {d}, prefix of length {len(p)} (this case needs an exact LP per level)"
+            f"depth_intervals supports a prefix of length d - 1 (any d), or any prefix for d = 2 and d = 3; "
+            f"got d = {d}, prefix of length {len(p)} (d >= 4 with a shorter prefix is not implemented)"
         )
     if directions is None:
         check_finite_direction_size(n, d, "depth_intervals")
@@ -121,6 +124,8 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     # c_r(u) for every direction: the r-th largest projection (one sort per direction).
     proj = exact_products(U, arr)
     C = -np.sort(-proj, axis=1)
+    if d == 3 and i < 3:
+        return _lp_intervals(U, C, p)
     Uo = U.astype(object)
     out: list[Interval] = []
     previous: list[int] | None = None
@@ -133,6 +138,46 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
             break
         out.append(interval)
     return out
+
+
+def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list[Interval]:
+    """``d = 3``, ``i = len(p) + 1 <= 2``: ``I_r`` by exact LPs over the H-form of ``T(r) ∩ {x_(<i) = p}``.
+
+    ``i = 1``: ``max / min x_1`` over ``{x : u.x <= c_r(u)}``; ``i = 2``: with ``x_1 = P / q``
+    substituted, ``{(x_2, x_3) : q u_(2,3) . (x_2, x_3) <= q c_r(u) - u_1 P}``, integer rows.
+    Levels whose ``c_r`` equals the previous level's share its interval; the others are solved by
+    :func:`~privpac.geometry.exact_lp.nested_coordinate_ranges` (one certified basis re-optimised
+    level by level), up to the first empty region.
+    """
+    from .exact_lp import nested_coordinate_ranges
+
+    n = C.shape[1]
+    distinct: list[int] = []  # the levels r (0-based) whose c_r differs from the previous level's
+    for r in range(n):
+        if r == 0 or np.any(C[:, r] != C[:, r - 1]):
+            distinct.append(r)
+    if len(p) == 0:
+        rows = U
+        rhs = [C[:, r] for r in distinct]
+    else:
+        q, (P,) = common_denominator(p)
+        Uo = U.astype(object)
+        rows = _shrink_rows(Uo[:, 1:] * q)
+        shift = Uo[:, 0] * P
+        rhs = [_shrink_rows(C[:, r].astype(object) * q - shift) for r in distinct]
+    ranges = nested_coordinate_ranges(rows, rhs, 0)
+    out: list[Interval] = []
+    for j, interval in enumerate(ranges):
+        upto = distinct[j + 1] if j + 1 < len(distinct) else n
+        out.extend([interval] * (upto - distinct[j]))
+    return out
+
+
+def _shrink_rows(A: np.ndarray) -> np.ndarray:
+    """An object array of Python ints as ``int64`` when every entry is below ``2**62``."""
+    if A.size and max(abs(int(v)) for v in A.ravel()) >= 2**62:
+        return A
+    return A.astype(np.int64)
 
 
 def _symmetric_nonzero(U: np.ndarray) -> np.ndarray:
