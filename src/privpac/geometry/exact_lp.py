@@ -167,15 +167,66 @@ class _Problem:
         return [Fraction(int(self.M[r, j])) for r in rows]
 
 
+def _float_view(M: np.ndarray, cost: np.ndarray):
+    """``(M, |M|, cost, |cost|)`` as floats, or None when a value overflows a float."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            Mf = np.asarray(M, dtype=float)
+            cf = np.asarray(cost, dtype=float)
+    except OverflowError:
+        return None
+    if not (np.all(np.isfinite(Mf)) and np.all(np.isfinite(cf))):
+        return None
+    return Mf, np.abs(Mf), cf, np.abs(cf)
+
+
+#: Relative slack of the floating-point filter on reduced costs. A float dot product of ``n <= 4``
+#: terms errs by at most about ``n 2**-53`` of the sum of the absolute terms; the filter only trusts
+#: signs beyond ``1e-9`` of that sum and checks every other column exactly.
+_FILTER_SLACK = 1e-9
+
+
+def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.ndarray:
+    """The sorted indices ``j < allowed`` whose reduced cost ``cost_j - pi.M_j`` is negative, exactly.
+
+    A floating-point filter decides the columns whose reduced cost is far from 0 (relative to the
+    size of its terms); the rest, and everything when no float view exists, are computed in exact
+    integers (``den * reduced cost``).
+    """
+    if view is not None:
+        Mf, Mabs, cf, cabs = view
+        try:
+            pf = np.asarray([float(v) for v in pi])
+        except OverflowError:
+            pf = None
+        if pf is not None and np.all(np.isfinite(pf)):
+            red = cf - pf @ Mf
+            slack = _FILTER_SLACK * (cabs + np.abs(pf) @ Mabs)
+            if np.all(np.isfinite(red)) and np.all(np.isfinite(slack)):
+                sure = red < -slack
+                unsure = np.flatnonzero(np.abs(red) <= slack)
+                if len(unsure):
+                    den, Pi = _scaled(pi)
+                    exact = _axpy(den, cost[unsure], _row_times(Pi, M[:, unsure]))
+                    sure[unsure[exact < 0]] = True
+                return np.flatnonzero(sure)
+    den, Pi = _scaled(pi)
+    red = _axpy(den, cost[:allowed], _row_times(Pi, M[:, :allowed]))
+    return np.flatnonzero(red < 0)
+
+
 def _phase(
     M: np.ndarray, rhs: list[int], cost: np.ndarray, basis: list[int], allowed: int
 ) -> tuple[str, list[int], list[Fraction], list[Fraction], int]:
     """Primal simplex with Bland's rule from a primal-feasible basis.
 
-    Columns ``>= allowed`` never enter. Returns ``(status, basis, y_B, pi, pivots)``.
+    Columns ``>= allowed`` never enter. Returns ``(status, basis, y_B, pi, pivots)``. The reduced
+    costs are signed exactly (:func:`_negative_columns`), so the rule and the final optimality test
+    are exact.
     """
     n = M.shape[0]
     rhs_f = [Fraction(v) for v in rhs]
+    view = _float_view(M[:, :allowed], cost[:allowed])
     pivots = 0
     while True:
         MB = [[Fraction(int(M[r, j])) for j in basis] for r in range(n)]
@@ -184,9 +235,7 @@ def _phase(
         pi = _solve(MBt, [Fraction(int(cost[j])) for j in basis])
         if yB is None or pi is None:  # pragma: no cover - pivots keep the basis nonsingular
             raise RuntimeError("exact simplex: singular basis")
-        den, Pi = _scaled(pi)
-        red = _axpy(den, cost[:allowed], _row_times(Pi, M[:, :allowed]))  # den * reduced costs
-        neg = np.flatnonzero(red < 0)
+        neg = _negative_columns(M[:, :allowed], cost[:allowed], pi, view, allowed)
         if len(neg) == 0:
             return "optimal", basis, yB, pi, pivots
         j = int(neg[0])  # Bland: the smallest improving column

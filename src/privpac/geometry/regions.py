@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._exact import as_integer_points, as_rational_point, common_denominator, exact_products
+from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator, exact_products, max_abs
 from .directional import as_directions
 from .directions import _complete, check_finite_direction_size
 
@@ -128,11 +128,11 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         return _lp_intervals(U, C, p)
     Uo = U.astype(object)
     out: list[Interval] = []
-    previous: list[int] | None = None
+    previous: np.ndarray | None = None
     for r in range(1, n + 1):
-        c = [int(v) for v in C[:, r - 1]]
-        if c != previous:  # the interval is a function of c alone: equal levels (ties) are not recomputed
-            interval = _slice_interval(Uo, c, p) if i == d else _polygon_extent(Uo, c)
+        c = C[:, r - 1]
+        if previous is None or np.any(c != previous):  # equal levels (ties) are not recomputed
+            interval = _slice_interval(U, c, p) if i == d else _polygon_extent(Uo, [int(v) for v in c])
             previous = c
         if interval is None:
             break
@@ -161,10 +161,16 @@ def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list
         rhs = [C[:, r] for r in distinct]
     else:
         q, (P,) = common_denominator(p)
-        Uo = U.astype(object)
-        rows = _shrink_rows(Uo[:, 1:] * q)
-        shift = Uo[:, 0] * P
-        rhs = [_shrink_rows(C[:, r].astype(object) * q - shift) for r in distinct]
+        u_max, c_max = max_abs(U), max_abs(C)
+        if U.dtype != object and C.dtype != object and q * (u_max + c_max) + u_max * abs(P) < INT64_SAFE:
+            rows = U[:, 1:] * q
+            shift = U[:, 0] * P
+            rhs = [C[:, r] * q - shift for r in distinct]
+        else:
+            Uo = U.astype(object)
+            rows = _shrink_rows(Uo[:, 1:] * q)
+            shift = Uo[:, 0] * P
+            rhs = [_shrink_rows(C[:, r].astype(object) * q - shift) for r in distinct]
     ranges = nested_coordinate_ranges(rows, rhs, 0)
     out: list[Interval] = []
     for j, interval in enumerate(ranges):
@@ -175,7 +181,7 @@ def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list
 
 def _shrink_rows(A: np.ndarray) -> np.ndarray:
     """An object array of Python ints as ``int64`` when every entry is below ``2**62``."""
-    if A.size and max(abs(int(v)) for v in A.ravel()) >= 2**62:
+    if A.size and max_abs(A) >= INT64_SAFE:
         return A
     return A.astype(np.int64)
 
@@ -186,31 +192,44 @@ def _symmetric_nonzero(U: np.ndarray) -> np.ndarray:
     return np.concatenate([U, -U], axis=0)
 
 
-def _slice_interval(U: np.ndarray, c: list[int], p: tuple[Fraction, ...]) -> Interval | None:
+def _slice_interval(U: np.ndarray, c: np.ndarray, p: tuple[Fraction, ...]) -> Interval | None:
     """Range of ``t`` with ``u.(p, t) <= c(u)`` for all rows ``u``, or None when empty.
 
-    With ``p = P / q``: ``q u_d t <= q c(u) - u_{<d}.P``, integers ``a t <= b`` per direction.
+    With ``p = P / q``: ``q u_d t <= q c(u) - u_{<d}.P``, integers ``a t <= b`` per direction,
+    vectorised: the bounds ``b / a`` are compared by exact cross-multiplication.
     """
     q, P = common_denominator(p)
-    lo: Fraction | None = None
-    hi: Fraction | None = None
-    for row, cu in zip(U, c):
-        a = q * int(row[-1])
-        b = q * cu - sum(int(uj) * Pj for uj, Pj in zip(row[:-1], P))
-        if a == 0:
-            if b < 0:
-                return None
-        elif a > 0:
-            t = Fraction(b, a)
-            if hi is None or t < hi:
-                hi = t
-        else:
-            t = Fraction(b, a)
-            if lo is None or t > lo:
-                lo = t
+    Uo = U.astype(object)
+    a = Uo[:, -1] * q
+    b = np.asarray(c, dtype=object) * q
+    if P:
+        b = b - Uo[:, :-1] @ np.asarray(P, dtype=object)
+    zero = a == 0
+    if np.any(b[zero] < 0):
+        return None
+    up, down = a > 0, a < 0
+    hi = _extreme_ratio(b[up], a[up], smallest=True) if np.any(up) else None
+    lo = _extreme_ratio(b[down], a[down], smallest=False) if np.any(down) else None
     if lo is not None and hi is not None and lo > hi:
         return None
     return lo, hi
+
+
+def _extreme_ratio(b: np.ndarray, a: np.ndarray, smallest: bool) -> Fraction:
+    """``min`` (or ``max``) of ``b_k / a_k`` over rows whose ``a_k`` share one sign, exactly.
+
+    A floating-point guess, then exact checks ``b_k a_j`` against ``b_j a_k``; any violating row
+    replaces the guess, which strictly improves it.
+    """
+    guess = b.astype(float) / a.astype(float)
+    j = int(np.argmin(guess) if smallest else np.argmax(guess))
+    while True:
+        # b_k / a_k < b_j / a_j  <=>  b_k a_j - b_j a_k < 0  (a_k a_j > 0)
+        diff = b * a[j] - a * b[j]
+        better = np.flatnonzero(diff < 0) if smallest else np.flatnonzero(diff > 0)
+        if len(better) == 0:
+            return Fraction(int(b[j]), int(a[j]))
+        j = int(better[0])
 
 
 # A line y = m x + k, exact.
