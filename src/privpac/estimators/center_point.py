@@ -58,7 +58,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         choice) or RecConcave with its full recursion (the paper's Fig. 1, far larger ``n`` needed).
     composition : {"auto", "basic", "advanced"}, default="auto"
         Composition over the ``d`` coordinates; ``"auto"`` chooses from public parameters only
-        (the larger per-coordinate epsilon: basic for ``d <= 2``).
+        (the larger per-coordinate epsilon: basic for ``d <= 3``).
     beta : float, default=0.1
         Failure probability the sufficient sample size is computed for.
     random_state : None, int or RandomSource, default=None

@@ -467,7 +467,10 @@ def cdepth(x, A, b, *, box: int | None = None) -> int:
     A_arr, _, b_arr, b_bound = _system(A, b)
     D = A_arr.shape[1]
     if D not in (1, 2):
-        raise InvalidParameterError(f"cdepth is implemented for D = 1 and D = 2, got D = {D}")
+        raise InvalidParameterError(
+            f"cdepth is implemented for D = 1 and D = 2, got D = {D} "
+            "(for D = 3: arrangement_levels_3d(A, b, box=R).cdepth(x))"
+        )
     R = _check_box(box, D)
     p = as_rational_point(x, D, "x")
     m = A_arr.shape[0]

@@ -40,7 +40,7 @@ Privacy
   (``eps0 = eps/d``, ``delta0 = delta/d``; pure ``eps``-DP in exponential mode) or the advanced one
   (``eps0 = eps/(2 sqrt(2 d ln(2/delta)))``, ``delta0 = delta/(2d)``, slack ``delta/2``, charged at
   the Dwork-Rothblum-Vadhan total). ``composition="auto"`` takes the larger ``eps0`` (public
-  parameters only; basic for every ``d <= 2``).
+  parameters only; basic for every ``d <= 3``).
 * The whole plan is charged before any noise, on every path; nothing branches or aborts on the
   data (a failed promise changes nothing but the output's quality). No count of the records is
   returned.

@@ -91,7 +91,7 @@ Privacy
   not, promise kept or not; spec 2.4). The ``D`` calls are adaptive (the ``i``-th domain and quality
   follow the earlier outputs) and composed by the basic theorem (``eps0 = eps/D``,
   ``delta0 = delta/D``) or the advanced one (Thm 4.6's split, spec 4); ``composition="auto"`` takes
-  the larger ``eps0`` from public parameters (spec 3.7 item 2: basic for every ``D <= 2``), so the
+  the larger ``eps0`` from public parameters (spec 3.7 item 2: basic for every ``D <= 3``), so the
   default is pure ``eps``-DP (Thm 4.6's privacy, with the spec's corrections 3 and 5).
 * The whole plan is charged before any draw; nothing branches or aborts on the data: infeasible
   systems run the same ``D`` draws (RecConcave's failures only lower the output's quality). No
