@@ -199,6 +199,9 @@ def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.nda
             pf = np.asarray([float(v) for v in pi])
         except OverflowError:
             pf = None
+        # underflow would turn a relative error bound into an absolute one: use the exact path then
+        if pf is not None and any(v != 0 and abs(f) < 1e-290 for v, f in zip(pi, pf)):
+            pf = None
         if pf is not None and np.all(np.isfinite(pf)):
             red = cf - pf @ Mf
             slack = _FILTER_SLACK * (cabs + np.abs(pf) @ Mabs)

@@ -199,11 +199,19 @@ def _slice_interval(U: np.ndarray, c: np.ndarray, p: tuple[Fraction, ...]) -> In
     vectorised: the bounds ``b / a`` are compared by exact cross-multiplication.
     """
     q, P = common_denominator(p)
-    Uo = U.astype(object)
-    a = Uo[:, -1] * q
-    b = np.asarray(c, dtype=object) * q
-    if P:
-        b = b - Uo[:, :-1] @ np.asarray(P, dtype=object)
+    c = np.asarray(c)
+    u_max, c_max, p_max = max_abs(U), max_abs(c), max((abs(v) for v in P), default=0)
+    if U.dtype != object and c.dtype != object and q * (u_max + c_max) + len(P) * u_max * p_max < INT64_SAFE:
+        a = U[:, -1] * q
+        b = c * q - (U[:, :-1] @ np.asarray(P, dtype=np.int64) if P else 0)
+    else:
+        Uo = U.astype(object)
+        a = Uo[:, -1] * q
+        b = c.astype(object) * q
+        if P:
+            b = b - Uo[:, :-1] @ np.asarray(P, dtype=object)
+    if a.dtype != object and 2 * max_abs(a) * max_abs(b) >= INT64_SAFE:  # the cross-multiplications below
+        a, b = a.astype(object), b.astype(object)
     zero = a == 0
     if np.any(b[zero] < 0):
         return None
