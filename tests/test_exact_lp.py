@@ -198,3 +198,25 @@ def test_inputs_are_checked():
         maximize([1], [[1, 0]], [1])
     with pytest.raises(InvalidParameterError, match="coordinate index"):
         coordinate_range([[1, 0]], [1], 2)
+
+
+def test_the_float_filter_signs_reduced_costs_exactly():
+    """The float-filtered sign test of the reduced costs equals the all-integer one, near zero too."""
+    from privpac.geometry.exact_lp import _float_view, _negative_columns
+
+    gen = np.random.default_rng(9)
+    for trial in range(200):
+        n, m = int(gen.integers(1, 4)), int(gen.integers(1, 30))
+        M = gen.integers(-9, 10, size=(n, m))
+        pi = [Fraction(int(gen.integers(-50, 51)), int(gen.integers(1, 7))) for _ in range(n)]
+        if trial % 3 == 0:  # costs exactly on, or a hair away from, pi.M: the filter must defer to exact
+            base = [sum(p * int(M[k, j]) for k, p in enumerate(pi)) for j in range(m)]
+            cost = np.array([int(np.floor(v)) + int(gen.integers(-1, 2)) for v in base], dtype=np.int64)
+        else:
+            cost = gen.integers(-100, 101, size=m)
+        if trial % 7 == 0:  # huge entries: products beyond float64's exact range
+            M = M.astype(object) * 2**70
+            cost = cost.astype(object) * 2**70
+        exact = _negative_columns(M, cost, pi, None, m)
+        filtered = _negative_columns(M, cost, pi, _float_view(M, cost), m)
+        assert list(exact) == list(filtered)
