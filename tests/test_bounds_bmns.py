@@ -179,9 +179,14 @@ def test_privpac_number_is_the_plan():
     for mode in ("exponential", "recconcave"):
         plan = plan_find_tukey(1, 2, 8, EPS, DELTA, beta=BETA, mode=mode)
         assert got[f"as privpac runs it: {mode} (basic composition)"] == plan.sufficient_n
-    # an explicit box; d >= 3 is reported as not implemented rather than guessed
+    # an explicit box; d = 3 is the plan too; d >= 4 is reported as not implemented rather than guessed
     assert find_tukey_sizes(EPS, DELTA, BETA, 256, 2, box=15)["privpac box"] == "[-15, 15]^2"
-    assert "not implemented" in find_tukey_sizes(EPS, DELTA, BETA, 256, 3)["as privpac runs it"]
+    got3 = find_tukey_sizes(EPS, DELTA, BETA, 343, 3)
+    plan3 = plan_find_tukey(1, 3, 3, EPS, DELTA, beta=BETA, mode="exponential")
+    assert got3["privpac box"] == "[-3, 3]^3" and got3["as privpac runs it: exponential (basic composition)"] == (
+        plan3.sufficient_n
+    )
+    assert "not implemented" in find_tukey_sizes(EPS, DELTA, BETA, 256, 4)["as privpac runs it"]
 
 
 def _fit_warns(n: int, d: int, B: int, **kw) -> bool:

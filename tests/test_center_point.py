@@ -22,10 +22,10 @@ from privpac.cli import main
 from privpac.domains import Grid, IntegerDomain
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import MODELS, PrivateCenterPoint, PrivateMedian
-from privpac.geometry import tukey_depth
+from privpac.geometry import depth_intervals, interval_quality, tukey_depth
 from privpac.geometry.rational_domain import rational_domain
 from privpac.io import load_model, save_model
-from privpac.learners.center_point import find_tukey, plan_find_tukey, promise_values
+from privpac.learners.center_point import MAX_POINTS_3D, find_tukey, plan_find_tukey, promise_values
 from privpac.learners.coordinatewise import choose_composition
 
 
@@ -55,6 +55,50 @@ def test_depth_at_the_sufficient_size_in_two_dimensions():
             assert depth >= n / 6, (what, seed, est.center_, depth)  # n/(2(d+1)): inside the hull
             if what == "one repeated point":
                 assert est.center_ == (1, -1)  # the spec's edge case 16: the spike itself
+
+
+def test_depth_at_the_sufficient_size_in_three_dimensions():
+    B, eps = 1, 200.0
+    n = plan_find_tukey(10, 3, B, eps).sufficient_n + 1
+    assert n <= MAX_POINTS_3D
+    rng = np.random.default_rng(3)
+    grid = rng.integers(-B, B + 1, size=(n, 3))
+    datasets = {
+        "uniform on the grid": grid,
+        "coplanar (x_3 = x_1)": np.column_stack([grid[:, 0], grid[:, 1], grid[:, 0]]),
+        "one repeated point": np.tile([[1, -1, 0]], (n, 1)),
+    }
+    for what, X in datasets.items():
+        for seed in range(2):
+            est = _fit_quietly(PrivateCenterPoint(epsilon=eps, domain=B, random_state=seed), X)
+            depth = tukey_depth(est.center_, X)
+            assert len(est.center_) == 3 and depth >= n / 8, (what, seed, est.center_, depth)  # n/(2(d+1))
+            if what == "one repeated point":
+                assert est.center_ == (1, -1, 0)
+
+
+def test_d3_every_depth_interval_end_is_a_domain_member():
+    """Property (P) for d = 3: the A3-rational domains hold every end (Cramer with Hadamard's Q_i)."""
+    rng = np.random.default_rng(4)
+    checked = 0
+    for trial in range(8):
+        B = int(rng.integers(1, 3))
+        S = rng.integers(-B, B + 1, size=(int(rng.integers(1, 7)), 3))
+        if trial % 4 == 0:
+            S[:, 2] = S[:, 0]  # coplanar
+        prefix, t = (), 1
+        for i in range(1, 4):
+            dom = rational_domain(B, 3, i, t)
+            ints = depth_intervals(S, prefix)
+            for lo, hi in ints:
+                assert lo in dom and hi in dom, (S, prefix, lo, hi)
+                checked += 1
+            q = interval_quality(dom, ints)
+            assert q.max() == len(ints)
+            v = dom.select(int(q.argmax()))  # the next prefix, as the learner would continue
+            _, qq = dom.canonical_pair(v)
+            prefix, t = (*prefix, v), t * qq
+    assert checked > 30
 
 
 def test_depth_at_the_sufficient_size_in_one_dimension():
@@ -173,8 +217,11 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateCenterPoint().fit(X)
     with pytest.raises(DataError, match="non-integer value 0.5"):
         PrivateCenterPoint(domain=2).fit(np.array([[0.5, 1.0], [1.0, 0.0]]))
-    with pytest.raises(InvalidParameterError, match="d = 1 and d = 2 only, got d = 3.*LP"):
-        PrivateCenterPoint(domain=2).fit(np.zeros((4, 3), dtype=int))
+    with pytest.raises(InvalidParameterError, match="d <= 3 only, got d = 4.*PrivateHalfspaceClassifier"):
+        PrivateCenterPoint(domain=2).fit(np.zeros((4, 4), dtype=int))
+    big = MAX_POINTS_3D + 1  # refused from the public shape, before the (out-of-domain) points are read
+    with pytest.raises(InvalidParameterError, match=f"about n <= {MAX_POINTS_3D}"):
+        PrivateCenterPoint(domain=2).fit(np.full((big, 3), 7))
     with pytest.raises(DomainError, match=r"X\[1, 0\] = 3 lies outside the declared domain \[-2, 2\]"):
         PrivateCenterPoint(domain=2).fit(np.array([[0, 0], [3, 0]]))
     with pytest.raises(DataError, match="NaN"):
@@ -195,8 +242,11 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateCenterPoint(domain=2, mode="recconcave").fit(X)
     with pytest.raises(InvalidParameterError, match="epsilon"):
         PrivateCenterPoint(domain=2, epsilon=0).fit(X)
-    with pytest.raises(InvalidParameterError, match="d = 1 and d = 2 only"):
+    with pytest.raises(InvalidParameterError, match="d <= 3 only"):
         find_tukey(np.zeros((3, 4), dtype=int), 1, 1.0)
+    with pytest.raises(InvalidParameterError, match="FINITE_DIRECTION_LIMIT"):
+        plan_find_tukey(MAX_POINTS_3D + 1, 3, 1, 1.0)
+    plan_find_tukey(MAX_POINTS_3D, 3, 1, 1.0)
 
 
 def test_domain_forms_and_exact_outputs():

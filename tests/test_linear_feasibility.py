@@ -19,15 +19,24 @@ from click.testing import CliRunner
 from privpac.cli import main
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import MODELS, PrivateLinearFeasibility
-from privpac.geometry.feasibility import bounding_box_radius, cdepth, convex_levels, convex_superlevel_set, depth
+from privpac.geometry.feasibility import (
+    arrangement_levels_3d,
+    bounding_box_radius,
+    cdepth,
+    convex_levels,
+    convex_superlevel_set,
+    depth,
+)
 from privpac.io import load_model, save_model
 from privpac.learners.linear_feasibility import (
+    MAX_CONSTRAINTS_3D,
     _domain,
     coordinate_quality,
     denominator_bounds,
     find_deep_point,
     level_intervals,
     plan_find_deep_point,
+    system_levels,
 )
 
 # The spec's counterexample to Lemma 4.3 (kmst-halfspaces 3.2): D = 2, m = 7, x*_1 = -6/5.
@@ -295,8 +304,8 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateLinearFeasibility(bound=2).fit(np.array([[1, 0], [0, 5]]), b)
     with pytest.raises(DomainError, match=r"b\[0\] = -3"):
         PrivateLinearFeasibility(bound=2).fit(A, np.array([-3, 0]))
-    with pytest.raises(InvalidParameterError, match="D = 1 and D = 2 only, got D = 3"):
-        PrivateLinearFeasibility(bound=2).fit(np.ones((4, 3), dtype=int), np.zeros(4, dtype=int))
+    with pytest.raises(InvalidParameterError, match="D <= 3 only, got D = 4.*PrivateHalfspaceClassifier"):
+        PrivateLinearFeasibility(bound=2).fit(np.ones((4, 4), dtype=int), np.zeros(4, dtype=int))
     with pytest.raises(DataError, match="requires b"):
         PrivateLinearFeasibility(bound=2).fit(A)
     with pytest.raises(DataError, match="2 row"):
@@ -313,8 +322,14 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateLinearFeasibility(bound=(0, 3)).fit(A, b)
     with pytest.raises(InvalidParameterError, match="epsilon"):
         PrivateLinearFeasibility(bound=2, epsilon=0).fit(A, b)
-    with pytest.raises(InvalidParameterError, match="D = 1 and D = 2 only"):
-        plan_find_deep_point(10, 3, 2, 1.0)
+    with pytest.raises(InvalidParameterError, match="D <= 3 only"):
+        plan_find_deep_point(10, 4, 2, 1.0)
+    m = MAX_CONSTRAINTS_3D + 1  # refused from the public sizes, before the data is read
+    with pytest.raises(InvalidParameterError, match=f"up to m = {MAX_CONSTRAINTS_3D}.*PrivateHalfspaceClassifier"):
+        plan_find_deep_point(m, 3, 2, 1.0)
+    plan_find_deep_point(MAX_CONSTRAINTS_3D, 3, 2, 1.0)
+    with pytest.raises(InvalidParameterError, match=f"up to m = {MAX_CONSTRAINTS_3D}"):
+        PrivateLinearFeasibility(bound=2).fit(np.full((m, 3), 9), np.full(m, 9))  # sizes first, not the bound
 
 
 def test_saved_model_round_trip_and_the_command_line(tmp_path):
@@ -341,3 +356,132 @@ def test_saved_model_round_trip_and_the_command_line(tmp_path):
     assert cli.solution_ == est.solution_ and cli.n_features_in_ == 2 and cli.n_samples_ == 60
     result = CliRunner().invoke(main, ["fit", "linear-feasibility", str(csv), "--label", "b", "--domain", "0:2"])
     assert result.exit_code != 0
+
+
+# -- D = 3: the exact LP levels ------------------------------------------------------------------
+
+
+def _member_near(dom, lo, hi):
+    """A domain member in ``[lo, hi]`` (the end ``lo`` itself, or the member nearest the midpoint)."""
+    mid = dom.select(dom.first_index((lo + hi) / 2))
+    return mid if lo <= mid <= hi else lo
+
+
+def _prefixes_3d(gen, X, levels):
+    """Prefixes ``((), t=1)``, ``((v1,), t)`` and ``((v1, v2), t)`` built as FindDeepPoint builds them:
+    domain members inside (or at the ends of) the previous coordinate's level intervals."""
+    out = [((), 1)]
+    dom1 = _domain(X, 3, 1, 1)
+    ints1 = levels.intervals(())
+    for k in sorted({0, len(ints1) - 1, int(gen.integers(0, len(ints1)))}) if ints1 else []:
+        lo, hi = ints1[k]
+        for v1 in {lo, hi, _member_near(dom1, lo, hi)}:
+            _, q1 = dom1.canonical_pair(v1)
+            out.append(((v1,), q1))
+            dom2 = _domain(X, 3, 2, q1)
+            ints2 = levels.intervals((v1,))
+            if ints2:
+                lo2, hi2 = ints2[int(gen.integers(0, len(ints2)))]
+                for v2 in {lo2, hi2, _member_near(dom2, lo2, hi2)}:
+                    _, q2 = dom2.canonical_pair(v2)
+                    out.append(((v1, v2), q1 * q2))
+    return out
+
+
+def test_d3_every_level_interval_end_is_a_domain_member():
+    gen = np.random.default_rng(31)
+    checked = 0
+    for _ in range(8):
+        X = int(gen.integers(1, 3))
+        m = int(gen.integers(1, 6))
+        A, b = gen.integers(-X, X + 1, size=(m, 3)), gen.integers(-X, X + 1, size=m)
+        levels = arrangement_levels_3d(A, b, box=bounding_box_radius(3, X))
+        for prefix, t in _prefixes_3d(gen, X, levels):
+            dom = _domain(X, 3, len(prefix) + 1, t)
+            ints = level_intervals(levels, prefix, 3)
+            for (lo, hi), (lo2, hi2) in zip(ints, ints[1:]):
+                assert lo <= lo2 <= hi2 <= hi  # nested
+            for lo, hi in ints:
+                assert lo in dom and hi in dom, (A, b, prefix, lo, hi)
+                checked += 1
+            q = coordinate_quality(dom, levels, prefix, 3)
+            if ints:
+                assert q.max() == len(ints)
+    assert checked > 100
+
+
+def test_d3_the_quality_is_the_best_completion_and_claim_4_1_holds():
+    gen = np.random.default_rng(32)
+    for _ in range(4):
+        X = 1
+        m = int(gen.integers(2, 6))
+        A, b = gen.integers(-X, X + 1, size=(m, 3)), gen.integers(-X, X + 1, size=m)
+        R = bounding_box_radius(3, X)
+        levels = arrangement_levels_3d(A, b, box=R)
+        for prefix, t in _prefixes_3d(gen, X, levels):
+            i = len(prefix) + 1
+            dom = _domain(X, 3, i, t)
+            q = coordinate_quality(dom, levels, prefix, 3)
+            for _ in range(2):
+                idx = int(gen.integers(0, dom.size)) if gen.random() < 0.3 else int(q.argmax())
+                v = dom.select(idx)
+                k = int(q(idx))
+                if i < 3:  # Q_i(v) = the number of non-empty levels of the next coordinate at (prefix, v)
+                    assert k == len(levels.intervals((*prefix, v)))
+                else:  # Q_3 is the boxed cdepth on the slice ...
+                    x = (*prefix, v)
+                    assert k == levels.cdepth(x)
+                    # ... which is at least the boxed depth, and Claim 4.1 bounds it from above
+                    inside = all(abs(c) <= R for c in x)
+                    assert k >= (depth(x, A, b) if inside else 0)
+                    assert (depth(x, A, b) if inside else 0) >= 4 * k - 3 * m
+
+
+def test_d3_the_quality_is_quasi_concave_and_has_sensitivity_one():
+    gen = np.random.default_rng(33)
+    for _ in range(8):
+        X = 1
+        m = int(gen.integers(2, 6))
+        A, b = gen.integers(-X, X + 1, size=(m, 3)), gen.integers(-X, X + 1, size=m)
+        A2, b2 = A.copy(), b.copy()
+        j = int(gen.integers(0, m))
+        A2[j], b2[j] = gen.integers(-X, X + 1, size=3), gen.integers(-X, X + 1)
+        R = bounding_box_radius(3, X)
+        L, L2 = arrangement_levels_3d(A, b, box=R), arrangement_levels_3d(A2, b2, box=R)
+        for prefix, t in _prefixes_3d(gen, X, L)[:6]:
+            dom = _domain(X, 3, len(prefix) + 1, t)
+            f, g = coordinate_quality(dom, L, prefix, 3), coordinate_quality(dom, L2, prefix, 3)
+            for h in (f, g):
+                vals = _values(h)
+                top = vals.index(max(vals))
+                assert vals[: top + 1] == sorted(vals[: top + 1]) and vals[top:] == sorted(vals[top:], reverse=True)
+            points = {int(s) for s in f.starts} | {int(s) for s in g.starts}
+            points |= {p - 1 for p in points if p > 0}
+            assert all(abs(int(f(p)) - int(g(p))) <= 1 for p in points)
+
+
+def test_depth_at_the_sufficient_size_in_three_dimensions():
+    plan = plan_find_deep_point(10, 3, 1, 200.0, alpha=0.5)
+    m = plan.sufficient_m
+    assert 40 <= m <= MAX_CONSTRAINTS_3D
+    gen = np.random.default_rng(34)
+    A, b = _feasible(gen, m, 3, 1, (Fraction(1, 4), Fraction(-1, 3), Fraction(1, 4)))
+    for seed in range(3):
+        x = find_deep_point(A, b, 1, 200.0, alpha=0.5, rng=seed).solution
+        assert len(x) == 3 and depth(x, A, b) >= 0.5 * m
+
+
+def test_d3_a_single_point_feasible_set_is_found_exactly():
+    """``2 x_j >= 1``, ``-2 x_j >= -1`` for ``j = 1, 2, 3``: the feasible set is ``(1/2, 1/2, 1/2)``."""
+    rows = [[2, 0, 0], [-2, 0, 0], [0, 2, 0], [0, -2, 0], [0, 0, 2], [0, 0, -2]]
+    A = np.array(rows * 5)
+    b = np.array([1, -1] * 15)
+    half = Fraction(1, 2)
+    for seed in range(3):
+        assert find_deep_point(A, b, 2, 5000.0, alpha=0.5, rng=seed).solution == (half, half, half)
+
+
+def test_system_levels_dispatches_on_the_dimension():
+    A, b = np.array([[1, 0, 0], [0, 1, 0]]), np.array([0, 0])
+    assert system_levels(A, b, bounding_box_radius(3, 1)).top == 2
+    assert len(system_levels(A[:, :2], b, bounding_box_radius(2, 1))) == 2

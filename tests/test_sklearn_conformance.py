@@ -10,7 +10,7 @@ the reason written below. The reasons are design decisions of a private learning
   positive)``) and never read it off the data; targets with other labels (several classes, text
   labels) are refused with a message naming the declared set.
 * ``INTEGER_POINTS``: the center point works on integer points of a public box ``[-B, B]^d`` with
-  ``d <= 2``, where its geometry is exact; the checks' real-valued random features are refused with
+  ``d <= 3``, where its geometry is exact; the checks' real-valued random features are refused with
   a message naming the record (scale rational data by a public common denominator first). The
   checks of sparse and empty input pass.
 * ``INTEGER_SYSTEM``: linear feasibility works on an integer system ``A x >= b`` (``X`` is ``A``,
@@ -60,11 +60,11 @@ INSTANCES = [
 ONE_FEATURE = "one public feature: the domain is one-dimensional, so several features do not apply"
 PUBLIC_LABELS = "the label set is public (labels=(negative, positive)): other labels are refused"
 INTEGER_POINTS = (
-    "integer points of a public box [-B, B]^d, d <= 2 (exact geometry): the checks' real-valued features are "
+    "integer points of a public box [-B, B]^d, d <= 3 (exact geometry): the checks' real-valued features are "
     "refused (scale by a public common denominator first)"
 )
 INTEGER_SYSTEM = (
-    "an integer system A x >= b with entries in a public [-X, X], D <= 2 (exact geometry): the checks' "
+    "an integer system A x >= b with entries in a public [-X, X], D <= 3 (exact geometry): the checks' "
     "real-valued features are refused (scale by a public common denominator first)"
 )
 INTEGER_GRID = (

@@ -319,6 +319,56 @@ def test_depth_intervals_last_coordinate_any_dimension():
             assert q_from_intervals(intervals, t) == tukey_depth(prefix + (t,), S)
 
 
+def _check_intervals_3d(S, rng, n_values=2):
+    """``Q_p`` of every coordinate against the best completion, ending in ``tukey_depth_brute``.
+
+    ``Q_(v1)(v2)`` must be the number of non-empty levels at the prefix ``(v1, v2)`` (whose
+    intervals are checked pointwise against the brute-force depth), and ``Q_()(v1)`` the number at
+    ``(v1,)``: each LP level is tied to the finite-direction formula of spec A1.
+    """
+    I1 = depth_intervals(S)
+    assert I1, S  # T(1) = conv(S) is never empty
+    for (lo, hi), (lo2, hi2) in zip(I1, I1[1:]):
+        assert lo <= lo2 <= hi2 <= hi
+    v1s = sorted(candidates(I1[-1:], [random_rational(rng, -3, 3, 3)]))[:n_values] + [I1[-1][0]]
+    for v1 in v1s:
+        I2 = depth_intervals(S, (v1,))
+        assert q_from_intervals(I1, v1) == len(I2), (S, v1)
+        for v2 in [I2[-1][0], (I2[0][0] + I2[0][1]) / 2] if I2 else [random_rational(rng)]:
+            I3 = depth_intervals(S, (v1, v2))
+            assert q_from_intervals(I2, v2) == len(I3), (S, v1, v2)
+            for t in candidates(I3[-1:], [random_rational(rng, -3, 3, 3)]):
+                assert q_from_intervals(I3, t) == tukey_depth_brute((v1, v2, t), S), (S, v1, v2, t)
+
+
+def test_depth_intervals_in_three_dimensions_match_the_brute_force_depth():
+    rng = random.Random(8)
+    for trial in range(10):
+        n = rng.randint(1, 7)
+        S = random_points(rng, n, 3, -2, 2)
+        if trial % 5 == 0:  # coplanar: x_3 = x_1 + x_2
+            S = [[a, b, a + b] for a, b, _ in S]
+        elif trial % 5 == 1:  # identical points
+            S = [S[0]] * n
+        _check_intervals_3d(S, rng)
+    # n < d + 1: two points (a segment) and three (a triangle)
+    _check_intervals_3d([[0, 0, 0], [2, 1, -1]], rng)
+    _check_intervals_3d([[0, 0, 0], [2, 1, -1], [1, -2, 2]], rng)
+
+
+def test_depth_intervals_in_three_dimensions_have_sensitivity_one():
+    rng = random.Random(9)
+    for _ in range(8):
+        n = rng.randint(2, 6)
+        S = random_points(rng, n, 3, -2, 2)
+        S2 = [list(p) for p in S]
+        S2[rng.randrange(n)] = [rng.randint(-2, 2) for _ in range(3)]
+        for prefix in [(), (random_rational(rng, -2, 2, 3),)]:
+            I, I2 = depth_intervals(S, prefix), depth_intervals(S2, prefix)
+            for v in candidates(I + I2):
+                assert abs(q_from_intervals(I, v) - q_from_intervals(I2, v)) <= 1
+
+
 def test_big_integers_are_exact():
     scale = 2**70
     S = [[a * scale, b * scale] for a, b in SQUARE]
@@ -392,8 +442,8 @@ def test_bad_query_points_and_directions():
         directional_depth([1, 1], SQUARE, np.zeros((0, 2), dtype=int))
     with pytest.raises(InvalidParameterError, match="prefix"):
         depth_intervals(SQUARE, (1, 1))
-    with pytest.raises(InvalidParameterError, match="exact LP"):
-        depth_intervals([[0, 0, 0]], (1,))
+    with pytest.raises(InvalidParameterError, match="d >= 4"):
+        depth_intervals([[0, 0, 0, 0]], (1,))
     with pytest.raises(InvalidParameterError, match="prefix"):
         depth_intervals(SQUARE, (F(1, 2), 0.25)[1:])
 

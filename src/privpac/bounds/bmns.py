@@ -30,7 +30,7 @@ With ``alpha0 = 1/(2d)``, ``beta0 = beta/d`` and RecConcave's promise in the BMN
   ``4(d+1)/eps (ln|D| + ln(1/beta))``;
 * "as privpac runs it": :attr:`FindTukeyPlan.sufficient_n` of
   :func:`~privpac.learners.center_point.plan_find_tukey` (the number ``PrivateCenterPoint`` warns
-  about) for ``d <= 2``, on the smallest box ``[-B, B]^d`` with at least ``|X|`` points (or the
+  about) for ``d <= 3``, on the smallest box ``[-B, B]^d`` with at least ``|X|`` points (or the
   ``box`` given).
 
 LearnHalfSpace (Fig. 2, Thm 4.2, Cor 4.3)
@@ -193,7 +193,7 @@ def _library_tight(d, log2_domain_int: int, epsilon, delta, beta, composition) -
 def find_tukey_sizes(
     epsilon: float, delta: float, beta: float, domain_size: int, dimension: int, box: int | None = None
 ) -> dict:
-    """Thm 3.6 (stated, tight factor), RecConcave/B3/B1 variants and privpac's own plan (``d <= 2``)."""
+    """Thm 3.6 (stated, tight factor), RecConcave/B3/B1 variants and privpac's own plan (``d <= 3``)."""
     epsilon, delta, beta, size, d, _ = _check(epsilon, delta, beta, domain_size, dimension)
     l2x = log2(size)
     l2_paper = paper_log2_extended_domain(d, l2x)
@@ -225,13 +225,13 @@ def privpac_find_tukey_sizes(
     """``plan_find_tukey(...).sufficient_n`` in both modes: what ``PrivateCenterPoint`` warns about.
 
     The box is ``[-B, B]^d`` with ``B = box`` or the smallest ``B`` with ``(2B+1)^d >= |X|``;
-    composition ``"auto"`` (the estimator's default). Only ``d <= 2`` is implemented.
+    composition ``"auto"`` (the estimator's default). Only ``d <= 3`` is implemented.
     """
     from ..learners.center_point import SUPPORTED_DIMENSIONS, plan_find_tukey
 
     d = check_int(dimension, "dimension", low=1)
     if d not in SUPPORTED_DIMENSIONS:
-        return {"as privpac runs it": f"not implemented for d = {d} (PrivateCenterPoint runs d = 1, 2)"}
+        return {"as privpac runs it": f"not implemented for d = {d} (PrivateCenterPoint runs d = 1, 2, 3)"}
     B = box_for_domain(domain_size, d) if box is None else check_int(box, "box", low=1)
     # A text, not a number: B can be huge (2^32767 at |X| = 2^65536) and is not a sample size.
     out: dict = {"privpac box": f"[-{fmt_int(B)}, {fmt_int(B)}]^{d}"}
@@ -350,7 +350,7 @@ register_bound(
         "bmns-find-tukey",
         "private center point (FindTukey): Thm 3.6 stated and with the tight 2d, RecConcave over the "
         "adaptive domain (restated and library tight), B3 (basic, advanced), B1 one-shot, and privpac's own "
-        "plan (d <= 2); domain_size = |X|, the total number of domain points",
+        "plan (d <= 3); domain_size = |X|, the total number of domain points",
         f"{_PAPER}, Thm 3.6, Prop 2.11, footnote 1; spec bmns-center-points sections 4, 6",
         "upper",
         lambda epsilon, delta, beta, domain_size, dimension, box=None: find_tukey_sizes(

@@ -1,4 +1,4 @@
-"""A private center point of integer data in one or two dimensions (``privpac fit center-point``).
+"""A private center point of integer data in one, two or three dimensions (``privpac fit center-point``).
 
 The estimator over :func:`~privpac.learners.center_point.find_tukey` (Beimel, Moran, Nissim,
 Stemmer, COLT 2019, Fig. 1 and Thm 3.6). A per-coordinate private median, the estimator users
@@ -15,7 +15,14 @@ from ..domains import IntegerDomain, symmetric_bound
 from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points
-from ..learners.center_point import COMPOSITIONS, MODES, check_points_in_box, find_tukey, plan_find_tukey
+from ..learners.center_point import (
+    COMPOSITIONS,
+    MODES,
+    check_points_in_box,
+    check_public_size,
+    find_tukey,
+    plan_find_tukey,
+)
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
 from .base import PrivateEstimatorBase, private_fit
@@ -29,7 +36,7 @@ def box_bound(domain) -> int:
 
 
 class PrivateCenterPoint(PrivateEstimatorBase):
-    """A private point of high Tukey depth (a private center point) of integer data, ``d in {1, 2}``.
+    """A private point of high Tukey depth (a private center point) of integer data, ``d in {1, 2, 3}``.
 
     FindTukey (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 1, Thm 3.6) with the spec's
     A3-rational candidate domains: the output coordinates are exact rationals chosen one after the
@@ -51,7 +58,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         choice) or RecConcave with its full recursion (the paper's Fig. 1, far larger ``n`` needed).
     composition : {"auto", "basic", "advanced"}, default="auto"
         Composition over the ``d`` coordinates; ``"auto"`` chooses from public parameters only
-        (the larger per-coordinate epsilon: basic for ``d <= 2``).
+        (the larger per-coordinate epsilon: basic for ``d <= 3``).
     beta : float, default=0.1
         Failure probability the sufficient sample size is computed for.
     random_state : None, int or RandomSource, default=None
@@ -127,15 +134,18 @@ class PrivateCenterPoint(PrivateEstimatorBase):
 
     @private_fit
     def fit(self, X, y=None):
-        """Fit on ``X`` of shape ``(n, d)``, integer points of ``[-B, B]^d``, ``d in {1, 2}``; returns ``self``."""
+        """Fit on ``X`` of shape ``(n, d)``, integer points of ``[-B, B]^d``, ``d in {1, 2, 3}``; returns ``self``.
+
+        ``d = 3`` is exact for ``n <= MAX_POINTS_3D`` (refused from the shape above it).
+        """
         ledger, rng, B = self._begin_fit()
         self._check_features(X, reset=True)
         shape = np.shape(X)
         if len(shape) == 2 and shape[1] == 0:
-            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs 1 or 2 columns")
+            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs 1, 2 or 3 columns")
+        if len(shape) == 2 and shape[0]:  # (n, d) is public: the refusal says so before anything else is read
+            check_public_size(int(shape[0]), int(shape[1]))
         arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
-        if arr.shape[1] not in (1, 2):  # d is public: the refusal says so before anything else is read
-            plan_find_tukey(arr.shape[0], arr.shape[1], B, ledger.budget_epsilon, ledger.budget_delta)
         if bound > B:
             arr = check_points_in_box(arr, B)  # raises DomainError naming the record
         n, d = arr.shape

@@ -1,4 +1,4 @@
-"""Private linear feasibility in one or two variables (``privpac fit linear-feasibility``).
+"""Private linear feasibility in one, two or three variables (``privpac fit linear-feasibility``).
 
 The estimator over :func:`~privpac.learners.linear_feasibility.find_deep_point` (Kaplan, Mansour,
 Stemmer, Tsfadia, NeurIPS 2020, Fig. 2 and Thm 4.6, with the corrections of spec
@@ -19,7 +19,13 @@ import numpy as np
 from ..domains import symmetric_bound
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
-from ..learners.linear_feasibility import MODES, check_system, find_deep_point, plan_find_deep_point
+from ..learners.linear_feasibility import (
+    MODES,
+    check_public_size,
+    check_system,
+    find_deep_point,
+    plan_find_deep_point,
+)
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
 from .base import PrivateEstimatorBase, private_fit
@@ -41,7 +47,7 @@ def entry_bound(bound) -> int:
 
 
 class PrivateLinearFeasibility(PrivateEstimatorBase):
-    """A private point satisfying most constraints of an integer system ``A x >= b``, ``x in Q^D``, ``D <= 2``.
+    """A private point satisfying most constraints of an integer system ``A x >= b``, ``x in Q^D``, ``D <= 3``.
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020, Fig. 2, Thm 4.6) with the spec's
     corrections: the boxed convexified depth as the score, the exact per-coordinate quality from the
@@ -134,14 +140,19 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
 
     @private_fit
     def fit(self, A, b=None):
-        """Fit on the system ``A x >= b``: ``A`` of shape ``(m, D)``, ``D in {1, 2}``, ``b`` of shape ``(m,)``."""
+        """Fit on the system ``A x >= b``: ``A`` of shape ``(m, D)``, ``b`` of shape ``(m,)``.
+
+        ``D in {1, 2, 3}``; for ``D = 3`` at most ``MAX_CONSTRAINTS_3D`` constraints (refused from the shape).
+        """
         ledger, rng, X = self._begin_fit()
         if b is None:
             raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
         self._check_features(A, reset=True)
         shape = np.shape(A)
         if len(shape) == 2 and shape[1] == 0:
-            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs 1 or 2 columns")
+            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs 1, 2 or 3 columns")
+        if len(shape) == 2:  # public sizes: an unsupported D or m is refused before any entry is read
+            check_public_size(int(shape[0]) or 1, int(shape[1]))
         A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
         m, D = A_arr.shape
         plan = plan_find_deep_point(

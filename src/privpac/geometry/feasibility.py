@@ -27,9 +27,13 @@ vertices are kept as integer homogeneous coordinates ``P / q`` (``q > 0``). Prod
 
 * :func:`convex_levels`: every boxed level at once (one incremental hull pass), from which
   :mod:`privpac.learners.linear_feasibility` reads the nested level intervals of its per-coordinate
-  quality ``Q_i`` (FindDeepPoint, ``D <= 2``).
+  quality ``Q_i`` (FindDeepPoint, ``D <= 2``; :func:`arrangement_levels_3d` for ``D = 3``).
 
-Not here: the exact Q-oracle of spec 6.2 for ``D >= 3``.
+* :func:`arrangement_levels_3d`: the same levels for ``D = 3`` (spec 6.2 steps 1 to 4), answered
+  per prefix by :class:`ArrangementLevels3D`: prefix extrema (``i = 1``), exact 2-D hulls of the
+  projections (``i = 2``) and certified exact LPs (``i = 3``, :mod:`privpac.geometry.exact_lp`).
+
+Not here: ``D >= 4``.
 """
 
 from __future__ import annotations
@@ -44,7 +48,16 @@ from ..errors import DataError, InvalidParameterError
 from ..validation import check_int
 from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator, exact_products, max_abs
 
-__all__ = ["ConvexLevel", "bounding_box_radius", "cdepth", "convex_levels", "convex_superlevel_set", "depth"]
+__all__ = [
+    "ArrangementLevels3D",
+    "ConvexLevel",
+    "arrangement_levels_3d",
+    "bounding_box_radius",
+    "cdepth",
+    "convex_levels",
+    "convex_superlevel_set",
+    "depth",
+]
 
 Point = tuple[Fraction, ...]
 
@@ -454,7 +467,10 @@ def cdepth(x, A, b, *, box: int | None = None) -> int:
     A_arr, _, b_arr, b_bound = _system(A, b)
     D = A_arr.shape[1]
     if D not in (1, 2):
-        raise InvalidParameterError(f"cdepth is implemented for D = 1 and D = 2, got D = {D}")
+        raise InvalidParameterError(
+            f"cdepth is implemented for D = 1 and D = 2, got D = {D} "
+            "(for D = 3: arrangement_levels_3d(A, b, box=R).cdepth(x))"
+        )
     R = _check_box(box, D)
     p = as_rational_point(x, D, "x")
     m = A_arr.shape[0]
@@ -518,3 +534,256 @@ def convex_levels(A, b, *, box: int) -> list[ConvexLevel]:
             touches = touches or any(on_box[j] for j in new)
         out.append(ConvexLevel(k, 2, None, hull, R, touches))
     return out[::-1]
+
+
+# ---------------------------------------------------------------------------------------------
+# D = 3: the arrangement's vertices once, level intervals per prefix (2-D hulls and exact LPs)
+# ---------------------------------------------------------------------------------------------
+
+
+def _cross3(a, c):
+    return (a[1] * c[2] - a[2] * c[1], a[2] * c[0] - a[0] * c[2], a[0] * c[1] - a[1] * c[0])
+
+
+def _seed_polygon(hull: tuple[Point, ...], P: np.ndarray, q: np.ndarray) -> tuple[Point, ...]:
+    """A convex polygon whose vertices are points of ``hull`` and of ``P / q`` (Akl-Toussaint).
+
+    The new points that are roughly extreme in eight directions (chosen in floating point: any
+    choice is safe, because the polygon's vertices are points of the set, so it lies inside the
+    set's hull) and the current hull's vertices, hulled exactly.
+    """
+    if len(q) == 0:
+        return hull
+    x = P[:, 0].astype(float) / q.astype(float)
+    y = P[:, 1].astype(float) / q.astype(float)
+    picks = {int(np.argmax(f)) for f in (x, y, -x, -y, x + y, x - y, -x + y, -x - y)}
+    seeds = [(Fraction(int(P[i, 0]), int(q[i])), Fraction(int(P[i, 1]), int(q[i]))) for i in picks]
+    return _hull(list(hull) + seeds)
+
+
+def _outside_of(poly: tuple[Point, ...], P: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Mask of the points ``P / q`` (``q > 0``) *not* strictly inside the counter-clockwise ``poly``.
+
+    A point strictly inside a polygon spanned by points of a set is not a vertex of the set's hull,
+    so dropping it leaves the hull unchanged. Exact: per edge ``(u, v)`` the sign of
+    ``det[[U, q_u], [V, q_v], [P, q]]`` (the orientation in homogeneous integers), vectorised.
+    """
+    keep = np.ones(len(q), dtype=bool)
+    if len(poly) < 3 or len(q) == 0:
+        return keep
+    inside = np.ones(len(q), dtype=bool)
+    Po = P.astype(object)
+    qo = q.astype(object)
+    for a, c in zip(poly, poly[1:] + poly[:1]):
+        du, U = common_denominator(a)
+        dv, V = common_denominator(c)
+        c1 = U[1] * dv - du * V[1]
+        c2 = U[0] * dv - du * V[0]
+        c3 = U[0] * V[1] - U[1] * V[0]
+        big = (abs(c1) + abs(c2) + abs(c3)) * max(max_abs(P), max_abs(q), 1)
+        if big < INT64_SAFE and P.dtype != object and q.dtype != object:
+            det = P[:, 0] * c1 - P[:, 1] * c2 + q * c3
+        else:
+            det = Po[:, 0] * c1 - Po[:, 1] * c2 + qo * c3
+        inside &= np.asarray(det > 0, dtype=bool)
+    return ~inside
+
+
+def _vertices_3d(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices ``P / q`` of the arrangement of the nonzero planes ``<a_l, x> = w_l`` and the box facets.
+
+    Every triple of planes with a nonzero determinant is solved by Cramer's rule
+    (``x = (w_1 (a_2 x a_3) + w_2 (a_3 x a_1) + w_3 (a_1 x a_2)) / (a_1 . (a_2 x a_3))``), vectorised over
+    the pairs that follow each first plane; points outside the box are dropped, the rest reduced by
+    their gcd and deduplicated. ``int64`` when ``36 X^2 max(X, R) < 2**62`` (the largest numerator,
+    checked up front), Python ints otherwise.
+    """
+    rows = {(int(a1), int(a2), int(a3), int(w)) for (a1, a2, a3), w in zip(A, b)}
+    rows = {r for r in rows if r[:3] != (0, 0, 0)}
+    box = [(1, 0, 0, -R), (-1, 0, 0, -R), (0, 1, 0, -R), (0, -1, 0, -R), (0, 0, 1, -R), (0, 0, -1, -R)]
+    rows_list = sorted(rows) + box
+    X = max([1] + [max(abs(v) for v in r[:3]) for r in rows_list])
+    safe = 36 * X * X * max(X, R, max(abs(r[3]) for r in rows_list)) * R < INT64_SAFE
+    L = np.array(rows_list, dtype=np.int64 if safe else object)
+    n = len(L)
+    found: list[np.ndarray] = []
+    for i in range(n - 2):
+        j, k = np.triu_indices(n - i - 1, k=1)
+        j, k = j + i + 1, k + i + 1
+        a1 = L[i, :3]
+        r2, r3 = L[j, :3], L[k, :3]
+        w1, w2, w3 = L[i, 3], L[j, 3], L[k, 3]
+        c23 = np.stack(_cross3(r2.T, r3.T), axis=1)  # (K, 3)
+        c31 = np.stack(_cross3(r3.T, np.broadcast_to(a1[:, None], r3.T.shape)), axis=1)
+        c12 = np.stack(_cross3(np.broadcast_to(a1[:, None], r2.T.shape), r2.T), axis=1)
+        det = c23 @ a1 if c23.dtype != object else (c23 * a1).sum(axis=1)
+        keep = det != 0
+        if not np.any(keep):
+            continue
+        det = det[keep]
+        num = w1 * c23[keep] + w2[keep][:, None] * c31[keep] + w3[keep][:, None] * c12[keep]
+        sign = np.where(det > 0, 1, -1)
+        if det.dtype == object:
+            sign = sign.astype(object)
+        det, num = det * sign, num * sign[:, None]
+        inside = np.all(abs(num) <= R * det[:, None], axis=1)
+        if np.any(inside):
+            found.append(np.concatenate([num[inside], det[inside][:, None]], axis=1))
+    if not found:  # pragma: no cover - the box corners are always vertices
+        return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
+    V = np.concatenate(found, axis=0)
+    if V.dtype == object:
+        seen: dict[tuple[int, ...], None] = {}
+        for row in V:
+            vals = [int(v) for v in row]
+            g = math.gcd(*vals)
+            seen[tuple(v // g for v in vals)] = None
+        U = _int_array([list(r) for r in seen])
+    else:
+        g = np.gcd.reduce(V, axis=1)
+        U = np.unique(V // g[:, None], axis=0)
+    return U[:, :3], U[:, 3]
+
+
+#: Vertices whose depths are counted in one exact ``m x chunk`` product.
+_DEPTH_CHUNK = 20_000
+
+
+class ArrangementLevels3D:
+    """The boxed levels ``conv(V_k)`` of a 3-dimensional system, answered per prefix (spec 6.2).
+
+    ``V_k`` are the vertices of depth ``>= k`` of the arrangement of the constraint planes and the
+    box facets ``+-x_j >= -R`` (:func:`convex_levels` for ``D = 3``). The nested level intervals of
+    FindDeepPoint's ``Q_i`` (spec 6.2 step 4) are:
+
+    * ``i = 1``: ``[min, max]`` of ``v_1`` over ``V_k`` (prefix minima over the vertices sorted by
+      depth), :meth:`intervals` with an empty prefix;
+    * ``i = 2``: the slice at ``x_1 = p_1`` of the exact 2-D hull of the projections ``(v_1, v_2)``
+      (incremental monotone-chain hulls from the top level down, computed once);
+    * ``i = 3``: the range of ``x_3`` over ``conv(V_k) ∩ {(x_1, x_2) = p}``, an exact LP per
+      distinct depth value (:func:`~privpac.geometry.exact_lp.hull_slice_range`: HiGHS, certified
+      in rationals).
+
+    Every value is exact (integer vertices and depths, Fraction hulls, certified LP optima).
+    """
+
+    def __init__(self, P: np.ndarray, q: np.ndarray, depths: np.ndarray, R: int, m: int):
+        order = np.argsort(-np.asarray(depths, dtype=np.int64), kind="stable")
+        self.P = P[order]
+        self.q = q[order]
+        self.depths = np.asarray(depths, dtype=np.int64)[order]
+        self.R = R
+        self.m = m
+        # count[k] = #{v : depth(v) >= k}
+        self._count = [int(np.count_nonzero(self.depths >= k)) for k in range(m + 2)]
+        self._pts: list[Point] | None = None
+        self._hulls: dict[int, tuple[Point, ...]] | None = None
+
+    @property
+    def top(self) -> int:
+        """The largest vertex depth (levels above it are empty)."""
+        return int(self.depths[0]) if len(self.depths) else 0
+
+    def points(self) -> list[Point]:
+        if self._pts is None:
+            self._pts = [
+                (Fraction(int(p[0]), int(qq)), Fraction(int(p[1]), int(qq)), Fraction(int(p[2]), int(qq)))
+                for p, qq in zip(self.P, self.q)
+            ]
+        return self._pts
+
+    def _distinct_levels(self) -> list[int]:
+        return sorted({int(v) for v in self.depths if v > 0})
+
+    def _x1_intervals(self) -> list[tuple[Fraction, Fraction]]:
+        pts = self.points()
+        out: list[tuple[Fraction, Fraction]] = []
+        lo = hi = None
+        j = 0
+        for k in range(self.top, 0, -1):
+            while j < self._count[k]:
+                v = pts[j][0]
+                lo = v if lo is None or v < lo else lo
+                hi = v if hi is None or v > hi else hi
+                j += 1
+            out.append((lo, hi))
+        return out[::-1]
+
+    def _projected_hulls(self) -> dict[int, tuple[Point, ...]]:
+        if self._hulls is None:
+            pts = self.points()
+            hulls: dict[int, tuple[Point, ...]] = {}
+            hull: tuple[Point, ...] = ()
+            j = 0
+            for k in range(self.top, 0, -1):
+                if j < self._count[k]:
+                    new = np.arange(j, self._count[k])
+                    keep = _outside_of(_seed_polygon(hull, self.P[new, :2], self.q[new]), self.P[new, :2], self.q[new])
+                    hull = _hull(list(hull) + [(pts[i][0], pts[i][1]) for i in new[keep]])
+                    j = self._count[k]
+                hulls[k] = hull
+            self._hulls = hulls
+        return self._hulls
+
+    def intervals(self, prefix) -> list[tuple[Fraction, Fraction]]:
+        """``[I_1, I_2, ...]`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty level."""
+        p = tuple(Fraction(v) for v in prefix)
+        if len(p) == 0:
+            return self._x1_intervals()
+        if len(p) == 1:
+            out: list[tuple[Fraction, Fraction]] = []
+            hulls = self._projected_hulls()
+            for k in range(1, self.top + 1):
+                sl = ConvexLevel(k, 2, None, hulls[k], self.R, False).slice(p[0])
+                if sl is None:
+                    break
+                out.append(sl)
+            return out
+        if len(p) != 2:
+            raise InvalidParameterError(f"a prefix of a 3-dimensional system has at most 2 coordinates, got {len(p)}")
+        from .exact_lp import hull_slice_ranges
+
+        levels = self._distinct_levels()
+        counts = [self._count[level] for level in reversed(levels)]  # growing sets, falling levels
+        ranges = hull_slice_ranges(self.P, self.q, p, counts)[::-1]
+        out = []
+        previous = 0
+        for level, rng in zip(levels, ranges):
+            if rng is None:
+                break
+            out.extend([rng] * (level - previous))
+            previous = level
+        return out
+
+    def cdepth(self, x) -> int:
+        """``max{k : x in conv(V_k)}`` (0 in none): the boxed convexified depth of the rational point ``x``."""
+        x = as_rational_point(x, 3, "x")
+        best = 0
+        for k, (lo, hi) in enumerate(self.intervals(x[:2]), start=1):
+            if lo <= x[2] <= hi:
+                best = k
+        return best
+
+
+def arrangement_levels_3d(A, b, *, box: int) -> ArrangementLevels3D:
+    """The levels of a 3-dimensional system ``A x >= b`` in the box ``[-R, R]^3`` (spec 6.2 steps 1-3).
+
+    Vertices of the arrangement of the constraint planes and the box facets by Cramer's rule in
+    integers (``C(m + 6, 3)`` triples), their depths by exact integer counts (in chunks of
+    ``_DEPTH_CHUNK`` vertices). ``conv(D_k ∩ B) = conv(V_k)`` (the constraints are closed), so the
+    level sets are the hulls of the vertex sets ``V_k``; :class:`ArrangementLevels3D` answers
+    their slices.
+    """
+    A_arr, _, b_arr, b_bound = _system(A, b)
+    if A_arr.shape[1] != 3:
+        raise InvalidParameterError(f"arrangement_levels_3d needs a 3-column system, got {A_arr.shape[1]} columns")
+    R = check_int(box, "box", low=1)
+    P, q = _vertices_3d(A_arr, b_arr, R)
+    depths = np.concatenate(
+        [
+            _depths(A_arr, b_arr, b_bound, P[s : s + _DEPTH_CHUNK], q[s : s + _DEPTH_CHUNK])
+            for s in range(0, len(q), _DEPTH_CHUNK)
+        ]
+        or [np.zeros(0, dtype=np.int64)]
+    )
+    return ArrangementLevels3D(P, q, depths, R, A_arr.shape[0])

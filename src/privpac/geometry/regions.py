@@ -19,6 +19,10 @@ Implemented exactly (integers and Fractions):
 
 * ``i = d`` (the prefix fixes all but the last coordinate, any ``d``): ``I_r`` is the slice of a
   line, one bound per direction.
+* ``d = 3, i = 1, 2``: ``I_r`` is the ``x_i``-range of ``T(r) ∩ {x_(<i) = p}``, an exact linear
+  program over the H-representation (:func:`~privpac.geometry.exact_lp.nested_coordinate_ranges`:
+  a HiGHS basis certified in rationals, re-optimised by the exact simplex as ``c_r`` falls level by
+  level).
 * ``d = 2, i = 1``: ``I_r`` is the ``x_1``-extent of the polygon ``T(r)``. For each ``t``, the slice
   ``x_1 = t`` is ``[max of lower lines, min of upper lines]``; ``g(t) = min(upper) - max(lower)`` is
   concave and piecewise linear, so ``I_r = {t : g(t) >= 0}`` (within the vertical constraints) is found
@@ -34,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._exact import as_integer_points, as_rational_point, common_denominator, exact_products
+from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator, exact_products, max_abs
 from .directional import as_directions
 from .directions import _complete, check_finite_direction_size
 
@@ -52,8 +56,8 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         Integer data points, counted with multiplicity.
     prefix : sequence of int or fractions.Fraction, default=()
         The fixed coordinates ``p = (x*_1, ..., x*_{i-1})``; the interval is over coordinate
-        ``i = len(prefix) + 1``. Supported: ``len(prefix) = d - 1`` (any ``d``), and ``prefix = ()``
-        for ``d = 2`` (``d = 1`` is both).
+        ``i = len(prefix) + 1``. Supported: ``len(prefix) = d - 1`` (any ``d``), and every prefix
+        for ``d = 2`` and ``d = 3`` (``d = 1`` is both).
     directions : array-like of shape (k, d), default=None
         ``None``: the exact Tukey depth regions, through ``U(S ∪ E)``
         (:func:`~privpac.geometry.complete_directions`). Otherwise a **public** integer direction
@@ -75,8 +79,7 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         Bad ``S``, or ``directions=None`` and ``C(n + d + 1, d) * n`` above
         :data:`privpac.geometry.FINITE_DIRECTION_LIMIT`.
     privpac.errors.InvalidParameterError
-        Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 3`` with ``i < d``
-        needs an exact LP, not implemented).
+        Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 4`` with ``i < d``).
 
     Notes
     -----
@@ -105,10 +108,10 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     i = len(p) + 1
     if i > d:
         raise InvalidParameterError(f"prefix has {len(p)} coordinate(s); with d = {d} it must have at most {d - 1}")
-    if not (i == d or (d == 2 and i == 1)):
+    if not (i == d or d in (2, 3)):
         raise InvalidParameterError(
-            f"depth_intervals supports a prefix of length d - 1 (any d) or d = 2 with an empty prefix; "
-            f"got d = {d}, prefix of length {len(p)} (this case needs an exact LP per level)"
+            f"depth_intervals supports a prefix of length d - 1 (any d), or any prefix for d = 2 and d = 3; "
+            f"got d = {d}, prefix of length {len(p)} (d >= 4 with a shorter prefix is not implemented)"
         )
     if directions is None:
         check_finite_direction_size(n, d, "depth_intervals")
@@ -121,18 +124,66 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     # c_r(u) for every direction: the r-th largest projection (one sort per direction).
     proj = exact_products(U, arr)
     C = -np.sort(-proj, axis=1)
+    if d == 3 and i < 3:
+        return _lp_intervals(U, C, p)
     Uo = U.astype(object)
     out: list[Interval] = []
-    previous: list[int] | None = None
+    previous: np.ndarray | None = None
     for r in range(1, n + 1):
-        c = [int(v) for v in C[:, r - 1]]
-        if c != previous:  # the interval is a function of c alone: equal levels (ties) are not recomputed
-            interval = _slice_interval(Uo, c, p) if i == d else _polygon_extent(Uo, c)
+        c = C[:, r - 1]
+        if previous is None or np.any(c != previous):  # equal levels (ties) are not recomputed
+            interval = _slice_interval(U, c, p) if i == d else _polygon_extent(Uo, [int(v) for v in c])
             previous = c
         if interval is None:
             break
         out.append(interval)
     return out
+
+
+def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list[Interval]:
+    """``d = 3``, ``i = len(p) + 1 <= 2``: ``I_r`` by exact LPs over the H-form of ``T(r) ∩ {x_(<i) = p}``.
+
+    ``i = 1``: ``max / min x_1`` over ``{x : u.x <= c_r(u)}``; ``i = 2``: with ``x_1 = P / q``
+    substituted, ``{(x_2, x_3) : q u_(2,3) . (x_2, x_3) <= q c_r(u) - u_1 P}``, integer rows.
+    Levels whose ``c_r`` equals the previous level's share its interval; the others are solved by
+    :func:`~privpac.geometry.exact_lp.nested_coordinate_ranges` (one certified basis re-optimised
+    level by level), up to the first empty region.
+    """
+    from .exact_lp import nested_coordinate_ranges
+
+    n = C.shape[1]
+    distinct: list[int] = []  # the levels r (0-based) whose c_r differs from the previous level's
+    for r in range(n):
+        if r == 0 or np.any(C[:, r] != C[:, r - 1]):
+            distinct.append(r)
+    if len(p) == 0:
+        rows = U
+        rhs = [C[:, r] for r in distinct]
+    else:
+        q, (P,) = common_denominator(p)
+        u_max, c_max = max_abs(U), max_abs(C)
+        if U.dtype != object and C.dtype != object and q * (u_max + c_max) + u_max * abs(P) < INT64_SAFE:
+            rows = U[:, 1:] * q
+            shift = U[:, 0] * P
+            rhs = [C[:, r] * q - shift for r in distinct]
+        else:
+            Uo = U.astype(object)
+            rows = _shrink_rows(Uo[:, 1:] * q)
+            shift = Uo[:, 0] * P
+            rhs = [_shrink_rows(C[:, r].astype(object) * q - shift) for r in distinct]
+    ranges = nested_coordinate_ranges(rows, rhs, 0)
+    out: list[Interval] = []
+    for j, interval in enumerate(ranges):
+        upto = distinct[j + 1] if j + 1 < len(distinct) else n
+        out.extend([interval] * (upto - distinct[j]))
+    return out
+
+
+def _shrink_rows(A: np.ndarray) -> np.ndarray:
+    """An object array of Python ints as ``int64`` when every entry is below ``2**62``."""
+    if A.size and max_abs(A) >= INT64_SAFE:
+        return A
+    return A.astype(np.int64)
 
 
 def _symmetric_nonzero(U: np.ndarray) -> np.ndarray:
@@ -141,31 +192,52 @@ def _symmetric_nonzero(U: np.ndarray) -> np.ndarray:
     return np.concatenate([U, -U], axis=0)
 
 
-def _slice_interval(U: np.ndarray, c: list[int], p: tuple[Fraction, ...]) -> Interval | None:
+def _slice_interval(U: np.ndarray, c: np.ndarray, p: tuple[Fraction, ...]) -> Interval | None:
     """Range of ``t`` with ``u.(p, t) <= c(u)`` for all rows ``u``, or None when empty.
 
-    With ``p = P / q``: ``q u_d t <= q c(u) - u_{<d}.P``, integers ``a t <= b`` per direction.
+    With ``p = P / q``: ``q u_d t <= q c(u) - u_{<d}.P``, integers ``a t <= b`` per direction,
+    vectorised: the bounds ``b / a`` are compared by exact cross-multiplication.
     """
     q, P = common_denominator(p)
-    lo: Fraction | None = None
-    hi: Fraction | None = None
-    for row, cu in zip(U, c):
-        a = q * int(row[-1])
-        b = q * cu - sum(int(uj) * Pj for uj, Pj in zip(row[:-1], P))
-        if a == 0:
-            if b < 0:
-                return None
-        elif a > 0:
-            t = Fraction(b, a)
-            if hi is None or t < hi:
-                hi = t
-        else:
-            t = Fraction(b, a)
-            if lo is None or t > lo:
-                lo = t
+    c = np.asarray(c)
+    u_max, c_max, p_max = max_abs(U), max_abs(c), max((abs(v) for v in P), default=0)
+    if U.dtype != object and c.dtype != object and q * (u_max + c_max) + len(P) * u_max * p_max < INT64_SAFE:
+        a = U[:, -1] * q
+        b = c * q - (U[:, :-1] @ np.asarray(P, dtype=np.int64) if P else 0)
+    else:
+        Uo = U.astype(object)
+        a = Uo[:, -1] * q
+        b = c.astype(object) * q
+        if P:
+            b = b - Uo[:, :-1] @ np.asarray(P, dtype=object)
+    if a.dtype != object and 2 * max_abs(a) * max_abs(b) >= INT64_SAFE:  # the cross-multiplications below
+        a, b = a.astype(object), b.astype(object)
+    zero = a == 0
+    if np.any(b[zero] < 0):
+        return None
+    up, down = a > 0, a < 0
+    hi = _extreme_ratio(b[up], a[up], smallest=True) if np.any(up) else None
+    lo = _extreme_ratio(b[down], a[down], smallest=False) if np.any(down) else None
     if lo is not None and hi is not None and lo > hi:
         return None
     return lo, hi
+
+
+def _extreme_ratio(b: np.ndarray, a: np.ndarray, smallest: bool) -> Fraction:
+    """``min`` (or ``max``) of ``b_k / a_k`` over rows whose ``a_k`` share one sign, exactly.
+
+    A floating-point guess, then exact checks ``b_k a_j`` against ``b_j a_k``; any violating row
+    replaces the guess, which strictly improves it.
+    """
+    guess = b.astype(float) / a.astype(float)
+    j = int(np.argmin(guess) if smallest else np.argmax(guess))
+    while True:
+        # b_k / a_k < b_j / a_j  <=>  b_k a_j - b_j a_k < 0  (a_k a_j > 0)
+        diff = b * a[j] - a * b[j]
+        better = np.flatnonzero(diff < 0) if smallest else np.flatnonzero(diff > 0)
+        if len(better) == 0:
+            return Fraction(int(b[j]), int(a[j]))
+        j = int(better[0])
 
 
 # A line y = m x + k, exact.

@@ -5,7 +5,7 @@ a total privacy budget and a ledger, and returns a hypothesis of its class.
 * :func:`learn_thresholds`: THRESH_d through RecConcave (LearnThresholds, Thm 3.18).
 * :func:`em_learner`, :func:`em_learn_thresholds`, :func:`em_learn_points`: the generic pure-DP
   exponential-mechanism learner (Kasiviswanathan et al.), the baseline of every benchmark.
-* :func:`find_tukey`: a private center point in d = 1, 2 (Beimel, Moran, Nissim, Stemmer, Fig. 1).
+* :func:`find_tukey`: a private center point in d = 1, 2, 3 (Beimel, Moran, Nissim, Stemmer, Fig. 1).
 """
 
 from .center_point import FindTukeyPlan, FindTukeyResult, find_tukey, plan_find_tukey

@@ -1,4 +1,4 @@
-"""FindTukey: a private point of high Tukey depth (a private center point), for d = 1 and d = 2.
+"""FindTukey: a private point of high Tukey depth (a private center point), for d = 1, 2 and 3.
 
 Beimel, Moran, Nissim and Stemmer, "Private Center Points and Learning of Halfspaces" (COLT 2019),
 Fig. 1 and Thm 3.6; spec ``bmns-center-points`` sections 4 (A2-A4, B3), 5 and 11.
@@ -40,7 +40,7 @@ Privacy
   (``eps0 = eps/d``, ``delta0 = delta/d``; pure ``eps``-DP in exponential mode) or the advanced one
   (``eps0 = eps/(2 sqrt(2 d ln(2/delta)))``, ``delta0 = delta/(2d)``, slack ``delta/2``, charged at
   the Dwork-Rothblum-Vadhan total). ``composition="auto"`` takes the larger ``eps0`` (public
-  parameters only; basic for every ``d <= 2``).
+  parameters only; basic for every ``d <= 3``).
 * The whole plan is charged before any noise, on every path; nothing branches or aborts on the
   data (a failed promise changes nothing but the output's quality). No count of the records is
   returned.
@@ -52,8 +52,20 @@ With probability ``1 - beta`` the output has depth ``>= n/(2(d+1))`` (in particu
 ``2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta))``; for RecConcave the smallest ``n`` whose
 promises meet :func:`~privpac.optimize.recconcave.required_quality` at every coordinate.
 
-Not implemented: ``d >= 3`` (the exact depth intervals for a prefix shorter than ``d - 1`` need an
-exact LP per level), LearnHalfSpace (Fig. 2), the lower bounds of section 5.
+Dimension 3
+-----------
+The depth regions ``T(r)`` are intersections of the closed halfspaces ``u.x <= c_r(u)`` over the
+normals ``U(S ∪ E)`` of the planes through three points of ``S ∪ E`` (spec A1); the ``x_i``-range
+of ``T(r)`` given the prefix is an exact LP (:func:`~privpac.geometry.depth_intervals`, through
+:mod:`privpac.geometry.exact_lp`: a HiGHS basis certified in rationals). Property (P) is the
+A3-rational argument for ``d = 3``: an interval end is a vertex coordinate of
+``T(r) ∩ {x_(<i) = p}``, a solution of ``4 - i`` equations ``u.x = c`` with normals of entries at
+most ``M_u = 8 B^2`` and right-hand sides of denominator ``t``, so by Cramer's rule it is
+``p/(t q)`` with ``q`` a minor bounded by Hadamard's ``Q_i``. The work grows like ``n^4``
+(``C(n + 4, 3)`` normals times ``n`` points); ``d = 3`` is refused from the public ``n`` above
+:data:`MAX_POINTS_3D` (:func:`check_public_size`), before any point is read.
+
+Not implemented: ``d >= 4``, LearnHalfSpace (Fig. 2), the lower bounds of section 5.
 """
 
 from __future__ import annotations
@@ -80,14 +92,17 @@ __all__ = [
     "FindTukeyPlan",
     "FindTukeyResult",
     "box_directions",
+    "check_public_size",
     "find_tukey",
     "plan_find_tukey",
     "promise_values",
 ]
 
 MODES = ("exponential", "recconcave")
+#: The largest ``n`` with ``C(n + 4, 3) n <= FINITE_DIRECTION_LIMIT`` (the public ``d = 3`` envelope).
+MAX_POINTS_3D = max(k for k in range(1, 400) if n_hyperplanes(k + 4, 3) * k <= FINITE_DIRECTION_LIMIT)
 #: Dimensions with an exact implementation.
-SUPPORTED_DIMENSIONS = (1, 2)
+SUPPORTED_DIMENSIONS = (1, 2, 3)
 
 
 def promise_values(n: int, d: int) -> list[Fraction]:
@@ -133,6 +148,27 @@ class FindTukeyPlan:
         ]
 
 
+def check_public_size(n: int, d: int) -> None:
+    """Refuse, from the public ``(n, d)`` alone, what is not implemented: ``d >= 4``, and ``d = 3`` with
+    ``C(n + 4, 3) n`` above :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the exact depth regions
+    enumerate the planes through three points of ``S ∪ E``; about ``n <= 100``)."""
+    n = check_int(n, "n", low=1)
+    d = check_int(d, "d", low=1)
+    if d not in SUPPORTED_DIMENSIONS:
+        raise InvalidParameterError(
+            f"FindTukey is implemented exactly for d <= 3 only, got d = {d}: for d >= 4 the exact depth regions "
+            "of a partial assignment (spec A2) are out of reach; for classification with a margin use the "
+            "large-margin learner (privpac.estimators.PrivateHalfspaceClassifier)"
+        )
+    if d == 3 and n_hyperplanes(n + d + 1, d) * n > FINITE_DIRECTION_LIMIT:
+        raise InvalidParameterError(
+            f"FindTukey in d = 3 is exact for small n only: n = {n} needs C(n + 4, 3) * n = "
+            f"{n_hyperplanes(n + d + 1, d) * n:,} steps (planes through three points times points), above "
+            f"FINITE_DIRECTION_LIMIT = {FINITE_DIRECTION_LIMIT:,} (about n <= {MAX_POINTS_3D}); use a public random "
+            "subsample of the points"
+        )
+
+
 def _domain_bounds(B: int, d: int) -> tuple[int, ...]:
     """``max |D_i|`` over every running denominator ``t <= Q_1 ... Q_{i-1}`` (public)."""
     _, Q = hadamard_bounds(B, d)
@@ -162,12 +198,7 @@ def plan_find_tukey(
     """
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
-    if d not in SUPPORTED_DIMENSIONS:
-        raise InvalidParameterError(
-            f"FindTukey is implemented exactly for d = 1 and d = 2 only, got d = {d}: for d >= 3 the exact "
-            "depth intervals of a partial assignment (spec A2) need an exact LP per depth level, which is not "
-            "implemented"
-        )
+    check_public_size(n, d)
     B = check_int(B, "B", low=1)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
@@ -244,6 +275,8 @@ def _direction_source(n: int, d: int, B: int) -> str:
     """
     if d == 1:
         return "box"
+    if d == 3:  # U(S ∪ E); its size was checked from (n, d) by check_public_size
+        return "data"
     box = _n_box_directions_bound(B) * n
     data = n_hyperplanes(n + d + 1, d) * n
     if min(box, data) > FINITE_DIRECTION_LIMIT:
@@ -278,7 +311,7 @@ def find_tukey(
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> FindTukeyResult:
-    """A private point of high Tukey depth of ``S ⊆ Z^d ∩ [-B, B]^d``, ``d in {1, 2}`` (Fig. 1).
+    """A private point of high Tukey depth of ``S ⊆ Z^d ∩ [-B, B]^d``, ``d in {1, 2, 3}`` (Fig. 1).
 
     Parameters
     ----------
@@ -309,6 +342,9 @@ def find_tukey(
     ``>= n/(2(d+1))`` with probability ``1 - beta`` when ``n >= plan.sufficient_n``.
     """
     B = check_int(B, "B", low=1)
+    shape = np.shape(S)
+    if len(shape) == 2 and shape[0] and shape[1]:  # the public sizes first: nothing unsupported reads a point
+        check_public_size(int(shape[0]), int(shape[1]))
     arr = check_points_in_box(S, B, name="S")
     n, d = arr.shape
     plan = plan_find_tukey(n, d, B, epsilon, delta, beta=beta, mode=mode, composition=composition)

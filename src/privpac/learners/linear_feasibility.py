@@ -1,4 +1,4 @@
-"""FindDeepPoint: private linear feasibility in dimension D = 1 and D = 2, with the spec's corrections.
+"""FindDeepPoint: private linear feasibility in dimension D = 1, 2 and 3, with the spec's corrections.
 
 Kaplan, Mansour, Stemmer and Tsfadia, "Private learning of halfspaces: simplifying the construction
 and reducing the sample complexity" (NeurIPS 2020), Fig. 1 (OptimizeHighDimFunc, Thm 3.7) and
@@ -61,6 +61,15 @@ they are ``P/q`` with ``1 <= q <= Qv = D! X^D`` (``2 X^2`` for ``D = 2``; ``X`` 
   ``n_2 = P_1 q' - P'_1 q`` and ``c = P_1 P'_2 - P'_1 P_2``, and ``x*_1 = s/t`` with ``t`` the
   running denominator, so the end is ``(c t - n_1 s)/(n_2 t)``: a value ``p/(t q)`` with
   ``q = |n_2| <= 2 R Qv^2 = 16 X^6``.
+* ``D = 3`` (``R = 6 X^3``, ``Qv = 3! X^3 = 6 X^3``): ``i = 1``: vertex abscissae, ``Q_1 = Qv``;
+  ``i = 2``: a projected vertex on ``x_1 = x*_1`` or the crossing of that line with an edge of the
+  projected hull, the ``D = 2`` argument word for word: ``Q_2 = 2 R Qv^2``; ``i = 3``: the optimum of
+  the LP ``min / max sum_v y_v P_v,3 / t`` over ``sum_v y_v (P_v,1, P_v,2, q_v) = (s_1, s_2, t)``,
+  ``y >= 0`` (vertices ``P_v / q_v``, prefix ``s / t``) is attained at a basic solution, so by
+  Cramer's rule it is ``p / (t q)`` with ``q`` the absolute value of a (square, at most 3 x 3) minor
+  of the matrix with rows ``P_1``, ``P_2``, ``q``: each term picks entries of at most
+  ``R Qv``, ``R Qv`` and ``Qv``, so ``q <= Q_3 = 6 R^2 Qv^3`` (a smaller minor, when a row is
+  redundant, is bounded by the same number).
 
 All values lie in ``[-R, R]`` (the hulls are inside the box). ``tests/test_linear_feasibility.py``
 checks (P) on random systems and prefixes, and on the spec's counterexample to Lemma 4.3, whose
@@ -82,7 +91,7 @@ Privacy
   not, promise kept or not; spec 2.4). The ``D`` calls are adaptive (the ``i``-th domain and quality
   follow the earlier outputs) and composed by the basic theorem (``eps0 = eps/D``,
   ``delta0 = delta/D``) or the advanced one (Thm 4.6's split, spec 4); ``composition="auto"`` takes
-  the larger ``eps0`` from public parameters (spec 3.7 item 2: basic for every ``D <= 2``), so the
+  the larger ``eps0`` from public parameters (spec 3.7 item 2: basic for every ``D <= 3``), so the
   default is pure ``eps``-DP (Thm 4.6's privacy, with the spec's corrections 3 and 5).
 * The whole plan is charged before any draw; nothing branches or aborts on the data: infeasible
   systems run the same ``D`` draws (RecConcave's failures only lower the output's quality). No
@@ -96,8 +105,15 @@ exponential mechanism ``sufficient_m`` is
 ``max_i 2 (ln |D_i| + ln(D/beta)) / (eps0 alpha~ (1 - alpha~)^(i-1))``; for RecConcave the smallest
 ``m`` whose promises meet :func:`~privpac.optimize.recconcave.required_quality`.
 
-Not implemented: ``D >= 3`` (the level intervals for a prefix shorter than ``D - 1`` need an exact
-LP per level, spec 6.2 step 4), the spec's integer "mode C" domains (the A3-rational domain above is
+Size envelope
+-------------
+``D = 3`` enumerates ``C(m + 6, 3)`` vertex candidates and solves one LP per level for ``i = 3``;
+it is refused from the public ``m`` above :data:`MAX_CONSTRAINTS_3D` (spec 6.5; measured fit times
+in ``docs/algorithms/linear-feasibility.md``), before any entry of the system is read. ``D >= 4``
+is refused the same way; the message points to the large-margin learner
+(:class:`~privpac.estimators.PrivateHalfspaceClassifier`).
+
+Not implemented: ``D >= 4``, the spec's integer "mode C" domains (the A3-rational domain above is
 the brief's fallback), LearnHalfSpace and the PAC learner (Fig. 3, Thm 5.2).
 """
 
@@ -112,7 +128,7 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
-from ..geometry.feasibility import ConvexLevel, bounding_box_radius, convex_levels
+from ..geometry.feasibility import arrangement_levels_3d, bounding_box_radius, convex_levels
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
 from ..stepfunc import StepFunction
@@ -124,42 +140,69 @@ __all__ = [
     "MODES",
     "FindDeepPointPlan",
     "FindDeepPointResult",
+    "check_public_size",
     "check_system",
     "coordinate_quality",
     "denominator_bounds",
     "find_deep_point",
     "level_intervals",
     "plan_find_deep_point",
+    "system_levels",
 ]
 
 MODES = ("expmech", "recconcave")
 #: Dimensions with an exact implementation.
-SUPPORTED_DIMENSIONS = (1, 2)
+SUPPORTED_DIMENSIONS = (1, 2, 3)
+#: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
+#: feasible exact range near ``m = 10^3`` for a vectorised implementation; ``C(m + 6, 3)`` vertex
+#: candidates, measured in ``benchmarks/linear_feasibility.py``).
+MAX_CONSTRAINTS_3D = 150
+
+_LARGE_MARGIN_HINT = (
+    "for larger or higher-dimensional data with a margin use the large-margin learner "
+    "(privpac.estimators.PrivateHalfspaceClassifier; spec kmst-halfspaces 6.5 option 3)"
+)
 
 
 def _check_dimension(D: int) -> int:
     D = check_int(D, "D", low=1)
     if D not in SUPPORTED_DIMENSIONS:
         raise InvalidParameterError(
-            f"FindDeepPoint is implemented exactly for D = 1 and D = 2 only, got D = {D} (A has {D} columns): "
-            "for D >= 3 the level intervals of a partial assignment need an exact LP per depth level "
-            "(spec kmst-halfspaces 6.2 step 4), which is not implemented"
+            f"FindDeepPoint is implemented exactly for D <= 3 only, got D = {D} (A has {D} columns): for D >= 4 "
+            "the exact level sets (convex hulls of an arrangement's levels) are out of reach (spec kmst-halfspaces "
+            f"6.2, 6.5); {_LARGE_MARGIN_HINT}"
         )
     return D
+
+
+def check_public_size(m: int, D: int) -> None:
+    """Refuse, from the public sizes ``(m, D)`` alone (before any entry is read), what is not implemented:
+    ``D >= 4``, and ``D = 3`` above :data:`MAX_CONSTRAINTS_3D` constraints."""
+    D = _check_dimension(D)
+    if D == 3 and m > MAX_CONSTRAINTS_3D:
+        raise InvalidParameterError(
+            f"FindDeepPoint in D = 3 is exact up to m = {MAX_CONSTRAINTS_3D} constraints, got m = {m}: the exact "
+            f"oracle enumerates C(m + 6, 3) = {math.comb(m + 6, 3):,} arrangement vertices and solves an LP per level "
+            f"(spec kmst-halfspaces 6.2, 6.5); use a public random subsample of at most {MAX_CONSTRAINTS_3D} "
+            f"constraints, or {_LARGE_MARGIN_HINT}"
+        )
 
 
 def denominator_bounds(X: int, D: int) -> tuple[int, ...]:
     """``(Q_1, ..., Q_D)``: denominator bounds under which every level-interval end is a domain member.
 
-    ``D = 1``: ``(X,)``; ``D = 2``: ``(2 X^2, 16 X^6)`` (module docstring, property (P)).
+    ``D = 1``: ``(X,)``; ``D = 2``: ``(2 X^2, 16 X^6)``; ``D = 3``: ``(Qv, 2 R Qv^2, 6 R^2 Qv^3)`` with
+    ``Qv = 6 X^3`` and ``R = 6 X^3`` (module docstring, property (P)).
     """
     X = check_int(X, "X", low=1)
     D = _check_dimension(D)
     if D == 1:
         return (X,)
-    R = bounding_box_radius(2, X)
-    Qv = 2 * X * X
-    return (Qv, 2 * R * Qv * Qv)
+    R = bounding_box_radius(D, X)
+    Qv = math.factorial(D) * X**D
+    if D == 2:
+        return (Qv, 2 * R * Qv * Qv)
+    return (Qv, 2 * R * Qv * Qv, 6 * R * R * Qv**3)
 
 
 def _domain(X: int, D: int, i: int, t: int) -> RationalDomain:
@@ -233,6 +276,7 @@ def plan_find_deep_point(
     """
     m = check_int(m, "m", low=1)
     D = _check_dimension(D)
+    check_public_size(m, D)
     X = check_int(X, "X", low=1)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
@@ -297,11 +341,14 @@ def check_system(A, b, X: int) -> tuple[np.ndarray, np.ndarray]:
     return A_arr, b_arr[:, 0]
 
 
-def level_intervals(convex: list[ConvexLevel], prefix: tuple[Fraction, ...], D: int) -> list[tuple[Fraction, Fraction]]:
+def level_intervals(convex, prefix: tuple[Fraction, ...], D: int) -> list[tuple[Fraction, Fraction]]:
     """The nested level intervals ``I_1 ⊇ I_2 ⊇ ...`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty one.
 
-    ``convex`` is :func:`~privpac.geometry.feasibility.convex_levels` of the system (boxed). Exact.
+    ``convex`` is :func:`~privpac.geometry.feasibility.convex_levels` of the system (boxed) for
+    ``D <= 2``, :func:`~privpac.geometry.feasibility.arrangement_levels_3d` for ``D = 3``. Exact.
     """
+    if D == 3:
+        return convex.intervals(tuple(prefix))
     i = len(prefix) + 1
     out: list[tuple[Fraction, Fraction]] = []
     for level in convex:
@@ -321,9 +368,17 @@ def level_intervals(convex: list[ConvexLevel], prefix: tuple[Fraction, ...], D: 
     return out
 
 
-def coordinate_quality(domain: RationalDomain, convex: list[ConvexLevel], prefix, D: int) -> StepFunction:
+def coordinate_quality(domain: RationalDomain, convex, prefix, D: int) -> StepFunction:
     """``Q_i`` over the indices of ``domain``: ``Q(k) = max{level : domain.select(k) in I_level}`` (0 in none)."""
     return interval_quality(domain, level_intervals(convex, tuple(prefix), D))
+
+
+def system_levels(A, b, R: int):
+    """The boxed levels of a system, in the form :func:`level_intervals` reads for its dimension."""
+    A_arr = np.asarray(A)
+    if A_arr.ndim == 2 and A_arr.shape[1] == 3:
+        return arrangement_levels_3d(A, b, box=R)
+    return convex_levels(A, b, box=R)
 
 
 @dataclass(frozen=True)
@@ -348,7 +403,7 @@ def find_deep_point(
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> FindDeepPointResult:
-    """A private point satisfying most constraints of ``A x >= b``, ``D = A.shape[1] in {1, 2}`` (Fig. 2).
+    """A private point satisfying most constraints of ``A x >= b``, ``D = A.shape[1] in {1, 2, 3}`` (Fig. 2).
 
     Parameters
     ----------
@@ -378,17 +433,20 @@ def find_deep_point(
         ``solution``: a tuple of ``D`` Fractions; ``plan``: the public plan.
     """
     X = check_int(X, "X", low=1)
+    shape = np.shape(A)
+    if len(shape) == 2:  # the public sizes first: nothing unsupported reads an entry
+        check_public_size(max(int(shape[0]), 1), max(int(shape[1]), 1))
     A_arr, b_arr = check_system(A, b, X)
     m, D = A_arr.shape
     plan = plan_find_deep_point(m, D, X, epsilon, delta, alpha=alpha, beta=beta, mode=mode, composition=composition)
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
-    convex: list[ConvexLevel] = []
+    convex: list = []
 
     def quality_for(domain, prefix):
         if not convex:  # the data enters here, after the whole plan is charged
-            convex.extend(convex_levels(A_arr, b_arr, box=plan.R))
-        return coordinate_quality(domain, convex, list(prefix), D)
+            convex.append(system_levels(A_arr, b_arr, plan.R))
+        return coordinate_quality(domain, convex[0], list(prefix), D)
 
     solution = choose_coordinates(
         plan,

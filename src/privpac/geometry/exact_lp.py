@@ -1,0 +1,676 @@
+"""Exact linear programs: a floating-point HiGHS solve whose basis is certified in rationals.
+
+The depth regions of the halfspace papers are convex polytopes, and the per-coordinate qualities
+of FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020; spec ``kmst-halfspaces`` 6.2
+step 4 and 6.4) and FindTukey (Beimel, Moran, Nissim, Stemmer, COLT 2019; spec
+``bmns-center-points`` A2) in dimension 3 need their extent along a coordinate: a linear program.
+That extent feeds a private choice (an interval end of a sensitivity-1 quality), so it must be the
+*exact* optimum, never a floating-point approximation. Two forms are offered:
+
+* **H-form** (:func:`maximize`, :func:`minimize`, :func:`coordinate_range`): ``max c.x`` over
+  ``{x : A x <= b}`` with an integer matrix ``A`` and rational ``b``, ``c`` (the BMNS depth
+  regions ``T(r) = {x : u.x <= c_r(u)}``);
+* **V-form** (:func:`hull_slice_range`): the range of ``x_i`` over
+  ``conv(V) ∩ {x_(<i) = p}`` for a finite set ``V`` of rational points (the KMST levels
+  ``conv(V_k)``).
+
+Method
+------
+Both are reduced to one standard form ``min cost.y  s.t.  M y = rhs, y >= 0`` with integer data
+(the H-form through its dual: ``M = A^T``, ``rhs = c``, ``cost = b``; the V-form directly, one
+column per point). Then:
+
+1. HiGHS (``scipy.optimize.linprog(method="highs")``) solves it in floating point; a basis
+   (``rank M`` linearly independent columns, the ones HiGHS uses first) is read off its answer.
+2. The basis is **certified in exact rationals**: ``y_B = M_B^-1 rhs >= 0`` (primal feasibility)
+   and the reduced cost ``cost_j - pi.M_j >= 0`` of *every* column, ``pi = M_B^-T cost_B`` (dual
+   feasibility), in Fractions and exact integer products. A basis that passes is optimal: weak
+   duality makes ``cost_B.y_B = rhs.pi`` the exact optimum.
+3. Otherwise (a float answer that is wrong, e.g. for integers beyond 2**53, a basis that is not
+   feasible, HiGHS reporting infeasible or unbounded or failing) an **exact primal simplex** in
+   Fractions with Bland's rule (no cycling on degenerate systems) finishes the job: from the float
+   basis when that basis is primal feasible, else from a phase-1 start with artificial columns
+   (redundant rows of ``M`` are detected exactly and removed). Infeasible and unbounded are decided
+   by this exact method only.
+
+Nothing uncertified is returned: every ``"optimal"`` answer carries its exact primal point and its
+exact dual vector, and :func:`check_certificate` recomputes the certificate from scratch (the
+tests run it on every answer).
+
+Costs: each exact pivot or certificate is one ``n x m`` integer product (``n`` the number of rows
+of the standard form, at most 4 here) and ``O(n^3)`` Fraction work; ``int64`` when a bound checked
+up front keeps products below ``2**62``, Python integers otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import DataError, InvalidParameterError
+from ._exact import INT64_SAFE, as_integer_points, max_abs
+
+__all__ = [
+    "LPResult",
+    "check_certificate",
+    "coordinate_range",
+    "hull_slice_range",
+    "hull_slice_ranges",
+    "maximize",
+    "minimize",
+    "nested_coordinate_ranges",
+]
+
+#: Largest number of exact pivots before :class:`RuntimeError` (Bland's rule always terminates;
+#: this only guards against a bug turning into an endless loop).
+MAX_PIVOTS = 100_000
+
+
+@dataclass(frozen=True)
+class LPResult:
+    """The exact answer of an H-form program ``max c.x`` (or ``min``) over ``{x : A x <= b}``.
+
+    Attributes
+    ----------
+    status : {"optimal", "infeasible", "unbounded"}
+    value : Fraction or None
+        The optimum (``None`` unless optimal).
+    point : tuple of Fraction or None
+        An optimal point ``x`` (``A x <= b``, ``c.x = value``).
+    dual : tuple of Fraction or None
+        ``y >= 0`` with ``A^T y = c`` and ``b.y = value`` (for a maximisation; for a minimisation
+        ``A^T y = -c`` and ``b.y = -value``): the certificate that nothing is larger.
+    method : str
+        ``"highs+certificate"`` (the float basis was certified as it was), ``"exact simplex from
+        highs basis"`` or ``"exact simplex"`` (phase 1 in rationals).
+    """
+
+    status: str
+    value: Fraction | None
+    point: tuple[Fraction, ...] | None
+    dual: tuple[Fraction, ...] | None
+    method: str
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact small linear algebra
+# ---------------------------------------------------------------------------------------------
+
+
+def _solve(mat: list[list[Fraction]], vec: list[Fraction]) -> list[Fraction] | None:
+    """``mat x = vec`` for a square Fraction matrix by Gaussian elimination; None when singular."""
+    n = len(mat)
+    a = [list(row) + [v] for row, v in zip(mat, vec)]
+    for col in range(n):
+        piv = next((r for r in range(col, n) if a[r][col] != 0), None)
+        if piv is None:
+            return None
+        a[col], a[piv] = a[piv], a[col]
+        inv = 1 / a[col][col]
+        for r in range(n):
+            if r != col and a[r][col] != 0:
+                f = a[r][col] * inv
+                a[r] = [x - f * y for x, y in zip(a[r], a[col])]
+    return [a[r][n] / a[r][r] for r in range(n)]
+
+
+def _scaled(v: list[Fraction]) -> tuple[int, list[int]]:
+    """``(den, ints)`` with ``v = ints / den``, ``den > 0``."""
+    den = 1
+    for x in v:
+        den = math.lcm(den, x.denominator)
+    return den, [int(x * den) for x in v]
+
+
+def _row_times(w: list[int], M: np.ndarray) -> np.ndarray:
+    """``w @ M`` exactly (``int64`` when safe, else Python ints)."""
+    bound = len(w) * max((abs(x) for x in w), default=0) * max_abs(M)
+    if M.dtype != object and bound < INT64_SAFE:
+        return np.asarray(w, dtype=np.int64) @ M
+    return np.asarray(w, dtype=object) @ M.astype(object)
+
+
+def _axpy(a: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``a x - y`` exactly."""
+    if x.dtype != object and y.dtype != object and abs(a) * max_abs(x) + max_abs(y) < INT64_SAFE:
+        return a * x - y
+    return a * x.astype(object) - y.astype(object)
+
+
+# ---------------------------------------------------------------------------------------------
+# The standard form min cost.y, M y = rhs, y >= 0 (integer data)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _SF:
+    status: str  # optimal / infeasible / unbounded
+    value: Fraction | None = None
+    y: dict[int, Fraction] | None = None  # basic values (nonzero or zero), by column
+    pi: list[Fraction] | None = None  # multipliers, one per original row (0 on removed rows)
+    method: str = ""
+    basis: list[int] | None = None  # the optimal basis, when no row of M was removed (full row rank)
+
+
+class _Problem:
+    def __init__(self, M: np.ndarray, rhs: list[int], cost: np.ndarray):
+        self.M = M
+        self.rhs = [int(v) for v in rhs]
+        self.cost = cost
+        self.n, self.m = M.shape
+
+    def col(self, j: int, rows: list[int]) -> list[Fraction]:
+        return [Fraction(int(self.M[r, j])) for r in rows]
+
+
+def _float_view(M: np.ndarray, cost: np.ndarray):
+    """``(M, |M|, cost, |cost|)`` as floats, or None when a value overflows a float."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            Mf = np.asarray(M, dtype=float)
+            cf = np.asarray(cost, dtype=float)
+    except OverflowError:
+        return None
+    if not (np.all(np.isfinite(Mf)) and np.all(np.isfinite(cf))):
+        return None
+    return Mf, np.abs(Mf), cf, np.abs(cf)
+
+
+#: Relative slack of the floating-point filter on reduced costs. A float dot product of ``n <= 4``
+#: terms errs by at most about ``n 2**-53`` of the sum of the absolute terms; the filter only trusts
+#: signs beyond ``1e-9`` of that sum and checks every other column exactly.
+_FILTER_SLACK = 1e-9
+
+
+def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.ndarray:
+    """The sorted indices ``j < allowed`` whose reduced cost ``cost_j - pi.M_j`` is negative, exactly.
+
+    A floating-point filter decides the columns whose reduced cost is far from 0 (relative to the
+    size of its terms); the rest, and everything when no float view exists, are computed in exact
+    integers (``den * reduced cost``).
+    """
+    if view is not None:
+        Mf, Mabs, cf, cabs = view
+        try:
+            pf = np.asarray([float(v) for v in pi])
+        except OverflowError:
+            pf = None
+        # underflow would turn a relative error bound into an absolute one: use the exact path then
+        if pf is not None and any(v != 0 and abs(f) < 1e-290 for v, f in zip(pi, pf)):
+            pf = None
+        if pf is not None and np.all(np.isfinite(pf)):
+            red = cf - pf @ Mf
+            slack = _FILTER_SLACK * (cabs + np.abs(pf) @ Mabs)
+            if np.all(np.isfinite(red)) and np.all(np.isfinite(slack)):
+                sure = red < -slack
+                unsure = np.flatnonzero(np.abs(red) <= slack)
+                if len(unsure):
+                    den, Pi = _scaled(pi)
+                    exact = _axpy(den, cost[unsure], _row_times(Pi, M[:, unsure]))
+                    sure[unsure[exact < 0]] = True
+                return np.flatnonzero(sure)
+    den, Pi = _scaled(pi)
+    red = _axpy(den, cost[:allowed], _row_times(Pi, M[:, :allowed]))
+    return np.flatnonzero(red < 0)
+
+
+def _phase(
+    M: np.ndarray, rhs: list[int], cost: np.ndarray, basis: list[int], allowed: int
+) -> tuple[str, list[int], list[Fraction], list[Fraction], int]:
+    """Primal simplex with Bland's rule from a primal-feasible basis.
+
+    Columns ``>= allowed`` never enter. Returns ``(status, basis, y_B, pi, pivots)``. The reduced
+    costs are signed exactly (:func:`_negative_columns`), so the rule and the final optimality test
+    are exact.
+    """
+    n = M.shape[0]
+    rhs_f = [Fraction(v) for v in rhs]
+    view = _float_view(M[:, :allowed], cost[:allowed])
+    pivots = 0
+    while True:
+        MB = [[Fraction(int(M[r, j])) for j in basis] for r in range(n)]
+        yB = _solve(MB, rhs_f)
+        MBt = [[MB[c][r] for c in range(n)] for r in range(n)]
+        pi = _solve(MBt, [Fraction(int(cost[j])) for j in basis])
+        if yB is None or pi is None:  # pragma: no cover - pivots keep the basis nonsingular
+            raise RuntimeError("exact simplex: singular basis")
+        neg = _negative_columns(M[:, :allowed], cost[:allowed], pi, view, allowed)
+        if len(neg) == 0:
+            return "optimal", basis, yB, pi, pivots
+        j = int(neg[0])  # Bland: the smallest improving column
+        dcol = _solve(MB, [Fraction(int(M[r, j])) for r in range(n)])
+        best = None
+        for p in range(n):
+            if dcol[p] > 0:
+                ratio = yB[p] / dcol[p]
+                if best is None or ratio < best[0] or (ratio == best[0] and basis[p] < basis[best[1]]):
+                    best = (ratio, p)
+        if best is None:
+            return "unbounded", basis, yB, pi, pivots
+        basis = list(basis)
+        basis[best[1]] = j
+        pivots += 1
+        if pivots > MAX_PIVOTS:  # pragma: no cover
+            raise RuntimeError(f"exact simplex: more than {MAX_PIVOTS} pivots")
+
+
+def _highs_basis(M: np.ndarray, rhs: list[int], cost: np.ndarray) -> list[int] | None:
+    """A basis guess from a floating-point HiGHS solve (None when HiGHS gives none)."""
+    from scipy.optimize import linprog
+
+    n, m = M.shape
+    try:
+        Mf = np.asarray(M, dtype=float)
+        cf = np.asarray(cost, dtype=float)
+        rf = np.asarray(rhs, dtype=float)
+    except OverflowError:
+        return None
+    if not (np.all(np.isfinite(Mf)) and np.all(np.isfinite(cf)) and np.all(np.isfinite(rf))):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            res = linprog(cf, A_eq=Mf, b_eq=rf, bounds=(0, None), method="highs")
+        except (ValueError, np.linalg.LinAlgError):  # pragma: no cover
+            return None
+    if res.status != 0 or res.x is None:
+        return None
+    y = res.x
+    pi = getattr(res.eqlin, "marginals", None)
+    red = cf - Mf.T @ pi if pi is not None else np.zeros(m)
+    order = np.lexsort((red, -y))  # largest y first, then smallest reduced cost
+    chosen: list[int] = []
+    for j in order[: max(4 * n, 50)]:
+        trial = Mf[:, chosen + [int(j)]]
+        if np.linalg.matrix_rank(trial) == len(chosen) + 1:
+            chosen.append(int(j))
+            if len(chosen) == n:
+                return chosen
+    return None
+
+
+def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool = True) -> _SF:
+    """``min cost.y  s.t.  M y = rhs, y >= 0`` exactly (module docstring)."""
+    n, m = M.shape
+    # 1. the float basis, certified (or the start of an exact phase 2)
+    if use_highs and m >= n:
+        guess = _highs_basis(M, rhs, cost)
+        if guess is not None:
+            MB = [[Fraction(int(M[r, j])) for j in guess] for r in range(n)]
+            yB = _solve(MB, [Fraction(v) for v in rhs])
+            if yB is not None and all(v >= 0 for v in yB):
+                status, basis, yB, pi, pivots = _phase(M, rhs, cost, guess, m)
+                method = "highs+certificate" if pivots == 0 else "exact simplex from highs basis"
+                if status == "optimal":
+                    value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
+                    return _SF("optimal", value, dict(zip(basis, yB)), pi, method, list(basis))
+                return _SF("unbounded", method=method)
+    # 2. exact phase 1 with artificial columns m .. m + n - 1
+    signs = [1 if v >= 0 else -1 for v in rhs]
+    S = np.asarray(signs, dtype=np.int64 if M.dtype != object else object)[:, None]
+    M1 = M * S
+    rhs1 = [abs(v) for v in rhs]
+    eye = np.eye(n, dtype=M1.dtype)
+    Maug = np.concatenate([M1, eye], axis=1)
+    zero_cost = np.zeros(m, dtype=np.int64)
+    cost1 = np.concatenate([zero_cost, np.ones(n, dtype=np.int64)])
+    status, basis, yB, _, _ = _phase(Maug, rhs1, cost1, list(range(m, m + n)), m + n)
+    infeas = sum((v for j, v in zip(basis, yB) if j >= m), Fraction(0))
+    if infeas > 0:
+        return _SF("infeasible", method="exact simplex")
+    # drive the artificial columns (all at zero) out of the basis; drop redundant rows
+    rows = list(range(n))
+    while True:
+        pos = next((p for p, j in enumerate(basis) if j >= m), None)
+        if pos is None:
+            break
+        k = len(rows)
+        MB = [[Fraction(int(Maug[r, j])) for j in basis] for r in rows]
+        MBt = [[MB[c][r] for c in range(k)] for r in range(k)]
+        e = [Fraction(int(p == pos)) for p in range(k)]
+        w = _solve(MBt, e)  # row `pos` of MB^-1
+        den, W = _scaled(w)
+        rowvals = _row_times(W, M1[rows, :])
+        cand = [int(j) for j in np.flatnonzero(rowvals != 0) if int(j) not in basis]
+        if cand:
+            basis[pos] = cand[0]
+        else:  # the constraint of this artificial is redundant
+            art_row = basis[pos] - m
+            idx = rows.index(art_row)
+            rows.pop(idx)
+            basis.pop(pos)
+    if not rows:  # every row redundant: the zero vector is feasible and optimal iff cost >= 0
+        if np.any(np.asarray(cost) < 0):
+            return _SF("unbounded", method="exact simplex")
+        return _SF("optimal", Fraction(0), {}, [Fraction(0)] * n, "exact simplex")
+    Mr = M1[rows, :]
+    rhsr = [rhs1[r] for r in rows]
+    status, basis, yB, pi_r, _ = _phase(Mr, rhsr, np.asarray(cost), basis, m)
+    if status != "optimal":
+        return _SF("unbounded", method="exact simplex")
+    pi = [Fraction(0)] * n
+    for r, v in zip(rows, pi_r):
+        pi[r] = v * signs[r]
+    value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
+    return _SF("optimal", value, dict(zip(basis, yB)), pi, "exact simplex", list(basis) if len(rows) == n else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------------------------
+
+
+def _rationals(v, name: str, length: int | None = None) -> list[Fraction]:
+    try:
+        items = list(v)
+    except TypeError as exc:
+        raise InvalidParameterError(f"{name} must be a sequence of ints or Fractions, got {v!r}") from exc
+    if length is not None and len(items) != length:
+        raise InvalidParameterError(f"{name} must have {length} entries, got {len(items)}")
+    out = []
+    for j, x in enumerate(items):
+        if isinstance(x, Fraction):
+            out.append(x)
+        elif isinstance(x, int | np.integer) and not isinstance(x, bool):
+            out.append(Fraction(int(x)))
+        else:
+            raise InvalidParameterError(
+                f"{name}[{j}] = {x!r} is not an int or a Fraction: exact linear programs take exact rationals"
+            )
+    return out
+
+
+def _h_form(c, A, b) -> tuple[np.ndarray, list[Fraction], list[Fraction]]:
+    A_arr, _ = as_integer_points(A, "A")
+    m, n = A_arr.shape
+    c_f = _rationals(c, "c", n)
+    b_f = _rationals(b, "b", m)
+    return A_arr, c_f, b_f
+
+
+# ---------------------------------------------------------------------------------------------
+# H-form
+# ---------------------------------------------------------------------------------------------
+
+
+def _maximize(c_f: list[Fraction], A: np.ndarray, b_f: list[Fraction], use_highs: bool = True) -> LPResult:
+    m, n = A.shape
+    dc, C = _scaled(c_f)
+    db, Bv = _scaled(b_f)
+    cost = np.asarray(Bv, dtype=object)
+    cost = cost.astype(np.int64) if max_abs(cost) < INT64_SAFE else cost
+    MT = np.ascontiguousarray(A.T)
+    sf = _standard(MT, C, cost, use_highs)  # min (db b).y s.t. A^T y = dc c
+    if sf.status == "optimal":
+        value = sf.value / (dc * db)
+        point = tuple(p / db for p in sf.pi)  # A x <= b with x = pi / db
+        dual = [Fraction(0)] * m
+        for j, v in sf.y.items():
+            dual[j] = v / dc
+        return LPResult("optimal", value, point, tuple(dual), sf.method)
+    if sf.status == "unbounded":  # the dual is unbounded: the primal is infeasible
+        return LPResult("infeasible", None, None, None, sf.method)
+    # the dual is infeasible: the primal is infeasible or unbounded; decide feasibility (c = 0)
+    feas = _standard(MT, [0] * n, cost, use_highs)
+    if feas.status == "optimal":
+        return LPResult("unbounded", None, None, None, feas.method)
+    return LPResult("infeasible", None, None, None, feas.method)
+
+
+def maximize(c, A, b, *, use_highs: bool = True) -> LPResult:
+    """``max c.x`` over ``{x : A x <= b}``, exactly.
+
+    Parameters
+    ----------
+    c : sequence of int or Fraction, length n
+    A : array-like of shape (m, n)
+        Integer rows.
+    b : sequence of int or Fraction, length m
+    use_highs : bool, default=True
+        Start from HiGHS's floating-point basis (certified exactly); ``False`` runs the exact
+        simplex alone (the tests compare both).
+
+    Returns
+    -------
+    LPResult
+        ``status`` ``"optimal"`` (with the exact value, point and dual certificate),
+        ``"infeasible"`` or ``"unbounded"``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> r = maximize([1, 1], [[2, 1], [1, 3], [-1, 0], [0, -1]], [4, 6, 0, 0])
+    >>> r.status, r.value, r.point
+    ('optimal', Fraction(14, 5), (Fraction(6, 5), Fraction(8, 5)))
+    """
+    A_arr, c_f, b_f = _h_form(c, A, b)
+    return _maximize(c_f, A_arr, b_f, use_highs)
+
+
+def minimize(c, A, b, *, use_highs: bool = True) -> LPResult:
+    """``min c.x`` over ``{x : A x <= b}``, exactly (:func:`maximize` of ``-c``, value negated)."""
+    A_arr, c_f, b_f = _h_form(c, A, b)
+    r = _maximize([-v for v in c_f], A_arr, b_f, use_highs)
+    if r.status != "optimal":
+        return r
+    return LPResult("optimal", -r.value, r.point, r.dual, r.method)
+
+
+def coordinate_range(A, b, i: int, *, use_highs: bool = True):
+    """The exact range ``(lo, hi)`` of ``x_i`` (0-based ``i``) over ``{x : A x <= b}``.
+
+    Returns ``None`` when the polyhedron is empty; an end is ``None`` when ``x_i`` is unbounded
+    that way.
+    """
+    A_arr, _, b_f = _h_form([0] * (np.shape(A)[1] if np.ndim(A) == 2 else 1), A, b)
+    n = A_arr.shape[1]
+    if not 0 <= i < n:
+        raise InvalidParameterError(f"i must be a coordinate index in [0, {n - 1}], got {i}")
+    e = [Fraction(int(j == i)) for j in range(n)]
+    hi = _maximize(e, A_arr, b_f, use_highs)
+    if hi.status == "infeasible":
+        return None
+    lo = _maximize([-v for v in e], A_arr, b_f, use_highs)
+    return (None if lo.status == "unbounded" else -lo.value, None if hi.status == "unbounded" else hi.value)
+
+
+def _int_vector(b) -> np.ndarray:
+    arr = np.asarray(b)
+    if arr.dtype == object:
+        return arr if max_abs(arr) >= INT64_SAFE else arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise InvalidParameterError(f"right-hand sides must be integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
+def nested_coordinate_ranges(A, rhs_levels, i: int, *, use_highs: bool = True) -> list:
+    """The ranges of ``x_i`` (0-based) over ``{x : A x <= b_r}`` for a sequence of integer ``b_r``.
+
+    Made for nested polyhedra read level by level (the depth regions ``T(r)`` of spec
+    ``bmns-center-points`` A2, whose right-hand sides ``c_r(u)`` fall as ``r`` grows): the rows
+    stay, only the right-hand side changes, so in the dual standard form only the *cost* changes and
+    the previous optimal basis stays feasible. Each level is re-optimised from it by the exact
+    simplex (the first level from HiGHS's basis, certified), and every answer passes the exact
+    optimality test over all rows.
+
+    Returns the list of ``(lo, hi)`` (``None`` for an unbounded end) up to, and not including, the
+    first empty polyhedron.
+    """
+    A_arr, _ = as_integer_points(A, "A")
+    K, n = A_arr.shape
+    if not 0 <= i < n:
+        raise InvalidParameterError(f"i must be a coordinate index in [0, {n - 1}], got {i}")
+    MT = np.ascontiguousarray(A_arr.T)
+    out: list = []
+    bases: dict[int, list[int] | None] = {1: None, -1: None}
+    for b in rhs_levels:
+        cost = _int_vector(b)
+        if cost.shape != (K,):
+            raise InvalidParameterError(f"each right-hand side must have {K} entries, got shape {cost.shape}")
+        ends: dict[int, Fraction | None] = {}
+        for sign in (1, -1):
+            rhs = [sign * int(j == i) for j in range(n)]
+            basis = bases[sign]
+            value: Fraction | None
+            if basis is not None:
+                status, basis, yB, _, _ = _phase(MT, rhs, cost, basis, K)
+                if status != "optimal":  # the dual is unbounded: the polyhedron is empty
+                    return out
+                value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
+            else:
+                sf = _standard(MT, rhs, cost, use_highs)
+                if sf.status == "unbounded":
+                    return out
+                if sf.status == "infeasible":  # x_i unbounded this way, or the polyhedron empty
+                    feas = _standard(MT, [0] * n, cost, use_highs)
+                    if feas.status != "optimal":
+                        return out
+                    value = None
+                else:
+                    value = sf.value
+                basis = sf.basis
+            bases[sign] = basis
+            ends[sign] = value
+        hi = ends[1]
+        lo = None if ends[-1] is None else -ends[-1]
+        out.append((lo, hi))
+    return out
+
+
+def check_certificate(result: LPResult, c, A, b, *, sense: str = "max") -> None:
+    """Recompute an optimal answer's certificate from scratch; :class:`AssertionError` if it fails.
+
+    Checks ``A x <= b``, ``y >= 0``, ``A^T y = s c`` and ``c.x = value = s b.y`` exactly
+    (``s = 1`` for ``sense="max"``, ``-1`` for ``"min"``).
+    """
+    A_arr, c_f, b_f = _h_form(c, A, b)
+    if result.status != "optimal":
+        raise AssertionError(f"no certificate for status {result.status}")
+    s = 1 if sense == "max" else -1
+    x, y = result.point, result.dual
+    rows = [[int(v) for v in row] for row in A_arr]
+    for j, row in enumerate(rows):
+        lhs = sum((a * xi for a, xi in zip(row, x)), Fraction(0))
+        if lhs > b_f[j]:
+            raise AssertionError(f"row {j} violated: {lhs} > {b_f[j]}")
+    if any(v < 0 for v in y):
+        raise AssertionError("negative dual entry")
+    for k in range(A_arr.shape[1]):
+        if sum((rows[j][k] * y[j] for j in range(len(rows))), Fraction(0)) != s * c_f[k]:
+            raise AssertionError(f"A^T y != c in coordinate {k}")
+    if sum((ci * xi for ci, xi in zip(c_f, x)), Fraction(0)) != result.value:
+        raise AssertionError("c.x differs from the value")
+    if s * sum((bj * yj for bj, yj in zip(b_f, y)), Fraction(0)) != result.value:
+        raise AssertionError("b.y differs from the value")
+
+
+# ---------------------------------------------------------------------------------------------
+# V-form
+# ---------------------------------------------------------------------------------------------
+
+
+def _slice_form(P, q, prefix):
+    P_arr, _ = as_integer_points(P, "P")
+    q_arr, _ = as_integer_points(np.asarray(q, dtype=object).reshape(-1, 1), "q", d=1)
+    q_arr = q_arr[:, 0]
+    if len(q_arr) != P_arr.shape[0]:
+        raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
+    if np.any(q_arr <= 0):
+        raise DataError("every denominator q_j must be positive")
+    p = _rationals(prefix, "prefix")
+    i = len(p) + 1
+    if P_arr.shape[1] < i:
+        raise InvalidParameterError(f"prefix has {len(p)} coordinates; P has only {P_arr.shape[1]} columns")
+    t, s = _scaled(p)
+    M = np.stack([P_arr[:, j] for j in range(i - 1)] + [q_arr], axis=0)
+    if M.dtype != object and max_abs(M) >= INT64_SAFE:
+        M = M.astype(object)
+    obj = P_arr[:, i - 1]
+    neg = -obj if obj.dtype != object else np.asarray([-int(v) for v in obj], dtype=object)
+    return M, s + [t], obj, neg, t
+
+
+def hull_slice_ranges(P, q, prefix, counts, *, use_highs: bool = True) -> list[tuple[Fraction, Fraction] | None]:
+    """:func:`hull_slice_range` of the nested point sets ``P[:c]`` for every ``c`` in ``counts``.
+
+    ``counts`` must be increasing (growing sets, shrinking levels read backwards: the KMST levels
+    ``V_k`` sorted by depth). The smallest feasible count is found by bisection (the slices are
+    nested, so feasibility is monotone); from it on, each range is the previous optimal basis
+    re-optimised by the exact simplex over the added columns (spec ``kmst-halfspaces`` 6.2 step 4:
+    "warm-start from the previous basis and only add columns"); every answer passes the same exact
+    optimality test over all its columns. Returns one entry per count (``None``: empty slice).
+    """
+    counts = [int(c) for c in counts]
+    if any(b <= a for a, b in zip(counts, counts[1:])):
+        raise InvalidParameterError("counts must be strictly increasing")
+    M, rhs, obj, neg, t = _slice_form(P, q, prefix)
+    out: list[tuple[Fraction, Fraction] | None] = [None] * len(counts)
+    lo_i, hi_i = 0, len(counts)  # the first feasible position lies in [lo_i, hi_i]
+    while lo_i < hi_i:
+        mid = (lo_i + hi_i) // 2
+        c = counts[mid]
+        if c > 0 and _standard(M[:, :c], rhs, obj[:c], use_highs).status != "infeasible":
+            hi_i = mid
+        else:
+            lo_i = mid + 1
+    bases: list[list[int] | None] = [None, None]
+    for pos in range(lo_i, len(counts)):
+        c = counts[pos]
+        ends = []
+        for side, cost in enumerate((obj, neg)):
+            basis = bases[side]
+            if basis is not None:
+                status, basis, yB, _, _ = _phase(M[:, :c], rhs, cost[:c], basis, c)
+                if status != "optimal":  # pragma: no cover - a polytope is bounded
+                    raise RuntimeError("hull_slice_ranges: a bounded program was reported unbounded")
+                value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
+            else:
+                sf = _standard(M[:, :c], rhs, cost[:c], use_highs)
+                if sf.status != "optimal":  # pragma: no cover - feasible and bounded
+                    raise RuntimeError(f"hull_slice_ranges: a feasible slice was reported {sf.status}")
+                basis, value = sf.basis, sf.value
+            bases[side] = basis
+            ends.append(value / t)
+        out[pos] = (ends[0], -ends[1])
+    return out
+
+
+def hull_slice_range(P, q, prefix, *, use_highs: bool = True) -> tuple[Fraction, Fraction] | None:
+    """The range of ``x_i``, ``i = len(prefix) + 1``, over ``conv{P_j / q_j} ∩ {x_(<i) = prefix}``.
+
+    Parameters
+    ----------
+    P : array-like of shape (k, D), D >= i
+        Integer numerators of the points (only the first ``i`` columns are read).
+    q : array-like of shape (k,)
+        Positive integer denominators.
+    prefix : sequence of int or Fraction
+        The fixed first coordinates.
+    use_highs : bool, default=True
+        As in :func:`maximize`.
+
+    Returns
+    -------
+    (Fraction, Fraction) or None
+        The closed range (a convex hull of finitely many points is compact), ``None`` when the
+        slice is empty or ``P`` has no rows.
+
+    Notes
+    -----
+    Spec ``kmst-halfspaces`` 6.2 step 4: ``min / max sum_j lam_j v_j,i`` subject to
+    ``sum_j lam_j v_j,(<i) = p``, ``sum_j lam_j = 1``, ``lam >= 0``. With ``v_j = P_j / q_j`` and
+    ``p = s / t`` the substitution ``y_j = t lam_j / q_j`` gives the integer standard form
+    ``sum_j y_j (P_j,(<i), q_j) = (s, t)``, objective ``sum_j y_j P_j,i / t``.
+    """
+    M, rhs, obj, neg, t = _slice_form(P, q, prefix)
+    lo = _standard(M, rhs, obj, use_highs)
+    if lo.status == "infeasible":
+        return None
+    hi = _standard(M, rhs, neg, use_highs)
+    if lo.status != "optimal" or hi.status != "optimal":  # pragma: no cover - a polytope is bounded
+        raise RuntimeError("hull_slice_range: a bounded program was reported unbounded")
+    return lo.value / t, -hi.value / t
