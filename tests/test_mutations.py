@@ -175,7 +175,7 @@ MUTANTS = [
         ["rectangle-composition"],
     ),
     ("a center-point candidate domain built from the data", _center_point_domain_from_the_data, ["center-point"]),
-    ("a one-shot center point whose quality counts depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
+    ("a one-shot quality counting depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
     (
         "one-shot center-point candidates cut to the data's bounding box",
         _one_shot_candidates_from_the_data,
