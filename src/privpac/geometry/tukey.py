@@ -71,8 +71,8 @@ def tukey_depth(x, S) -> int:
     ``d = 1``: ``O(n)``; ``d = 2``: ``O(n log n)`` angular sweep (Rousseeuw and Ruts 1996), vectorised:
     float angles propose the order, exact integer cross products certify it (about 0.2 ms at
     ``n = 10^3`` and 0.9 ms at ``n = 10^4``, ``benchmarks/center_points.py``); ``d >= 3``: the
-    finite-direction formula of :func:`tukey_depth_brute`, ``O(C(n + d + 1, d) * n)``. Sensitivity 1 in ``S`` for fixed ``x``
-    (Observation 2.16), because the value is exact.
+    finite-direction formula of :func:`tukey_depth_brute`, ``O(C(n + d + 1, d) * n)``. Sensitivity 1
+    in ``S`` for fixed ``x`` (Observation 2.16), because the value is exact.
 
     Examples
     --------
