@@ -116,7 +116,8 @@ def test_centerpoint_command(tmp_path):
         ["centerpoint", str(data), "--columns", "x", "--domain", "-3:3", "--epsilon", "0.5", "--seed", "1"],
     )
     assert res.exit_code == 0 and "privacy spent: epsilon=0.5, delta=0" in res.output
-    res = runner.invoke(main, ["centerpoint", str(data), "--columns", "x,y", "--domain", "-3:3", "--mode", "recconcave"])
+    args = ["centerpoint", str(data), "--domain", "-3:3", "--columns", "x,y"]
+    res = runner.invoke(main, [*args, "--mode", "recconcave"])
     assert res.exit_code == 1 and "delta > 0" in res.output
     res = runner.invoke(main, ["centerpoint", str(data), "--columns", "x,w", "--domain", "-3:3"])
     assert res.exit_code == 1 and "columns not in" in res.output and "w" in res.output
