@@ -12,7 +12,7 @@ Arms
   private median per coordinate (budget split evenly, pure epsilon-DP): the answer users reach for;
 * ``one-shot-B1``: :func:`~privpac.learners.center_point_baselines.one_shot_center_point` (toy grid only);
 * ``tukey-median``: non-private, the exact largest depth (the number of nested depth regions) for
-  ``n <= 3,000`` in ``d = 2`` and every ``n`` in ``d = 1``, else the deepest data point.
+  ``n <= 10,000`` in ``d = 2`` and every ``n`` in ``d = 1``, else the deepest data point.
 
 Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bound``; clipped):
 
@@ -87,7 +87,7 @@ def make_data(kind: str, n: int, d: int, B: int, rng: np.random.Generator) -> np
 def nonprivate_depth(X: np.ndarray, B: int) -> tuple[int, str]:
     """The Tukey median's depth (exact when affordable) or the deepest data point's."""
     n, d = X.shape
-    if d == 1 or n <= 3000:
+    if d == 1 or n <= 10_000:
         dirs = np.ones((1, 1), dtype=np.int64) if d == 1 else box_directions(B)
         return len(depth_intervals(X, directions=dirs)), "exact maximum"
     pts = np.unique(X, axis=0)
