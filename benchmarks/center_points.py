@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import platform
 import time
 import warnings
@@ -228,8 +229,10 @@ def speed(quick: bool) -> list[dict]:
             _fit("findtukey-exponential", X, B, 1.0, 0)
             rows.append({"what": "PrivateCenterPoint.fit, exponential (d = 2)", "B": B, "n": n,
                          "seconds": time.perf_counter() - t0})  # fmt: skip
+    load = os.getloadavg()[0]  # the machine is shared: say how busy it was
     for row in rows:
         row["seconds"] = round(row["seconds"], 6)
+        row["load_average_1min"] = round(load, 2)
         print(f"  {row['what']}: B = {row['B']}, n = {row['n']:,}: {row['seconds']:.4g} s")
     return rows
 
