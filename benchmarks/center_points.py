@@ -34,7 +34,7 @@ wall time of a 2-D center point), ``center_points_toy.csv`` (B1 on ``[-2, 2]^2``
 ``center_points_depth.png``, ``center_points_done.png``. ``--quick`` runs a small grid in minutes
 (files with a ``_quick`` suffix). Wall times are single-process measurements on a shared machine.
 
-    PYTHONPATH=src python benchmarks/center_points.py            # full grid, about 20 minutes
+    PYTHONPATH=src python benchmarks/center_points.py            # full grid, 20 to 40 minutes
     PYTHONPATH=src python benchmarks/center_points.py --quick    # a few minutes
 """
 

@@ -3,7 +3,7 @@ median per coordinate (Beimel, Moran, Nissim, Stemmer, COLT 2019, footnote 1; sp
 
 * the candidate set V is the vertex set of the grid's line arrangement (spec's toy X = {0,1,2}^2: 37);
 * B1 reaches depth n/(2(d+1)) at the size its bound asks for, and is refused above its envelope
-  before the data is read;
+  from public sizes only;
 * its ledger records (epsilon, 0) and nothing from the data;
 * the per-coordinate median spends its budget in one basic block and returns each column's
   private median.
@@ -76,7 +76,7 @@ def test_one_shot_reaches_the_centerpoint_depth_at_its_sufficient_size():
         assert sum(t >= n / 6 for t in depths) >= 17, (what, depths)  # probability 1 - beta = 0.9 each
 
 
-def test_one_shot_is_refused_above_its_envelope_before_the_data_is_read():
+def test_one_shot_is_refused_above_its_envelope_from_public_sizes():
     with pytest.raises(InvalidParameterError, match="toy sizes"):
         one_shot_center_point(np.zeros((3, 2), dtype=int), 5, 1.0)
     n = ONE_SHOT_WORK_LIMIT // 2225 + 1  # |V| = 2,225 on [-2, 2]^2

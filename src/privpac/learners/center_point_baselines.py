@@ -32,7 +32,7 @@ from .center_point import check_points_in_box
 __all__ = ["ONE_SHOT_WORK_LIMIT", "candidate_vertices", "coordinatewise_median", "one_shot_center_point"]
 
 #: Largest ``|V| * n`` (candidates times records) :func:`one_shot_center_point` accepts: one exact depth
-#: per candidate. Checked from the public ``B``, ``d`` and ``n`` before the data is read.
+#: per candidate. Checked from the public ``B``, ``d`` and ``n`` only, before any depth is computed.
 ONE_SHOT_WORK_LIMIT = 2_000_000
 
 _VERTEX_CACHE: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
@@ -134,7 +134,7 @@ def one_shot_center_point(
     ------
     InvalidParameterError
         ``d`` not in ``{1, 2}``, or ``|V| * n`` above :data:`ONE_SHOT_WORK_LIMIT` (checked from
-        ``B``, ``d`` and ``n`` only, before any value is read).
+        ``B``, ``d`` and ``n`` only, never from the values, before any depth is computed).
 
     Privacy
     -------
