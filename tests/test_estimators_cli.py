@@ -139,3 +139,43 @@ def test_cli_fit_predict_show_halfspace_feasibility(tmp_path):
     fit[fit.index("-8:8")] = "-4:4"
     res = runner.invoke(main, [*fit, "-o", str(model)])
     assert res.exit_code == 1 and "outside the declared grid [-4, 4]" in res.output
+
+
+@pytest.mark.filterwarnings("ignore::privpac.errors.UtilityWarning")
+def test_centerpoint_command(tmp_path):
+    from fractions import Fraction
+
+    from privpac.estimators import PrivateCenterPoint
+
+    rng = np.random.default_rng(4)
+    k = rng.integers(-3, 4, size=300)
+    X = np.column_stack([k, k])  # a thin diagonal: a center point must lie on it
+    data = tmp_path / "points.csv"
+    data.write_text("x,y,z\n" + "\n".join(f"{a},{b},7" for a, b in X) + "\n")
+    runner = CliRunner()
+    res = runner.invoke(main, ["centerpoint", str(data), "--columns", "x,y", "--domain", "-3:3", "--seed", "2"])
+    assert res.exit_code == 0, res.output
+    want = PrivateCenterPoint(epsilon=1.0, domain=3, random_state=2).fit(X).center_
+    exact = ", ".join(str(v) for v in want)
+    assert f"private center point of (x, y): ({exact}) ~ (" in res.output
+    assert want[0] == want[1] and all(isinstance(v, Fraction) for v in want)
+    assert "privacy spent: epsilon=1, delta=0" in res.output and "FindTukey" in res.output
+    assert "basic composition" in res.output  # the ledger
+    res = runner.invoke(
+        main,
+        ["centerpoint", str(data), "--columns", "x", "--domain", "-3:3", "--epsilon", "0.5", "--seed", "1"],
+    )
+    assert res.exit_code == 0 and "privacy spent: epsilon=0.5, delta=0" in res.output
+    args = ["centerpoint", str(data), "--domain", "-3:3", "--columns", "x,y"]
+    res = runner.invoke(main, [*args, "--mode", "recconcave"])
+    assert res.exit_code == 1 and "delta > 0" in res.output
+    res = runner.invoke(main, ["centerpoint", str(data), "--columns", "x,w", "--domain", "-3:3"])
+    assert res.exit_code == 1 and "columns not in" in res.output and "w" in res.output
+    both = tmp_path / "xy.csv"
+    both.write_text("x,y\n" + "\n".join(f"{a},{b}" for a, b in X) + "\n")
+    res = runner.invoke(main, ["centerpoint", str(both), "--domain", "-3:3", "--seed", "2"])  # every column
+    assert res.exit_code == 0 and f"private center point of (x, y): ({exact})" in res.output
+    res = runner.invoke(main, ["centerpoint", str(data), "--columns", "x,z", "--domain", "-3:3"])
+    assert res.exit_code == 1 and "outside the declared domain [-3, 3]" in res.output
+    res = runner.invoke(main, ["centerpoint", str(data), "--columns", "x,y", "--domain", "0:6"])
+    assert res.exit_code == 1 and "symmetric" in res.output

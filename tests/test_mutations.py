@@ -28,6 +28,7 @@ learners_exponential = importlib.import_module("privpac.learners.exponential")
 center_point_estimator = importlib.import_module("privpac.estimators.center_point")
 linear_feasibility_estimator = importlib.import_module("privpac.estimators.linear_feasibility")
 feasibility_halfspaces_estimator = importlib.import_module("privpac.estimators.feasibility_halfspaces")
+center_point_baselines = importlib.import_module("privpac.learners.center_point_baselines")
 
 
 def _halved_laplace(monkeypatch):
@@ -143,6 +144,29 @@ def _one_class_shortcut(monkeypatch):
     monkeypatch.setattr(feasibility_halfspaces_estimator, "learn_halfspace", learn_halfspace)
 
 
+def _one_shot_depth_counted_twice(monkeypatch):
+    original = center_point_baselines.tukey_depth
+    monkeypatch.setattr(center_point_baselines, "tukey_depth", lambda x, S: 2 * original(x, S))  # sensitivity 2
+
+
+def _one_shot_candidates_from_the_data(monkeypatch):
+    original = center_point_baselines.one_shot_center_point
+
+    def one_shot(S, B, epsilon, **kwargs):
+        # the candidates restricted to the data's own bounding box (a data-derived candidate set)
+        arr = np.asarray(S)
+        P, q = center_point_baselines.candidate_vertices(B, arr.shape[1])
+        keep = np.all((P >= arr.min(axis=0) * q[:, None]) & (P <= arr.max(axis=0) * q[:, None]), axis=1)
+        monkeypatch.setattr(center_point_baselines, "candidate_vertices", lambda B, d: (P[keep], q[keep]))
+        try:
+            return original(S, B, epsilon, **kwargs)
+        finally:
+            monkeypatch.setattr(center_point_baselines, "candidate_vertices", candidate_vertices)
+
+    candidate_vertices = center_point_baselines.candidate_vertices
+    monkeypatch.setattr(center_point_baselines, "one_shot_center_point", one_shot)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
@@ -151,7 +175,11 @@ MUTANTS = [
         _step_em_at_twice_epsilon,
         ["exponential-step", "em-learner", "interior-point-exponential", "center-point", "linear-feasibility"],
     ),
-    ("finite-list EM sampling at 2 epsilon", _finite_em_at_twice_epsilon, ["exponential", "label-private"]),
+    (
+        "finite-list EM sampling at 2 epsilon",
+        _finite_em_at_twice_epsilon,
+        ["exponential", "label-private", "center-point-one-shot"],
+    ),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
     ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
     ("an exact count stored on the estimator", _count_stored_on_the_estimator, ["em-learner"]),
@@ -163,6 +191,12 @@ MUTANTS = [
         ["rectangle-composition"],
     ),
     ("a center-point candidate domain built from the data", _center_point_domain_from_the_data, ["center-point"]),
+    ("a one-shot quality counting depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
+    (
+        "one-shot center-point candidates cut to the data's bounding box",
+        _one_shot_candidates_from_the_data,
+        ["center-point-one-shot"],
+    ),
     (
         "a linear-feasibility box and domain built from the data",
         _linear_feasibility_bound_from_the_data,

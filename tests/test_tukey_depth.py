@@ -456,3 +456,23 @@ def test_finite_direction_size_limit_is_explicit():
         tukey_depth([0, 0, 0], S)
     # The 2-D sweep has no such limit.
     assert tukey_depth([0, 0], np.zeros((5000, 2), dtype=np.int64)) == 5000
+
+
+def test_the_vectorised_sweep_is_the_exact_sweep():
+    # Float angles only propose the order and the arc ends; exact predicates certify them. Compare with
+    # the exact Python sweep on grids full of collinear, opposite and repeated directions, and on
+    # translated rational centres (large coordinates, nearly equal angles).
+    from privpac.geometry.tukey import _sweep_2d, _sweep_2d_vectorised
+
+    rng = np.random.default_rng(11)
+    for trial in range(400):
+        n = int(rng.integers(1, 40))
+        spread = int(rng.choice([1, 2, 5, 10**6]))
+        Z = rng.integers(-spread, spread + 1, size=(n, 2)).astype(np.int64)
+        if trial % 3 == 0:  # points on a few lines through the origin, both sides
+            Z = rng.integers(-3, 4, size=(n, 1)) * rng.integers(-2, 3, size=(1, 2))
+        if trial % 5 == 0:  # q S - p for a rational centre with a large denominator
+            q = int(rng.integers(10**5, 10**6))
+            Z = q * Z - rng.integers(-q * spread, q * spread + 1, size=(1, 2))
+        Z = Z.astype(np.int64)
+        assert _sweep_2d_vectorised(Z) == _sweep_2d(Z), Z.tolist()

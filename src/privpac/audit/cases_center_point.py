@@ -16,6 +16,12 @@ part of what is enumerated. Pairs:
 
 RecConcave in ``d = 2`` has too many random paths to enumerate (more than 50,000 at ``B = 1``); its
 privacy rests on RecConcave's own audit (``recconcave``) and the composition argument.
+
+A second case, ``center-point-one-shot``, audits baseline B1
+(:func:`~privpac.learners.center_point_baselines.one_shot_center_point`, the paper's footnote 1)
+through that public function on the spec's toy instance ``X = {0, 1, 2}^2`` (shifted to
+``[-1, 1]^2``: 37 candidate vertices) with ``n = 4``, and on ``[-1, 1]`` in ``d = 1``. Its exact law
+is the one exponential-mechanism draw over the candidates.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..estimators.center_point import PrivateCenterPoint
+from ..learners import center_point_baselines
 from .registry import AuditCase, NeighbourPair, register
-from .release import fit_release
+from .release import call_release, fit_release
 
 # (mode, B, label, dataset, neighbour)
 _PAIRS = [
@@ -60,5 +67,47 @@ register(
         delta=1e-3,  # RecConcave needs delta > 0; the exponential mode records (epsilon, 0) and is audited there
         trials=1_500,
         reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; spec bmns-center-points A3-A4, B3",
+    )
+)
+
+
+# (label, dataset, neighbour) on [-1, 1]^d, B = 1
+_ONE_SHOT_PAIRS = [
+    ("a corner of the square moves to its centre",
+     [[-1, -1], [1, -1], [-1, 1], [1, 1]], [[-1, -1], [1, -1], [-1, 1], [0, 0]]),
+    ("a diagonal broken by a point", [[-1, -1], [0, 0], [0, 0], [1, 1]], [[-1, -1], [0, 0], [1, -1], [1, 1]]),
+    ("a stack loses a point to a corner", [[0, 0]] * 4, [[0, 0]] * 3 + [[1, 1]]),
+    ("an edge point crosses to the other side", [[-1, 0], [0, 1], [1, 0], [0, -1]], [[-1, 0], [0, 1], [1, 0], [-1, 1]]),
+    ("d=1: the middle point moves to an end", [[-1], [0], [0], [1]], [[-1], [0], [1], [1]]),
+]  # fmt: skip
+
+
+def _one_shot_release(data, rng, eps, delta):
+    # Looked up at call time: the mutation tests replace pieces of the module.
+    return call_release(
+        center_point_baselines.one_shot_center_point,
+        np.asarray(data, dtype=np.int64),
+        1,
+        eps,
+        budget=(eps, delta),
+        rng=rng,
+    )
+
+
+def _one_shot_pairs(eps, delta):
+    return [NeighbourPair(f"{label} (B=1)", a, b) for label, a, b in _ONE_SHOT_PAIRS]
+
+
+register(
+    AuditCase(
+        name="center-point-one-shot",
+        description="one_shot_center_point (baseline B1): the exponential mechanism on Tukey depth over every "
+        "vertex of the line arrangement of [-1, 1]^2 (the spec's X = {0,1,2}^2, n = 4) and of [-1, 1]",
+        release=_one_shot_release,
+        pairs=_one_shot_pairs,
+        epsilon=1.0,
+        delta=0.0,
+        trials=1_000,
+        reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), footnote 1; spec bmns-center-points B1",
     )
 )

@@ -68,10 +68,11 @@ def tukey_depth(x, S) -> int:
     Notes
     -----
     Exact integer predicates throughout (spec ``bmns-center-points`` sections 4/A1 and 7). Costs:
-    ``d = 1``: ``O(n)``; ``d = 2``: ``O(n log n)`` angular sweep (Rousseeuw and Ruts 1996), Python
-    comparisons of exact cross products; ``d >= 3``: the finite-direction formula of
-    :func:`tukey_depth_brute`, ``O(C(n + d + 1, d) * n)``. Sensitivity 1 in ``S`` for fixed ``x``
-    (Observation 2.16), because the value is exact.
+    ``d = 1``: ``O(n)``; ``d = 2``: ``O(n log n)`` angular sweep (Rousseeuw and Ruts 1996), vectorised:
+    float angles propose the order, exact integer cross products certify it (about 0.2 ms at
+    ``n = 10^3`` and 0.9 ms at ``n = 10^4``, ``benchmarks/center_points.py``); ``d >= 3``: the
+    finite-direction formula of :func:`tukey_depth_brute`, ``O(C(n + d + 1, d) * n)``. Sensitivity 1
+    in ``S`` for fixed ``x`` (Observation 2.16), because the value is exact.
 
     Examples
     --------
@@ -87,7 +88,7 @@ def tukey_depth(x, S) -> int:
         z = Z[:, 0]
         return int(min(np.count_nonzero(z >= 0), np.count_nonzero(z <= 0)))
     if d == 2:
-        return _sweep_2d(Z)
+        return _sweep_2d_vectorised(Z)
     check_finite_direction_size(n, d, "tukey_depth (d >= 3)")
     return _min_count(_complete(arr, bound), Z)
 
@@ -170,6 +171,73 @@ def _in_open_closed_arc(a: tuple[int, int], b: tuple[int, int]) -> bool:
     if cross != 0:
         return cross > 0
     return a[0] * b[0] + a[1] * b[1] < 0
+
+
+#: The vectorised sweep multiplies coordinates in int64: below this bound every cross product is exact.
+_SWEEP_INT64_BOUND = 2**30
+
+
+def _halves(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`_half` for arrays: 0 for angles in [0, pi), 1 for [pi, 2 pi)."""
+    return np.where((b > 0) | ((b == 0) & (a > 0)), 0, 1)
+
+
+def _in_arc(ra: np.ndarray, rb: np.ndarray, wa: np.ndarray, wb: np.ndarray) -> np.ndarray:
+    """:func:`_in_open_closed_arc` for arrays: direction ``w`` in ``(angle(r), angle(r) + pi]``."""
+    cross = ra * wb - rb * wa
+    return (cross > 0) | ((cross == 0) & (ra * wa + rb * wb < 0))
+
+
+def _sweep_2d_vectorised(Z: np.ndarray) -> int:
+    """:func:`_sweep_2d` with numpy: the same exact answer, ``O(n log n)`` without Python loops.
+
+    Floating-point angles (``arctan2``) only *propose* the angular order and the end of each
+    half-turn arc; both are then certified with exact integer predicates (cross and dot products
+    in ``int64``, exact below :data:`_SWEEP_INT64_BOUND`): the order is checked on every adjacent
+    pair (a sequence is sorted iff each adjacent pair is), and each arc end on its two neighbours
+    (membership of the arc is monotone along the order). A proposal that fails its check is
+    repaired by exact steps, or (a misordered sort) the exact Python sweep is used instead, so the
+    value is always the exact depth.
+    """
+    if Z.dtype == object or (Z.size and int(np.abs(Z).max()) >= _SWEEP_INT64_BOUND):
+        return _sweep_2d(Z)
+    zero = (Z[:, 0] == 0) & (Z[:, 1] == 0)
+    k0 = int(np.count_nonzero(zero))
+    pts = Z[~zero]
+    m = len(pts)
+    if m == 0:
+        return k0
+    a, b = pts[:, 0], pts[:, 1]
+    phi = np.arctan2(b, a)
+    phi = np.where(phi < 0, phi + 2 * np.pi, phi)
+    order = np.argsort(phi, kind="stable")
+    a, b, phi = a[order], b[order], phi[order]
+    h = _halves(a, b)
+    cross = a[:-1] * b[1:] - b[:-1] * a[1:]
+    if not np.all((h[:-1] < h[1:]) | ((h[:-1] == h[1:]) & (cross >= 0))):
+        return _sweep_2d(Z)  # the float order is wrong somewhere: sort exactly
+    same = (h[:-1] == h[1:]) & (cross == 0)
+    starts = np.flatnonzero(np.concatenate([[True], ~same]))
+    g = len(starts)
+    weights = np.diff(np.append(starts, m))
+    prefix = np.concatenate([[0], np.cumsum(np.concatenate([weights, weights]))])
+    ra, rb, rphi = a[starts], b[starts], phi[starts]
+    k = np.arange(g)
+    # Proposed end of the arc (theta_k, theta_k + pi]: the first group index past it.
+    end = np.searchsorted(np.concatenate([rphi, rphi + 2 * np.pi]), rphi + np.pi, side="right")
+    end = np.clip(end, k + 1, k + g)
+    last_in = (end == k + 1) | _in_arc(ra, rb, ra[(end - 1) % g], rb[(end - 1) % g])
+    first_out = (end == k + g) | ~_in_arc(ra, rb, ra[end % g], rb[end % g])
+    for j in np.flatnonzero(~(last_in & first_out)):  # rare: repair with exact steps
+        rj = (int(ra[j]), int(rb[j]))
+        e = int(end[j])
+        while e > j + 1 and not _in_open_closed_arc(rj, (int(ra[(e - 1) % g]), int(rb[(e - 1) % g]))):
+            e -= 1
+        while e < j + g and _in_open_closed_arc(rj, (int(ra[e % g]), int(rb[e % g]))):
+            e += 1
+        end[j] = e
+    c = prefix[end] - prefix[k + 1]
+    return k0 + int(min(c.min(), (m - c).min()))
 
 
 def _sweep_2d(Z: np.ndarray) -> int:

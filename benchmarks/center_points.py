@@ -1,0 +1,332 @@
+"""Center points: FindTukey against a private median per coordinate, baseline B1 and the Tukey median.
+
+Beimel, Moran, Nissim, Stemmer (COLT 2019) run no experiments; this benchmark follows spec
+``bmns-center-points`` (B1-B3) and the issue's done criterion.
+
+Arms
+----
+* ``findtukey-exponential``: ``PrivateCenterPoint`` defaults (spec B3: the exponential mechanism per
+  coordinate, basic composition, pure epsilon-DP);
+* ``findtukey-recconcave``: the same with RecConcave per coordinate (Fig. 1), ``delta = 1e-6``;
+* ``coordinate-median``: :func:`privpac.learners.center_point_baselines.coordinatewise_median`, a
+  private median per coordinate (budget split evenly, pure epsilon-DP): the answer users reach for;
+* ``one-shot-B1``: :func:`~privpac.learners.center_point_baselines.one_shot_center_point` (toy grid only);
+* ``tukey-median``: non-private, the exact largest depth (the number of nested depth regions) for
+  ``n <= 10,000`` in ``d = 2`` and every ``n`` in ``d = 1``, else the deepest data point.
+
+Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bound``; clipped):
+
+* ``gaussian``: ``N(0, (B/3)^2 I)``;
+* ``thin``: a thin correlated ellipse along the diagonal in two equal groups at its ends (points
+  ``(k + e, k - e)``, ``|k|`` the rounding of ``B/2 + N(0, (B/10)^2)`` clipped to ``[2, B]``, half of
+  them with ``k < 0``; width ``e`` in ``{-1, 0, 1}`` with probabilities 0.1, 0.8, 0.1 where ``|k| >= 3``):
+  each coordinate alone has a flat median over the empty middle, and the pair must stay on the
+  diagonal;
+* ``simplex``: three (``d + 1``) equal clusters at the vertices of a simplex, ``N(0, 1/4)`` each;
+* ``collinear``: points on the line ``y = 2x`` (``x`` uniform in ``[-B/2, B/2]``): the hull is a segment.
+
+In ``d = 1`` every kind is the first coordinate of its 2-D version.
+
+Outputs (``benchmarks/results/``): ``center_points.csv`` (one row per fit: depth, depth / n, the
+target ``n/(2(d+1))``, seconds), ``center_points_done.csv`` (the done criterion: thin 2-D data, n =
+2,000, epsilon = 1, >= 50 seeds), ``center_points_speed.csv`` (exact 2-D Tukey depth per query and
+wall time of a 2-D center point), ``center_points_toy.csv`` (B1 on ``[-2, 2]^2``), and PNG plots
+``center_points_depth.png``, ``center_points_done.png``. ``--quick`` runs a small grid in minutes
+(files with a ``_quick`` suffix). Wall times are single-process measurements on a shared machine.
+
+    PYTHONPATH=src python benchmarks/center_points.py            # full grid, 20 to 40 minutes
+    PYTHONPATH=src python benchmarks/center_points.py --quick    # a few minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import platform
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from privpac.errors import InvalidParameterError, UtilityWarning
+from privpac.estimators import PrivateCenterPoint
+from privpac.geometry import depth_intervals, tukey_depth
+from privpac.learners.center_point import box_directions, plan_find_tukey
+from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, coordinatewise_median, one_shot_center_point
+from privpac.plots import _pyplot
+from privpac.progress import progress
+
+RESULTS = Path(__file__).parent / "results"
+KINDS = ("gaussian", "thin", "simplex", "collinear")
+DELTA = 1e-6
+
+
+def make_data(kind: str, n: int, d: int, B: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` integer points of ``[-B, B]^d`` of the given kind (see the module docstring)."""
+    if kind == "gaussian":
+        X = rng.normal(0.0, B / 3, size=(n, 2))
+    elif kind == "thin":
+        sign = rng.permutation(np.repeat([1, -1], [n - n // 2, n // 2]))  # two equal groups
+        k = sign * np.clip(np.rint(B / 2 + rng.normal(0.0, B / 10, size=n)), 2, B)
+        e = rng.choice([-1, 0, 1], p=[0.1, 0.8, 0.1], size=n) * (np.abs(k) >= 3)  # a thin width
+        X = np.column_stack([k + e, k - e])
+    elif kind == "simplex":
+        verts = np.array([[-0.7, -0.6], [0.7, -0.6], [0.0, 0.7]]) * B
+        X = verts[rng.integers(0, 3, size=n)] + rng.normal(0.0, 0.5, size=(n, 2))
+    elif kind == "collinear":
+        x = rng.integers(-(B // 2), B // 2 + 1, size=n)
+        X = np.column_stack([x, np.clip(2 * x, -B, B)])
+    else:
+        raise ValueError(kind)
+    if d == 3:  # a third, independent coordinate
+        X = np.column_stack([X, rng.normal(0.0, B / 3, size=n)])
+    return np.clip(np.rint(X), -B, B).astype(np.int64)[:, :d]
+
+
+def nonprivate_depth(X: np.ndarray, B: int) -> tuple[int, str]:
+    """The Tukey median's depth (exact when affordable) or the deepest data point's."""
+    n, d = X.shape
+    if d == 1 or n <= 10_000:
+        dirs = np.ones((1, 1), dtype=np.int64) if d == 1 else box_directions(B)
+        return len(depth_intervals(X, directions=dirs)), "exact maximum"
+    pts = np.unique(X, axis=0)
+    return max(tukey_depth(p, X) for p in pts), "deepest data point"
+
+
+def _fit(arm: str, X: np.ndarray, B: int, eps: float, seed: int):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        if arm == "findtukey-exponential":
+            return PrivateCenterPoint(epsilon=eps, domain=B, random_state=seed).fit(X).center_
+        if arm == "findtukey-recconcave":
+            est = PrivateCenterPoint(epsilon=eps, delta=DELTA, domain=B, mode="recconcave", random_state=seed)
+            return est.fit(X).center_
+        if arm == "coordinate-median":
+            return coordinatewise_median(X, B, eps, rng=seed)
+        if arm == "one-shot-B1":
+            return one_shot_center_point(X, B, eps, rng=seed)
+    raise ValueError(arm)
+
+
+def _row(kind, d, n, eps, seed, arm, depth, seconds, B, note=""):
+    target = n / (2 * (d + 1))
+    return {
+        "data": kind,
+        "d": d,
+        "B": B,
+        "n": n,
+        "epsilon": eps,
+        "seed": seed,
+        "arm": arm,
+        "depth": depth,
+        "depth_frac": round(depth / n, 5),
+        "target_frac": round(1 / (2 * (d + 1)), 5),
+        "reaches_target": int(depth >= target),
+        "seconds": round(seconds, 4),
+        "note": note,
+    }
+
+
+def dimension_supported(d: int, B: int) -> bool:
+    try:
+        plan_find_tukey(100, d, B, 1.0)
+    except InvalidParameterError as exc:
+        print(f"note: d = {d} skipped: PrivateCenterPoint refuses it ({exc})")
+        return False
+    return True
+
+
+def depth_grid(quick: bool, B: int) -> list[dict]:
+    sizes = (100, 1000, 10_000) if quick else (100, 300, 1000, 3000, 10_000, 100_000)
+    dims = [d for d in (1, 2, 3) if dimension_supported(d, B)]
+    tasks = []
+    for d in dims:
+        for n in sizes:
+            if n > 10_000 and d >= 2:
+                continue  # the exact depth regions refuse (box directions x n above the finite-direction limit)
+            seeds = 2 if quick else (5 if n <= 1000 else (3 if n <= 3000 else 2))
+            for kind in KINDS:
+                for eps in (0.1, 1.0):
+                    for seed in range(seeds):
+                        tasks.append((kind, d, n, eps, seed))
+    rows = []
+    for kind, d, n, eps, seed in progress(tasks, desc="center points: depth grid", unit="dataset"):
+        X = make_data(kind, n, d, B, np.random.default_rng([n, d, seed, KINDS.index(kind)]))
+        t0 = time.perf_counter()
+        best, how = nonprivate_depth(X, B)
+        rows.append(_row(kind, d, n, eps, seed, "tukey-median", best, time.perf_counter() - t0, B, how))
+        for arm in ("findtukey-exponential", "findtukey-recconcave", "coordinate-median"):
+            t0 = time.perf_counter()
+            center = _fit(arm, X, B, eps, 1000 * seed + 7)
+            seconds = time.perf_counter() - t0
+            rows.append(_row(kind, d, n, eps, seed, arm, tukey_depth(center, X), seconds, B))
+    return rows
+
+
+def toy_grid(quick: bool) -> list[dict]:
+    """B1 against FindTukey on [-2, 2]^2 (|V| = 2,225 candidate vertices)."""
+    B, rows = 2, []
+    sizes = (100, 300) if quick else (100, 300, 800)
+    tasks = [(k, n, e, s) for k in KINDS for n in sizes for e in (0.1, 1.0) for s in range(2 if quick else 5)]
+    for kind, n, eps, seed in progress(tasks, desc="center points: B1 toy grid", unit="dataset"):
+        assert 2225 * n <= ONE_SHOT_WORK_LIMIT
+        X = make_data(kind, n, 2, B, np.random.default_rng([n, seed, 99, KINDS.index(kind)]))
+        best, how = nonprivate_depth(X, B)
+        rows.append(_row(kind, 2, n, eps, seed, "tukey-median", best, 0.0, B, how))
+        for arm in ("one-shot-B1", "findtukey-exponential", "coordinate-median"):
+            t0 = time.perf_counter()
+            center = _fit(arm, X, B, eps, 1000 * seed + 11)
+            rows.append(_row(kind, 2, n, eps, seed, arm, tukey_depth(center, X), time.perf_counter() - t0, B))
+    return rows
+
+
+def done_criterion(quick: bool, B: int) -> list[dict]:
+    """Thin 2-D data, n = 2,000, epsilon = 1: share of runs reaching depth n/(2(d+1)) = n/6."""
+    n, eps, seeds = 2000, 1.0, 20 if quick else 60
+    reached = {"findtukey-exponential": [], "coordinate-median": []}
+    for seed in progress(range(seeds), desc="center points: done criterion", unit="seed"):
+        X = make_data("thin", n, 2, B, np.random.default_rng([7, seed]))
+        for arm in reached:
+            reached[arm].append(tukey_depth(_fit(arm, X, B, eps, seed), X) >= n / 6)
+    return [
+        {
+            "data": "thin",
+            "d": 2,
+            "B": B,
+            "n": n,
+            "epsilon": eps,
+            "runs": seeds,
+            "arm": arm,
+            "runs_reaching_n_over_6": int(sum(hits)),
+            "fraction": round(sum(hits) / seeds, 4),
+            "criterion_met": int(sum(hits) / seeds >= 0.9),
+        }
+        for arm, hits in reached.items()
+    ]
+
+
+def speed(quick: bool) -> list[dict]:
+    """Exact 2-D Tukey depth per query, and the wall time of one 2-D center point."""
+    rows = []
+    rng = np.random.default_rng(3)
+    for n in (1000, 10_000):
+        X = rng.integers(-15, 16, size=(n, 2))
+        queries = [(int(a), int(b)) for a, b in rng.integers(-10, 11, size=(200, 2))]
+        tukey_depth(queries[0], X)
+        t0 = time.perf_counter()
+        for q in queries:
+            tukey_depth(q, X)
+        rows.append(
+            {"what": "tukey_depth per query (d = 2)", "B": 15, "n": n, "seconds": (time.perf_counter() - t0) / 200}
+        )
+    bounds = (3, 5) if quick else (3, 5, 7, 15)
+    for B in bounds:
+        for n in (1000, 10_000):
+            X = make_data("gaussian", n, 2, B, np.random.default_rng([B, n]))
+            t0 = time.perf_counter()
+            _fit("findtukey-exponential", X, B, 1.0, 0)
+            rows.append({"what": "PrivateCenterPoint.fit, exponential (d = 2)", "B": B, "n": n,
+                         "seconds": time.perf_counter() - t0})  # fmt: skip
+    load = os.getloadavg()[0]  # the machine is shared: say how busy it was
+    for row in rows:
+        row["seconds"] = round(row["seconds"], 6)
+        row["load_average_1min"] = round(load, 2)
+        print(f"  {row['what']}: B = {row['B']}, n = {row['n']:,}: {row['seconds']:.4g} s")
+    return rows
+
+
+def write(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"wrote {path}")
+
+
+def summarise(rows: list[dict]) -> dict:
+    """Mean depth fraction and share reaching the target per (d, data, epsilon, arm, n)."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault((r["d"], r["data"], r["epsilon"], r["arm"], r["n"]), []).append(r)
+    return {
+        k: (float(np.mean([r["depth_frac"] for r in v])), float(np.mean([r["reaches_target"] for r in v])))
+        for k, v in out.items()
+    }
+
+
+def plot_depth(rows: list[dict], path: Path) -> None:
+    plt = _pyplot()
+    summary = summarise(rows)
+    dims = sorted({r["d"] for r in rows})
+    fig, axes = plt.subplots(2 * len(dims), 4, figsize=(16, 6.5 * len(dims)), squeeze=False, sharey=True)
+    styles = {
+        "tukey-median": ("k", "-"),
+        "findtukey-exponential": ("tab:blue", "-"),
+        "findtukey-recconcave": ("tab:purple", "--"),
+        "coordinate-median": ("tab:red", "-"),
+    }
+    for i, d in enumerate(dims):
+        for j, eps in enumerate((0.1, 1.0)):
+            for c, kind in enumerate(KINDS):
+                ax = axes[2 * i + j][c]
+                for arm, (color, ls) in styles.items():
+                    pts = sorted((k[4], v[0]) for k, v in summary.items() if k[:4] == (d, kind, eps, arm))
+                    if pts:
+                        ax.plot(*zip(*pts), color=color, ls=ls, marker="o", ms=3, label=arm)
+                ax.axhline(1 / (2 * (d + 1)), color="gray", ls=":", label="target n/(2(d+1))")
+                ax.set_xscale("log")
+                ax.set_title(f"{kind}, d = {d}, epsilon = {eps:g}", fontsize=9)
+                ax.set_xlabel("n")
+                if c == 0:
+                    ax.set_ylabel("depth / n (mean over seeds)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def plot_done(rows: list[dict], path: Path) -> None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.bar([r["arm"] for r in rows], [r["fraction"] for r in rows], color=["tab:blue", "tab:red"])
+    ax.axhline(0.9, color="gray", ls=":", label="90%")
+    ax.set_ylabel("runs with depth >= n/6")
+    ax.set_title(f"thin 2-D data, n = 2,000, epsilon = 1 ({rows[0]['runs']} runs)", fontsize=9)
+    ax.set_ylim(0, 1.05)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a small grid (a few minutes)")
+    parser.add_argument("--bound", type=int, default=5, help="the public box [-B, B]^d of the depth grid")
+    parser.add_argument("--only", choices=["speed", "done", "toy", "grid"], default=None, help="run one part")
+    args = parser.parse_args()
+    RESULTS.mkdir(exist_ok=True)
+    suffix = "_quick" if args.quick else ""
+    print(f"center-point benchmark on {platform.machine()}, python {platform.python_version()}, B = {args.bound}")
+    if args.only in (None, "speed"):
+        write(RESULTS / f"center_points_speed{suffix}.csv", speed(args.quick))
+    if args.only in (None, "done"):
+        done = done_criterion(args.quick, args.bound)
+        for r in done:
+            print(f"  done criterion, {r['arm']}: {r['runs_reaching_n_over_6']}/{r['runs']} runs reach n/6")
+        write(RESULTS / f"center_points_done{suffix}.csv", done)
+        plot_done(done, RESULTS / f"center_points_done{suffix}.png")
+    if args.only in (None, "toy"):
+        write(RESULTS / f"center_points_toy{suffix}.csv", toy_grid(args.quick))
+    if args.only in (None, "grid"):
+        rows = depth_grid(args.quick, args.bound)
+        write(RESULTS / f"center_points{suffix}.csv", rows)
+        plot_depth(rows, RESULTS / f"center_points_depth{suffix}.png")
+
+
+if __name__ == "__main__":
+    main()
