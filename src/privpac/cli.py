@@ -7,7 +7,7 @@ privpac predict model.json data.csv  predictions of a saved model
 privpac show model.json              a saved model and its privacy ledger
 privpac median data.csv ...          a private median or interior point of one column
 privpac feasibility system.csv ...   a private point satisfying most constraints A x >= b
-privpac centerpoint data.csv ...     a private center point (a point of high Tukey depth) of 1 or 2 columns
+privpac centerpoint data.csv ...     a private center point (a point of high Tukey depth) of 1 to 3 columns
 privpac bounds NAME | --list         sample-size bounds of the papers' theorems
 privpac sanitize MODEL data.csv ...  a private synthetic database (JSON) or synthetic records (CSV)
 privpac query sanitized.json "x<=10" answers of a saved sanitized database
@@ -634,7 +634,7 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, 
 
 @main.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False))
-@click.option("--columns", default=None, help="Comma-separated integer columns, one or two (default: all).")
+@click.option("--columns", default=None, help="Comma-separated integer columns, one to three (default: all).")
 @click.option("--domain", "domain_spec", required=True, help="Public box per column: -B:B (integers).")
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP (exponential mode).")
@@ -648,7 +648,7 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, 
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
 def centerpoint(data, columns, domain_spec, epsilon, delta, mode, beta, seed):
-    """A private center point of one or two CSV columns (FindTukey), with its ledger.
+    """A private center point of one to three CSV columns (FindTukey), with its ledger.
 
     A point of high Tukey depth, inside the convex hull of the data with high probability once
     there are enough records (Beimel, Moran, Nissim, Stemmer 2019); the data are integers in the
