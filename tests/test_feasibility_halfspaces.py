@@ -201,8 +201,9 @@ def test_a_noisy_grid_beyond_the_limit_is_refused_from_public_sizes(monkeypatch)
 
 
 def test_the_dimension_check_is_find_deep_points(monkeypatch):
-    with pytest.raises(InvalidParameterError, match="D = d \\+ 1 = 3"):
-        fh.check_learner_dimension(2)
+    assert fh.check_learner_dimension(2) == 2  # FindDeepPoint runs in D = 3
+    with pytest.raises(InvalidParameterError, match="D = d \\+ 1 = 4"):
+        fh.check_learner_dimension(3)
     monkeypatch.setattr(lf, "SUPPORTED_DIMENSIONS", (1,))
     with pytest.raises(InvalidParameterError, match="D = d \\+ 1 = 2"):
         fh.check_learner_dimension(1)
@@ -270,8 +271,10 @@ def test_bad_inputs_are_refused_before_anything_else():
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.array([[0.5], [1.0]]), y)
     with pytest.raises(DataError, match="outside the declared labels"):
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(x, np.array([1, 2]))
-    with pytest.raises(InvalidParameterError, match="d = 2"):
-        PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.ones((4, 2), dtype=int), np.zeros(4, dtype=int))
+    with pytest.raises(InvalidParameterError, match="d = 3"):
+        PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.ones((4, 3), dtype=int), np.zeros(4, dtype=int))
+    with pytest.raises(InvalidParameterError, match="up to m = 150"):  # D = 3: public size envelope
+        PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.ones((151, 2), dtype=int), np.zeros(151, dtype=int))
     with pytest.raises(DataError, match="empty"):
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.zeros((0, 1), dtype=int), np.zeros(0, dtype=int))
 
