@@ -365,7 +365,20 @@ class SparkBackend:
 
     @staticmethod
     def _starts(X) -> list[int]:
-        """Global position of every partition's first row, and the total last (one exact count pass)."""
+        """Global position of every partition's first row, and the total last (one exact count pass).
+
+        Refuses a DataFrame whose plan has a shuffle (an ``Exchange``: ``repartition``, joins,
+        aggregations): a shuffle orders rows by hashing or sorting their values, and a position
+        must never depend on a record's values (for the label-private learner it must not depend
+        on the labels).
+        """
+        plan = X._jdf.queryExecution().executedPlan().toString()
+        if "Exchange" in plan:
+            raise DataError(
+                "row positions on Spark follow the DataFrame's own row order, and this DataFrame's plan has a "
+                "shuffle (repartition, join or aggregation), which orders rows by their values: read the data "
+                "without shuffling it (coalesce keeps the order)"
+            )
 
         def count(batches):
             import pyarrow as pa
