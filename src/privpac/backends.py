@@ -347,7 +347,9 @@ class SparkBackend:
             result = kernel(frame[features], *(None if o is None else frame[o] for o in others))
             return pd.DataFrame({"chunk": [c], "result": [pickle.dumps(result)]})
 
-        tagged = X.mapInArrow(positions, X.schema.add(row, "long"))
+        from pyspark.sql.types import LongType, StructField, StructType
+
+        tagged = X.mapInArrow(positions, StructType([*X.schema.fields, StructField(row, LongType(), False)]))
         grouped = tagged.groupBy(F.expr(f"{row} div {int(k)}").alias("__privpac_chunk"))  # exact integer division
         rows = grouped.applyInPandas(apply, "chunk long, result binary").collect()
         results = {int(r.chunk): pickle.loads(r.result) for r in rows}
