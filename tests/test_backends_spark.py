@@ -143,6 +143,24 @@ def test_map_chunks_and_row_positions_on_spark(spark):
         SparkBackend().map_chunks(summary, 37, 2000, _frame(spark, x, y, 3), "y")
 
 
+def test_row_positions_refuse_several_files(spark, tmp_path):
+    """Spark orders the splits of several files by size (content-dependent): positions refuse it."""
+    from privpac.backends import SparkBackend
+    from privpac.errors import DataError
+
+    x = np.arange(100, dtype=np.int64)
+    for i in range(2):
+        pd.DataFrame({"x": x[50 * i : 50 * (i + 1)], "y": x[50 * i : 50 * (i + 1)] % 2}).to_parquet(
+            tmp_path / f"part-{i}.parquet"
+        )
+    with pytest.raises(DataError, match="orders the splits of the 2 files"):
+        SparkBackend().map_chunks(len, 10, 100, spark.read.parquet(str(tmp_path)), "y")
+    one = spark.read.parquet(str(tmp_path / "part-0.parquet"))
+    assert SparkBackend().map_chunks(lambda X, y: int(X["x"].sum()), 10, 50, one, "y") == [
+        int(x[a : a + 10].sum()) for a in range(0, 50, 10)
+    ]
+
+
 def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
     import warnings
 

@@ -372,7 +372,8 @@ class SparkBackend:
         Refuses a DataFrame whose plan has a shuffle (an ``Exchange``: ``repartition``, joins,
         aggregations): a shuffle orders rows by hashing or sorting their values, and a position
         must never depend on a record's values (for the label-private learner it must not depend
-        on the labels).
+        on the labels). Refuses a read of several files too: Spark orders the splits of its input
+        files by size, and a file's size depends on its contents.
         """
         plan = X._jdf.queryExecution().executedPlan().toString()
         if "Exchange" in plan:
@@ -380,6 +381,12 @@ class SparkBackend:
                 "row positions on Spark follow the DataFrame's own row order, and this DataFrame's plan has a "
                 "shuffle (repartition, join or aggregation), which orders rows by their values: read the data "
                 "without shuffling it (coalesce keeps the order)"
+            )
+        if len(X.inputFiles()) > 1:
+            raise DataError(
+                f"row positions on Spark follow the order of the DataFrame's partitions, and Spark orders the "
+                f"splits of the {len(X.inputFiles())} files it reads by their size, which depends on their "
+                "contents: read a single file, or fit on Dask (which reads files in name order)"
             )
 
         def count(batches):
