@@ -154,9 +154,8 @@ class LabelPrivateClassifier(PrivateClassifierBase):
             self.privacy_unit_ = "labels"
         else:
             public, _ = self._index(X_public, "X_public")
-            res = semi_private_from_oracles(
-                public, m, lambda H: _scores(backend, domain, labels, X, y, cls, H), cls, ledger=ledger, rng=rng, **common
-            )
+            scores = lambda H: _scores(backend, domain, labels, X, y, cls, H)  # noqa: E731
+            res = semi_private_from_oracles(public, m, scores, cls, ledger=ledger, rng=rng, **common)
             self.privacy_unit_ = "labelled records"
         self.hypothesis_ = int(res.hypothesis)
         self.n_samples_ = m

@@ -19,10 +19,9 @@ Only positive examples are read; the label set ``labels`` and the ``domain`` are
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import functools
 
 import numpy as np
 
@@ -36,9 +35,9 @@ from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, plan_randmargins, run_randmargins
 from ..learners.rectangles_bns import axis_counts, learn_rectangle_bns_counted
 from ..learners.rectangles_composition import merge_top_keys, plan_composition, run_composition_tops, top_keys
-from ..sanitizers.database import CountedData
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..random import RandomSource
+from ..sanitizers.database import CountedData
 from ..validation import check_array, check_choice, check_counts, check_labels, check_probability
 from .base import PrivateClassifierBase, private_fit
 
@@ -239,7 +238,10 @@ def _box_block(domain, labels, x_max, stat, X_block, y_block, w_block):
     if block_max != x_max:
         raise DataError(f"X has {len(block_max)} features in one block, {len(x_max)} in another")
     y01 = check_labels(y_block, labels, P.shape[0])
-    w = np.ones(P.shape[0], dtype=np.int64) if w_block is None else check_counts(w_block, P.shape[0], allow_all_zero=True)
+    if w_block is None:
+        w = np.ones(P.shape[0], dtype=np.int64)
+    else:
+        w = check_counts(w_block, P.shape[0], allow_all_zero=True)
     return int(np.sum(w, dtype=np.int64)), stat(P, y01, w, x_max)
 
 
@@ -275,7 +277,8 @@ class BoxSample:
         if self.counts is not None and not counts:
             raise InvalidParameterError("counts is supported by method='bns' only")
         kernel = functools.partial(_box_block, self.domain, self.labels, self.x_max, stat)
-        n, value = backend_for(self.X).map_merge(kernel, functools.partial(_merge_box, merge), self.X, self.y, self.counts)
+        merged = functools.partial(_merge_box, merge)
+        n, value = backend_for(self.X).map_merge(kernel, merged, self.X, self.y, self.counts)
         if n == 0:
             raise InvalidParameterError(
                 "X is empty: at least one record is needed" if self.counts is None else "counts are all 0"
@@ -287,9 +290,7 @@ class BoxSample:
         """The positive grid points (shape ``(n+, d)``, Fortran order) of an in-memory sample."""
         if backend_for(self.X).name != "numpy":
             raise TypeError("the positive points themselves are read in memory only")
-        return self.statistic(
-            lambda P, y01, w, x_max: np.asfortranarray(P[y01 == 1]), lambda parts: next(iter(parts))
-        )
+        return self.statistic(lambda P, y01, w, x_max: np.asfortranarray(P[y01 == 1]), lambda parts: next(iter(parts)))
 
 
 class PrivateRectangleClassifier(PrivateClassifierBase):
