@@ -421,3 +421,56 @@ def test_randmargins_refuses_engine_data_before_spending(cluster):
             da.from_array(X, chunks=(300, 2)), da.from_array(y, chunks=300)
         )
     assert accountant.spent == (0.0, 0.0) and accountant.reserved == (0.0, 0.0)
+
+
+def test_label_private_on_dask_ignores_the_labels_of_the_first_n_rows(cluster):
+    """The first n rows by position give the candidates from their features only: flipping their
+    labels leaves the fit unchanged, flipping one label after them changes the scores it reads."""
+    import warnings
+
+    from privpac.estimators import LabelPrivateClassifier
+
+    x, y = _data(6000)
+    make = lambda: LabelPrivateClassifier(domain=(0, 2**40), n_unlabelled=2500, random_state=7)  # noqa: E731
+    flipped = y.copy()
+    flipped[:2500] = 1 - flipped[:2500]
+    X = da.from_array(x.reshape(-1, 1), chunks=((1000, 1499, 2, 3499), 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = [make().fit(X, da.from_array(labels, chunks=1000)) for labels in (y, flipped)]
+        assert _state(fits[0]) == _state(fits[1]) == _state(make().fit(x.reshape(-1, 1), y))
+        from privpac.backends import DaskBackend
+        from privpac.estimators.label_private import _scores
+        from privpac.learners.concept_classes import Thresholds
+
+        domain, cls = fits[0].domain_, Thresholds(2**40 + 1)
+        H = [0, int(x[2500]) + 1, 2**40]
+        changed = y.copy()
+        changed[2500] = 1 - changed[2500]
+        scores = [
+            _scores(DaskBackend(), domain, (0, 1), X, da.from_array(labels, chunks=1000), cls, H, skip=2500)
+            for labels in (y, changed)
+        ]
+        assert scores[0].tolist() == cls.scores(H, x[2500:], y[2500:]).tolist()
+        assert np.abs(scores[0] - scores[1]).tolist() == [1, 1, 1]
+
+
+def test_cli_fits_the_composition_box_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    X, y = _box_data(5000)
+    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
+    common = ["--label", "y", "--domain", f"0:{2**20 - 1}", "--seed", "3", "--set", "method=composition"]
+    states = []
+    for data, engine in (("d.csv", []), ("pq", ["--engine", "dask", "--scheduler", cluster.scheduler.address])):
+        out = str(tmp_path / f"{data}.json")
+        result = CliRunner().invoke(main, ["fit", "rectangle", str(tmp_path / data), *common, *engine, "-o", out])
+        assert result.exit_code == 0, result.output
+        states.append(json.loads((tmp_path / f"{data}.json").read_text())["state"])
+    assert states[0] == states[1]
