@@ -440,7 +440,9 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         if is_engine_collection(X):
             x_max = box_x_max(domain, self.n_features_in_)
         else:
-            x_max = box_x_max(domain, np.shape(X)[1]) if np.ndim(X) == 2 else grid_points(domain, X)[1]
+            if np.ndim(X) != 2 or np.shape(X)[1] == 0:  # the validation's own message
+                grid_points(domain, X)
+            x_max = box_x_max(domain, np.shape(X)[1])
         self.classes_ = np.asarray(self.labels)
         sample = BoxSample(domain, self.labels, x_max, X, y, counts)
         result = method.fit(self, sample, x_max, ledger, rng)
