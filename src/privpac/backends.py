@@ -34,6 +34,7 @@ importing either engine; an engine is needed only when you pass its data.
 
 from __future__ import annotations
 
+import bisect
 import functools
 from collections.abc import Callable
 
@@ -102,9 +103,14 @@ def _apply_to_chunks(kernel: Callable, start: int, bounds, columns) -> list[tupl
     row is at ``start`` (runs where the block lives; deterministic)."""
     length = len(columns[0])
     out = []
-    for c, (a, b) in enumerate(bounds):
-        if a >= start and b <= start + length:
-            out.append((c, kernel(*(_rows(col, a - start, b - start) for col in columns))))
+    if not bounds:
+        return out
+    k = bounds[0][1] - bounds[0][0]
+    for c in range(-(-start // k), len(bounds)):  # chunks are regular: the first one starting in the block
+        a, b = bounds[c]
+        if b > start + length:
+            break
+        out.append((c, kernel(*(_rows(col, a - start, b - start) for col in columns))))
     return out
 
 
@@ -209,7 +215,9 @@ class DaskBackend:
         ]
         straddling = []
         for c, (a, b) in enumerate(bounds):
-            parts = [p for p, (s, e) in enumerate(zip(starts, ends)) if s < b and e > a]
+            # the non-empty partitions that hold rows a .. b - 1
+            first, last = bisect.bisect_right(starts, a) - 1, bisect.bisect_left(starts, b) - 1
+            parts = [p for p in range(first, last + 1) if starts[p] < ends[p]]
             if len(parts) > 1:
                 pieces = [
                     dask.delayed(_slice_block)(max(a, starts[p]) - starts[p], min(b, ends[p]) - starts[p], *blocks[p])

@@ -15,6 +15,13 @@ Neighbouring datasets are replace-one (the library's convention): RandMargins, p
 add/remove neighbours, is planned at ``(epsilon/2, delta/(1 + e^(epsilon/2)))`` add/remove, which
 is ``(epsilon, delta)`` replace-one by group privacy; the baseline is replace-one private as it is.
 Only positive examples are read; the label set ``labels`` and the ``domain`` are public.
+
+The sample is read through a :class:`BoxSample` (in memory, on Dask or on Spark, one code path,
+:mod:`privpac.backends`): ``"composition"`` reads the positives' top ``Delta_0`` keys per direction
+and ``"bns"`` the per-axis counts, both exact and merged across blocks, so a fixed
+``random_state`` gives the same box and ledger on every engine. ``"randmargins"`` reads the
+positive records themselves (adaptive deletions by whole points, a random tag per positive in row
+order) and refuses engine data (``docs/scale.md``).
 """
 
 from __future__ import annotations
