@@ -20,6 +20,13 @@ Estimators: the threshold classifier and the point learner on the domain ``[0, 2
 (about 10^6 distinct values whatever ``n``: the merged statistic on the driver has at most
 ``min(n, |X|)`` entries), and the Laplace histogram (64 public bins, a statistic of 64 counts).
 Writes ``benchmarks/results/scale.csv``.
+
+``--models rectangle label-private``: the composition baseline for boxes (two features on
+``[0, 2^20 - 1]``, label 1 inside ``[0, 3 2^18)^2``; the driver receives the top ``Delta_0`` keys of
+each of the four directions) and the label-private threshold learner on the one-feature data (the
+driver receives the distinct features of the first ``n`` rows and ``|H|`` scores). Spark reads the
+label-private data from one file (row positions refuse a read of several files, whose order Spark
+sets by their sizes); it holds the same rows in the same order.
 """
 
 from __future__ import annotations
@@ -77,15 +84,43 @@ for i in range(files):
     frame.to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
 """
 
+MAKE_BOX_DATA = """
+import sys
+import numpy as np, pandas as pd
+n, out, files = int(sys.argv[1]), sys.argv[2], 16
+rng = np.random.default_rng(0)
+per = -(-n // files)
+for i in range(files):
+    m = min(per, n - i * per)
+    if m <= 0:
+        break
+    x = rng.integers(0, 2**{bits}, (m, 2), dtype=np.int64)
+    y = (x.max(axis=1) < 3 * 2**{bits_minus_2}).astype(np.int8)
+    pd.DataFrame({{"x0": x[:, 0], "x1": x[:, 1], "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
+"""
+
+#: one file holding the 16 files' rows in name order (for Spark's row positions)
+ONE_FILE = """
+import sys
+import pyarrow.parquet as pq
+from pathlib import Path
+files = sorted(Path(sys.argv[1]).glob("part-*.parquet"))
+with pq.ParquetWriter(sys.argv[2], pq.read_schema(files[0])) as writer:
+    for f in files:
+        writer.write_table(pq.read_table(f))
+"""
+
 CELL = """
 import json, resource, sys, time, warnings
 warnings.simplefilter("ignore")
 engine, model, path = sys.argv[1], sys.argv[2], sys.argv[3]
-from privpac.estimators import (PrivateHalfspaceClassifier, PrivateHistogram, PrivatePointClassifier,
-                                PrivateThresholdClassifier)
+from privpac.estimators import (LabelPrivateClassifier, PrivateHalfspaceClassifier, PrivateHistogram,
+                                PrivatePointClassifier, PrivateRectangleClassifier, PrivateThresholdClassifier)
 dom = (0, 2**{bits} - 1)
-columns = [f"x{{j}}" for j in range({d})] if model == "halfspace" else ["x"]
+columns = {{"halfspace": [f"x{{j}}" for j in range({d})], "rectangle": ["x0", "x1"]}}.get(model, ["x"])
 make = {{
+    "rectangle": lambda: PrivateRectangleClassifier(domain=dom, method="composition", random_state=1),
+    "label-private": lambda: LabelPrivateClassifier(domain=dom, random_state=1),
     "halfspace": lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.1, random_state=1),
     "threshold": lambda: PrivateThresholdClassifier(domain=dom, random_state=1),
     "point": lambda: PrivatePointClassifier(domain=dom, delta=1e-9, random_state=1),
@@ -109,7 +144,7 @@ elif engine == "spark":
              .config("spark.driver.memory", "2g").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     t0 = time.perf_counter()
-    frame = spark.read.parquet(path)
+    frame = spark.read.parquet(path + "-one.parquet" if model == "label-private" else path)
     est = make().fit(frame, "y") if labelled else make().fit(frame.select("x"))
     seconds = time.perf_counter() - t0
     spark.stop()
@@ -148,7 +183,8 @@ def main() -> None:
     rows = []
     cell = CELL.format(bits=DOMAIN_BITS, d=MARGIN_FEATURES)
     margin_models = [m for m in args.models if m == "halfspace"]
-    other_models = [m for m in args.models if m != "halfspace"]
+    box_models = [m for m in args.models if m == "rectangle"]
+    other_models = [m for m in args.models if m not in ("halfspace", "rectangle")]
     for n in sizes:
         n = int(n)
         scratch = Path(tempfile.mkdtemp(prefix="privpac-scale-"))
@@ -159,6 +195,13 @@ def main() -> None:
                 data["x"].mkdir()
                 make_data = MAKE_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
                 subprocess.run([sys.executable, "-c", make_data, str(n), str(data["x"])], check=True)
+            if "label-private" in other_models and "spark" in args.engines:
+                subprocess.run([sys.executable, "-c", ONE_FILE, str(data["x"]), f"{data['x']}-one.parquet"], check=True)
+            if box_models:
+                data["box"] = scratch / "box"
+                data["box"].mkdir()
+                make_data = MAKE_BOX_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
+                subprocess.run([sys.executable, "-c", make_data, str(n), str(data["box"])], check=True)
             if margin_models:
                 data["margin"] = scratch / "margin"
                 data["margin"].mkdir()
@@ -167,7 +210,8 @@ def main() -> None:
             for model in args.models:
                 answers, coefs = {}, {}
                 for engine in args.engines:
-                    r = _run(cell, engine, model, str(data["margin" if model == "halfspace" else "x"]))
+                    dataset = {"halfspace": "margin", "rectangle": "box"}.get(model, "x")
+                    r = _run(cell, engine, model, str(data[dataset]))
                     answers[engine], coefs[engine] = r["state"], r["coef"]
                     rows.append(
                         {
@@ -195,7 +239,9 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="") as fh:
-        what = f"domain [0, 2^{DOMAIN_BITS} - 1]" if other_models else ""
+        what = f"domain [0, 2^{DOMAIN_BITS} - 1]" if other_models or box_models else ""
+        if box_models:
+            what += "; rectangle: composition baseline, 2 features, positives inside [0, 3 2^18)^2"
         if margin_models:
             what += ("; " if what else "") + (
                 f"halfspace: {MARGIN_FEATURES} features in the unit ball, cosine margin 0.1, 10 noisy GD steps"

@@ -125,7 +125,7 @@ def test_refused_where_not_supported_and_predict_needs_memory(cluster):
 
     x, y = _data(1000)
     X = da.from_array(x.reshape(-1, 1), chunks=(300, 1))
-    with pytest.raises(TypeError, match="does not fit on Dask or Spark data yet"):
+    with pytest.raises(TypeError, match="RandMargins reads the positive records"):
         PrivateRectangleClassifier(domain=(0, 2**40)).fit(X, y)
     clf = PrivateThresholdClassifier(domain=(0, 2**40), random_state=0).fit(X, y)
     assert clf.predict(x.reshape(-1, 1)).shape == (1000,)
@@ -300,3 +300,177 @@ def test_cli_fits_the_halfspace_classifier_on_the_cluster(cluster, tmp_path):
         assert result.exit_code == 0, result.output
         coefs.append(json.loads(out.read_text())["state"]["coef"])
     np.testing.assert_allclose(coefs[1], coefs[0], rtol=0, atol=1e-8)
+
+
+# -- row positions: map_merge_rows and map_chunks (sample-and-aggregate by row position) ---------
+
+
+def _chunk_summary(X_chunk, y_chunk):
+    x = np.asarray(X_chunk).ravel()
+    return int(x.sum()), int(np.asarray(y_chunk).sum()), int(x.size), int(x[0]) if x.size else None
+
+
+@pytest.mark.parametrize("chunk_size", [1, 37, 1000, 2500])
+def test_map_chunks_by_row_position_equals_the_in_memory_chunks(cluster, chunk_size):
+    """Chunks of consecutive rows, straddling uneven partitions, assembled exactly and in order."""
+    from privpac.backends import DaskBackend, NumpyBackend, chunk_bounds
+
+    x, y = _data(2000)
+    expected = [_chunk_summary(x[a:b], y[a:b]) for a, b in chunk_bounds(chunk_size, 2000)]
+    assert NumpyBackend().map_chunks(_chunk_summary, chunk_size, 2000, x.reshape(-1, 1), y) == expected
+    for chunks in ((2000,), (3, 997, 1, 999), (100,) * 20, (0, 1500, 0, 500)):
+        X = da.from_array(x.reshape(-1, 1), chunks=(chunks, 1))
+        got = DaskBackend().map_chunks(_chunk_summary, chunk_size, 2000, X, da.from_array(y, chunks=700))
+        assert got == expected, chunks
+    df = dd.from_pandas(pd.DataFrame({"x": x, "y": y}), npartitions=7)
+    assert DaskBackend().map_chunks(_chunk_summary, chunk_size, 2000, df[["x"]], df["y"]) == expected
+    with pytest.raises(Exception, match="not the 1999 announced"):
+        DaskBackend().map_chunks(_chunk_summary, chunk_size, 1999, df[["x"]], df["y"])
+
+
+def test_map_merge_rows_gives_every_block_its_position(cluster):
+    from privpac.backends import DaskBackend
+
+    x, y = _data(1000)
+
+    def kernel(start, X_block, y_block):  # the block's rows are at start .. start + len - 1
+        return [(start, np.asarray(X_block).ravel().tolist())]
+
+    def merge(parts):
+        return sorted(p for part in parts for p in part)
+
+    X = da.from_array(x.reshape(-1, 1), chunks=((3, 400, 597), 1))
+    blocks = DaskBackend().map_merge_rows(kernel, merge, X, None)
+    assert [s for s, _ in blocks] == [0, 3, 403]
+    assert [v for _, b in blocks for v in b] == x.tolist()
+
+
+def _box_data(n=20000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2**20, size=(n, 2), dtype=np.int64)
+    return X, (X.max(axis=1) < 3 * 2**18).astype(np.int64)
+
+
+def _engine_fits():
+    from privpac.estimators import LabelPrivateClassifier, PrivateRectangleClassifier
+
+    box = dict(domain=(0, 2**20 - 1), random_state=5)
+    lp = dict(domain=(0, 2**40), random_state=5, n_unlabelled=1500)
+    return {
+        "rectangle-composition": lambda: PrivateRectangleClassifier(method="composition", **box),
+        "rectangle-composition-recconcave": lambda: PrivateRectangleClassifier(
+            method="composition", interior_point="recconcave", **box
+        ),
+        "label-private-thresholds": lambda: LabelPrivateClassifier(concept="thresholds", **lp),
+        "label-private-points": lambda: LabelPrivateClassifier(concept="points", **lp),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_engine_fits()))
+def test_rectangles_and_label_private_give_the_same_model_on_dask(cluster, name):
+    """Bit-identical fitted state and ledger: the composition baseline reads the positives' top
+    keys per direction, the label-private learner the distinct features of the first n rows and
+    the candidates' scores, all exact and merged; the noise is drawn once on the driver."""
+    import warnings
+
+    make = _engine_fits()[name]
+    if name.startswith("rectangle"):
+        X, y = _box_data()
+    else:
+        x, y = _data()
+        X = x.reshape(-1, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = _state(make().fit(X, y))
+        for chunks in (len(X), 4999, 1234):
+            est = make().fit(da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=3000))
+            assert _state(est) == reference, chunks
+        names = [f"x{j}" for j in range(X.shape[1])]
+        df = dd.from_pandas(pd.DataFrame({**{c: X[:, j] for j, c in enumerate(names)}, "y": y}), npartitions=7)
+        est = make().fit(df[names], df["y"])
+        assert _state(est) == reference and list(est.feature_names_in_) == names
+        if name.startswith("label-private"):  # the semi-private learner: candidates from public points
+            public = np.arange(0, 2**40, 2**29)
+            reference = _state(make().fit(X, y, X_public=public))
+            assert _state(make().fit(df[names], df["y"], X_public=public)) == reference
+
+
+def test_bns_rectangles_with_counts_on_dask():
+    """Theorem-size data held as multiplicities: the per-axis counts merged across blocks."""
+    from privpac.estimators import PrivateRectangleClassifier
+
+    X = np.tile(np.array([[3, 5], [7, 9], [12, 1]], dtype=np.int64), (10, 1))
+    y = np.tile(np.array([1, 1, 0]), 10)
+    counts = np.tile(np.array([5 * 10**9, 5 * 10**9, 10**9], dtype=np.int64), 10)
+    make = lambda: PrivateRectangleClassifier(domain=(0, 15), method="bns", random_state=4)  # noqa: E731
+    reference = _state(make().fit(X, y, counts=counts))
+    for chunks in (30, 7, 4):
+        est = make().fit(da.from_array(X, chunks=(chunks, 2)), da.from_array(y, chunks=5), counts=counts)
+        assert _state(est) == reference, chunks
+    assert reference[2] == int(counts.sum())
+
+
+def test_randmargins_refuses_engine_data_before_spending(cluster):
+    from privpac.accountant import BudgetAccountant
+    from privpac.estimators import PrivateRectangleClassifier
+
+    X, y = _box_data(1000)
+    accountant = BudgetAccountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(TypeError, match="RandMargins reads the positive records themselves"):
+        PrivateRectangleClassifier(domain=(0, 2**20 - 1), accountant=accountant).fit(
+            da.from_array(X, chunks=(300, 2)), da.from_array(y, chunks=300)
+        )
+    assert accountant.spent == (0.0, 0.0) and accountant.reserved == (0.0, 0.0)
+
+
+def test_label_private_on_dask_ignores_the_labels_of_the_first_n_rows(cluster):
+    """The first n rows by position give the candidates from their features only: flipping their
+    labels leaves the fit unchanged, flipping one label after them changes the scores it reads."""
+    import warnings
+
+    from privpac.estimators import LabelPrivateClassifier
+
+    x, y = _data(6000)
+    make = lambda: LabelPrivateClassifier(domain=(0, 2**40), n_unlabelled=2500, random_state=7)  # noqa: E731
+    flipped = y.copy()
+    flipped[:2500] = 1 - flipped[:2500]
+    X = da.from_array(x.reshape(-1, 1), chunks=((1000, 1499, 2, 3499), 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = [make().fit(X, da.from_array(labels, chunks=1000)) for labels in (y, flipped)]
+        assert _state(fits[0]) == _state(fits[1]) == _state(make().fit(x.reshape(-1, 1), y))
+        from privpac.backends import DaskBackend
+        from privpac.estimators.label_private import _scores
+        from privpac.learners.concept_classes import Thresholds
+
+        domain, cls = fits[0].domain_, Thresholds(2**40 + 1)
+        H = [0, int(x[2500]) + 1, 2**40]
+        changed = y.copy()
+        changed[2500] = 1 - changed[2500]
+        scores = [
+            _scores(DaskBackend(), domain, (0, 1), X, da.from_array(labels, chunks=1000), cls, H, skip=2500)
+            for labels in (y, changed)
+        ]
+        assert scores[0].tolist() == cls.scores(H, x[2500:], y[2500:]).tolist()
+        assert np.abs(scores[0] - scores[1]).tolist() == [1, 1, 1]
+
+
+def test_cli_fits_the_composition_box_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    X, y = _box_data(5000)
+    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
+    common = ["--label", "y", "--domain", f"0:{2**20 - 1}", "--seed", "3", "--set", "method=composition"]
+    states = []
+    for data, engine in (("d.csv", []), ("pq", ["--engine", "dask", "--scheduler", cluster.scheduler.address])):
+        out = str(tmp_path / f"{data}.json")
+        result = CliRunner().invoke(main, ["fit", "rectangle", str(tmp_path / data), *common, *engine, "-o", out])
+        assert result.exit_code == 0, result.output
+        states.append(json.loads((tmp_path / f"{data}.json").read_text())["state"])
+    assert states[0] == states[1]

@@ -103,3 +103,88 @@ def test_practical_halfspace_on_spark_agrees_with_memory(spark):
     frame = spark.createDataFrame(pd.DataFrame({**{n: bad[:, j] for j, n in enumerate(names)}, "y": y}))
     with pytest.raises(Exception, match="outside the declared domain"):  # raised in a task, reported by Spark
         PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, random_state=5).fit(frame.repartition(3), "y")
+
+
+def _ordered_frame(spark, columns: dict, partitions: int):
+    """A DataFrame whose rows keep the order of ``columns`` in ``partitions`` consecutive ranges
+    (no shuffle): positions are the data's own order."""
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
+
+    frame = pd.DataFrame(columns)
+    schema = StructType(
+        [StructField(c, LongType() if frame[c].dtype.kind == "i" else DoubleType()) for c in frame.columns]
+    )
+
+    def rows(batches):
+        for batch in batches:
+            yield frame.iloc[batch["id"].to_numpy()].reset_index(drop=True)
+
+    return spark.range(0, len(frame), numPartitions=partitions).mapInPandas(rows, schema)
+
+
+def test_map_chunks_and_row_positions_on_spark(spark):
+    from privpac.backends import NumpyBackend, SparkBackend
+    from privpac.errors import DataError
+
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 1000, 2000)
+    y = (x > 400).astype(np.int64)
+
+    def summary(X_chunk, y_chunk):
+        v = np.asarray(X_chunk).ravel()
+        return int(v.sum()), int(np.asarray(y_chunk).sum()), int(v.size), int(v[0])
+
+    for chunk_size in (37, 1000):
+        expected = NumpyBackend().map_chunks(summary, chunk_size, 2000, x.reshape(-1, 1), y)
+        for partitions in (1, 7):
+            frame = _ordered_frame(spark, {"x": x, "y": y}, partitions)
+            assert SparkBackend().map_chunks(summary, chunk_size, 2000, frame, "y") == expected, partitions
+    with pytest.raises(DataError, match="has a shuffle"):
+        SparkBackend().map_chunks(summary, 37, 2000, _frame(spark, x, y, 3), "y")
+
+
+def test_row_positions_refuse_several_files(spark, tmp_path):
+    """Spark orders the splits of several files by size (content-dependent): positions refuse it."""
+    from privpac.backends import SparkBackend
+    from privpac.errors import DataError
+
+    x = np.arange(100, dtype=np.int64)
+    for i in range(2):
+        pd.DataFrame({"x": x[50 * i : 50 * (i + 1)], "y": x[50 * i : 50 * (i + 1)] % 2}).to_parquet(
+            tmp_path / f"part-{i}.parquet"
+        )
+    with pytest.raises(DataError, match="orders the splits of the 2 files"):
+        SparkBackend().map_chunks(len, 10, 100, spark.read.parquet(str(tmp_path)), "y")
+    one = spark.read.parquet(str(tmp_path / "part-0.parquet"))
+    assert SparkBackend().map_chunks(lambda X, y: int(X["x"].sum()), 10, 50, one, "y") == [
+        int(x[a : a + 10].sum()) for a in range(0, 50, 10)
+    ]
+
+
+def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
+    import warnings
+
+    from privpac.estimators import LabelPrivateClassifier, PrivateRectangleClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2**20, size=(20000, 2), dtype=np.int64)
+    y = (X.max(axis=1) < 3 * 2**18).astype(np.int64)
+    cases = [
+        (lambda: PrivateRectangleClassifier(method="composition", domain=(0, 2**20 - 1), random_state=5), X, None),
+        (lambda: LabelPrivateClassifier(domain=(0, 2**20), n_unlabelled=1500, random_state=5), X[:, :1], None),
+        (lambda: LabelPrivateClassifier(domain=(0, 2**20), concept="points", random_state=5), X[:, :1], "public"),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for make, features, public in cases:
+            extra = {} if public is None else {"X_public": np.arange(0, 2**20, 2**10)}
+            reference = make().fit(features, y, **extra)
+            names = [f"x{j}" for j in range(features.shape[1])]
+            for partitions in (1, 7):
+                frame = _ordered_frame(spark, {**{c: features[:, j] for j, c in enumerate(names)}, "y": y}, partitions)
+                est = make().fit(frame, "y", **extra)
+                assert est._fitted_state() == reference._fitted_state(), (type(est).__name__, partitions)
+                assert est.ledger_.lines() == reference.ledger_.lines()
+                assert list(est.feature_names_in_) == names
+        with pytest.raises(TypeError, match="RandMargins reads the positive records"):
+            PrivateRectangleClassifier(domain=(0, 2**20 - 1)).fit(_ordered_frame(spark, {"x": X[:, 0], "y": y}, 2), "y")

@@ -87,7 +87,7 @@ def test_every_method_in_the_table_runs_and_a_new_one_is_one_entry():
             assert est.privacy_spent_[0] <= 1.0 and est.algorithm_name == RECTANGLE_METHODS[name].title
             assert (ip == "recconcave") == ("RecConcave" in "\n".join(est.plan_lines_))
 
-    def everything(est, P, x_max, ledger, rng, weights):
+    def everything(est, sample, x_max, ledger, rng):
         ledger.charge("nothing private", 0.0)
         return RectangleFit(BoxHypothesis((0, 0), x_max))
 

@@ -20,6 +20,13 @@ Privacy on an engine:
 * the number of records is exact, which is public only under replace-one neighbours (privpac's
   neighbouring relation throughout).
 
+Row positions. :meth:`~NumpyBackend.map_merge_rows` hands each kernel the global position of its
+block's first row and :meth:`~NumpyBackend.map_chunks` applies a kernel to consecutive chunks of a
+public number of rows (chunks may straddle partitions): both locate the blocks with one exact
+count pass (partition offsets). Positions are the collection's own row order (Dask: partition
+order; Spark: partition index, then the order within the partition, which must be deterministic,
+as for a file read, not the output of a shuffle); nothing is routed by record values.
+
 Dask collections (``dask.array.Array``, ``dask.dataframe.DataFrame`` or ``Series``) and Spark
 DataFrames (``pyspark.sql.DataFrame``, the label given as a column name) are recognised without
 importing either engine; an engine is needed only when you pass its data.
@@ -27,13 +34,23 @@ importing either engine; an engine is needed only when you pass its data.
 
 from __future__ import annotations
 
+import bisect
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
 from .errors import DataError
 
-__all__ = ["NumpyBackend", "DaskBackend", "SparkBackend", "backend_for", "is_engine_collection", "MERGE_FAN_IN"]
+__all__ = [
+    "NumpyBackend",
+    "DaskBackend",
+    "SparkBackend",
+    "backend_for",
+    "is_engine_collection",
+    "chunk_bounds",
+    "MERGE_FAN_IN",
+]
 
 #: Partial statistics merged together at each level of the merge tree on the workers.
 MERGE_FAN_IN = 4
@@ -48,6 +65,55 @@ def is_engine_collection(obj) -> bool:
     return _module(obj) in ("dask", "dask_expr") or (_module(obj) == "pyspark" and hasattr(obj, "mapInArrow"))
 
 
+def chunk_bounds(chunk_size: int, n_rows: int) -> list[tuple[int, int]]:
+    """``[(start, stop)]`` of the consecutive chunks of ``chunk_size`` rows of ``n_rows`` rows (the
+    last one holds the remaining ``n_rows - (T - 1) chunk_size`` rows). Public inputs only."""
+    from .validation import check_int
+
+    k = check_int(chunk_size, "chunk_size", low=1)
+    n = check_int(n_rows, "n_rows", low=0)
+    return [(a, min(a + k, n)) for a in range(0, n, k)]
+
+
+def _rows(col, a: int, b: int):
+    """Rows ``a .. b - 1`` of a block column (NumPy, pandas or ``None``)."""
+    if col is None:
+        return None
+    return col.iloc[a:b] if hasattr(col, "iloc") else col[a:b]
+
+
+def _concat_rows(pieces):
+    """The rows of consecutive pieces of one column, in order."""
+    if pieces[0] is None:
+        return None
+    if hasattr(pieces[0], "iloc"):
+        import pandas as pd
+
+        return pd.concat(pieces) if len(pieces) > 1 else pieces[0]
+    return np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+
+
+def _check_rows(total: int, n_rows: int) -> None:
+    if total != n_rows:
+        raise DataError(f"the data has {total} rows, not the {n_rows} announced")
+
+
+def _apply_to_chunks(kernel: Callable, start: int, bounds, columns) -> list[tuple[int, object]]:
+    """``(chunk number, kernel(chunk rows))`` for the chunks lying wholly in a block whose first
+    row is at ``start`` (runs where the block lives; deterministic)."""
+    length = len(columns[0])
+    out = []
+    if not bounds:
+        return out
+    k = bounds[0][1] - bounds[0][0]
+    for c in range(-(-start // k), len(bounds)):  # chunks are regular: the first one starting in the block
+        a, b = bounds[c]
+        if b > start + length:
+            break
+        out.append((c, kernel(*(_rows(col, a - start, b - start) for col in columns))))
+    return out
+
+
 class NumpyBackend:
     """The in-memory backend: the whole input is one block."""
 
@@ -55,6 +121,56 @@ class NumpyBackend:
 
     def map_merge(self, kernel: Callable, merge: Callable, *columns):
         return merge([kernel(*columns)])
+
+    def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
+        """:meth:`map_merge` whose kernel also receives, first, the global position of its block's
+        first row (``kernel(start, *block)``): how a learner tells the first ``n`` records from the
+        rest. One exact count pass locates the blocks on an engine."""
+        return merge([kernel(0, *columns)])
+
+    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns) -> list:
+        """``[kernel(*rows of chunk t) for t in 0 .. T - 1]`` over consecutive chunks of ``chunk_size``
+        rows by row position (:func:`chunk_bounds`; the last chunk may be shorter), in order.
+
+        For sample-and-aggregate: ``chunk_size`` and ``n_rows`` are public (``n_rows`` is checked
+        against the exact row count), chunks follow the row order, never record values, and a
+        chunk that straddles partitions is assembled exactly from its pieces. The kernel must be
+        deterministic (no randomness: it may run again on a retried task) and receives the
+        chunk's rows of every column (``None`` stays ``None``); its results come back to the
+        driver, so it should return a small summary (a chunk's non-private estimate).
+        """
+        _check_rows(len(columns[0]), n_rows)
+        bounds = chunk_bounds(chunk_size, n_rows)
+        return [kernel(*(_rows(col, a, b) for col in columns)) for a, b in bounds]
+
+
+def _identity(*block):
+    return block
+
+
+def _split_frame(names, extra, block):
+    if not hasattr(block, "columns"):  # Dask may hand a one-column frame's partition as a Series
+        block = block.to_frame()
+    return (block[names], *(None if key is None else block[key] for key in extra))
+
+
+def _unpacked(kernel: Callable, unpack: Callable, positioned: bool = False) -> Callable:
+    if positioned:
+        return lambda start, *block: kernel(start, *unpack(*block))
+    return lambda *block: kernel(*unpack(*block))
+
+
+def _chunks_of_block(kernel, unpack, start, bounds, *block):
+    return _apply_to_chunks(kernel, start, bounds, unpack(*block))
+
+
+def _slice_block(a, b, *block):
+    return tuple(_rows(col, a, b) for col in block)
+
+
+def _chunk_of_pieces(kernel, unpack, c, *pieces):
+    block = tuple(_concat_rows([piece[i] for piece in pieces]) for i in range(len(pieces[0])))
+    return c, kernel(*unpack(*block))
 
 
 class DaskBackend:
@@ -70,11 +186,53 @@ class DaskBackend:
     def map_merge(self, kernel: Callable, merge: Callable, *columns):
         import dask
 
-        if hasattr(columns[0], "divisions"):  # Dask DataFrame or Series (arrays have no divisions)
-            blocks, kernel = self._frame_blocks(columns, kernel)
-        else:
-            blocks = self._aligned_blocks(columns)
-        parts = [dask.delayed(kernel)(*block) for block in zip(*blocks)]
+        blocks, unpack = self._blocks(columns)
+        return self._tree(merge, [dask.delayed(_unpacked(kernel, unpack))(*block) for block in blocks])
+
+    def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
+        """See :meth:`NumpyBackend.map_merge_rows` (one exact count pass gives the block offsets)."""
+        import dask
+
+        blocks, unpack = self._blocks(columns)
+        starts = self._starts(blocks)
+        fn = _unpacked(kernel, unpack, positioned=True)
+        return self._tree(merge, [dask.delayed(fn)(start, *block) for start, block in zip(starts, blocks)])
+
+    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns) -> list:
+        """See :meth:`NumpyBackend.map_chunks`. A chunk inside one partition is computed in that
+        partition's task; a chunk straddling partitions in a task of its own that receives only
+        its pieces (sliced where they live) and concatenates them in row order."""
+        import dask
+
+        blocks, unpack = self._blocks(columns)
+        starts = self._starts(blocks)
+        _check_rows(starts[-1], n_rows)
+        bounds = chunk_bounds(chunk_size, n_rows)
+        ends = starts[1:]
+        whole = [
+            dask.delayed(_chunks_of_block)(kernel, unpack, start, bounds, *block)
+            for start, block in zip(starts, blocks)
+        ]
+        straddling = []
+        for c, (a, b) in enumerate(bounds):
+            # the non-empty partitions that hold rows a .. b - 1
+            first, last = bisect.bisect_right(starts, a) - 1, bisect.bisect_left(starts, b) - 1
+            parts = [p for p in range(first, last + 1) if starts[p] < ends[p]]
+            if len(parts) > 1:
+                pieces = [
+                    dask.delayed(_slice_block)(max(a, starts[p]) - starts[p], min(b, ends[p]) - starts[p], *blocks[p])
+                    for p in parts
+                ]
+                straddling.append(dask.delayed(_chunk_of_pieces)(kernel, unpack, c, *pieces))
+        found, joined = dask.compute(whole, straddling)
+        results = dict(pair for block in found for pair in block)
+        results.update(dict(joined))
+        return [results[c] for c in range(len(bounds))]
+
+    @staticmethod
+    def _tree(merge: Callable, parts: list):
+        import dask
+
         # A tree of merges on the workers: the driver receives one merged statistic (at most
         # min(n, |X|) distinct values), never the concatenation of every partition's.
         while len(parts) > 1:
@@ -84,9 +242,24 @@ class DaskBackend:
         return merge([result])
 
     @staticmethod
-    def _frame_blocks(columns, kernel):
+    def _starts(blocks) -> list[int]:
+        """Global position of every block's first row, and the total last (one exact count pass)."""
+        import dask
+
+        (lengths,) = dask.compute([dask.delayed(len)(block[0]) for block in blocks])
+        return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
+
+    def _blocks(self, columns):
+        """Aligned row blocks (one tuple of delayed objects per block) and the function that turns
+        a block's objects into the kernel's columns."""
+        if hasattr(columns[0], "divisions"):  # Dask DataFrame or Series (arrays have no divisions)
+            return self._frame_blocks(columns)
+        return list(zip(*self._aligned_blocks(columns))), _identity
+
+    @staticmethod
+    def _frame_blocks(columns):
         """Partitions of X with the other columns attached row by row (one frame, so Dask cannot
-        partition the label column differently from the features), and a kernel that splits them."""
+        partition the label column differently from the features), and a function that splits them."""
         first = columns[0]
         frame = first.to_frame() if not hasattr(first, "columns") else first
         names = list(frame.columns)
@@ -103,14 +276,7 @@ class DaskBackend:
             key = f"__privpac_column_{i}"
             frame = frame.assign(**{key: col})
             extra.append(key)
-
-        def split(block):
-            if not hasattr(block, "columns"):  # Dask may hand a one-column frame's partition as a Series
-                block = block.to_frame()
-            others = [None if key is None else block[key] for key in extra]
-            return kernel(block[names], *others)
-
-        return [frame.to_delayed()], split
+        return [(part,) for part in frame.to_delayed()], functools.partial(_split_frame, names, extra)
 
     @staticmethod
     def _aligned_blocks(columns):
@@ -148,23 +314,118 @@ class SparkBackend:
     name = "spark"
 
     def map_merge(self, kernel: Callable, merge: Callable, X, *others):
+        return self._map_merge(lambda start, *cols: kernel(*cols), merge, X, others, None)
+
+    def map_merge_rows(self, kernel: Callable, merge: Callable, X, *others):
+        """See :meth:`NumpyBackend.map_merge_rows`: one exact count pass gives every partition's
+        offset; a task reads its partition index from the task context."""
+        return self._map_merge(kernel, merge, X, others, self._starts(X))
+
+    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, X, *others) -> list:
+        """See :meth:`NumpyBackend.map_chunks`. Each row is tagged with its position (partition
+        offsets from one exact count pass), rows are grouped by chunk number ``position //
+        chunk_size`` (a public function of the position, never of the record's values) and each
+        group, put back in row order, goes through the kernel on the executors."""
         import pickle
 
+        import pyspark.sql.functions as F
+
+        features = self._features(X, others)
+        starts = self._starts(X)
+        _check_rows(starts[-1], n_rows)
+        bounds = chunk_bounds(chunk_size, n_rows)
+        k = bounds[0][1] - bounds[0][0] if bounds else 1
+        row = "__privpac_row"
+
+        def positions(batches):  # runs on the executors
+            import pyarrow as pa
+            from pyspark import TaskContext
+
+            at = starts[TaskContext.get().partitionId()]
+            for batch in batches:
+                pos = pa.array(np.arange(at, at + batch.num_rows, dtype=np.int64))
+                at += batch.num_rows
+                yield pa.RecordBatch.from_arrays([*batch.columns, pos], names=[*batch.schema.names, row])
+
+        def apply(frame):  # one chunk, on the executors: deterministic, no randomness
+            import pandas as pd
+
+            frame = frame.sort_values(row, kind="stable").reset_index(drop=True)
+            c = int(frame[row].iloc[0]) // k
+            result = kernel(frame[features], *(None if o is None else frame[o] for o in others))
+            return pd.DataFrame({"chunk": [c], "result": [pickle.dumps(result)]})
+
+        from pyspark.sql.types import LongType, StructField, StructType
+
+        tagged = X.mapInArrow(positions, StructType([*X.schema.fields, StructField(row, LongType(), False)]))
+        grouped = tagged.groupBy(F.expr(f"{row} div {int(k)}").alias("__privpac_chunk"))  # exact integer division
+        rows = grouped.applyInPandas(apply, "chunk long, result binary").collect()
+        results = {int(r.chunk): pickle.loads(r.result) for r in rows}
+        return [results[c] for c in range(len(bounds))]
+
+    @staticmethod
+    def _features(X, others) -> list[str]:
         names = [o for o in others if o is not None]
         for name in names:
             if not isinstance(name, str) or name not in X.columns:
                 raise DataError(
                     f"with a Spark DataFrame X, pass the label as the name of a column of X (columns: {X.columns})"
                 )
-        features = [c for c in X.columns if c not in names]
+        return [c for c in X.columns if c not in names]
+
+    @staticmethod
+    def _starts(X) -> list[int]:
+        """Global position of every partition's first row, and the total last (one exact count pass).
+
+        Refuses a DataFrame whose plan has a shuffle (an ``Exchange``: ``repartition``, joins,
+        aggregations): a shuffle orders rows by hashing or sorting their values, and a position
+        must never depend on a record's values (for the label-private learner it must not depend
+        on the labels). Refuses a read of several files too: Spark orders the splits of its input
+        files by size, and a file's size depends on its contents.
+        """
+        plan = X._jdf.queryExecution().executedPlan().toString()
+        if "Exchange" in plan:
+            raise DataError(
+                "row positions on Spark follow the DataFrame's own row order, and this DataFrame's plan has a "
+                "shuffle (repartition, join or aggregation), which orders rows by their values: read the data "
+                "without shuffling it (coalesce keeps the order)"
+            )
+        if len(X.inputFiles()) > 1:
+            raise DataError(
+                f"row positions on Spark follow the order of the DataFrame's partitions, and Spark orders the "
+                f"splits of the {len(X.inputFiles())} files it reads by their size, which depends on their "
+                "contents: read a single file, or fit on Dask (which reads files in name order)"
+            )
+
+        def count(batches):
+            import pyarrow as pa
+            from pyspark import TaskContext
+
+            rows = sum(batch.num_rows for batch in batches)
+            yield pa.RecordBatch.from_pydict({"part": [TaskContext.get().partitionId()], "rows": [rows]})
+
+        found = {int(r.part): int(r.rows) for r in X.mapInArrow(count, "part long, rows long").collect()}
+        lengths = [found.get(p, 0) for p in range(max(found, default=-1) + 1)]  # every task reports, empty or not
+        return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
+
+    def _map_merge(self, kernel: Callable, merge: Callable, X, others, starts):
+        import pickle
+
+        features = self._features(X, others)
 
         def partials(batches):  # runs on the executors: deterministic, no randomness
             import pyarrow as pa
 
+            at = 0
+            if starts is not None:
+                from pyspark import TaskContext
+
+                at = starts[TaskContext.get().partitionId()]
             parts = []
             for batch in batches:
                 frame = batch.to_pandas()
-                parts.append(kernel(frame[features], *(None if o is None else frame[o] for o in others)))
+                parts.append(kernel(at, frame[features], *(None if o is None else frame[o] for o in others)))
+                at += len(frame)
             if parts:  # one merged statistic per partition (one sort), not one per Arrow batch
                 yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merge(parts))]})
 

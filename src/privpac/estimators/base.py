@@ -133,7 +133,8 @@ class PrivateEstimatorBase(BaseEstimator):
         """The message of the TypeError raised when engine data reaches an estimator that cannot use it."""
         return (
             f"{type(self).__name__} does not fit on Dask or Spark data yet (the one-dimensional estimators do: "
-            "threshold, point, median, histogram, sanitizers; and PrivateHalfspaceClassifier with "
+            "threshold, point, median, histogram, sanitizers, LabelPrivateClassifier; and "
+            "PrivateRectangleClassifier with method='composition' or 'bns', PrivateHalfspaceClassifier with "
             "variant='practical'); compute X into memory first"
         )
 

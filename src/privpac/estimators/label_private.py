@@ -6,20 +6,68 @@ Beimel, Nissim, Stemmer, section 6 (Fig. 13, Thm 6.2; section 6.2). ``fit(X, y)`
 public unlabelled ``D`` and the whole labelled sample, features and labels, is epsilon-DP.
 See :mod:`privpac.learners.label_private` for the algorithm, its privacy argument and its
 sample sizes (and the erratum on the size of the unlabelled part).
+
+The sample is read where it lives (:mod:`privpac.backends`; in memory, on Dask or on Spark) in
+three exact passes: the row count with every record checked against the public domain and label
+set (before anything is spent); the distinct features of the first ``n`` rows by row position
+(``B``: features only, public under label privacy); and the score of every candidate summed over
+the other rows (``|H|`` integers). The driver receives these and nothing else (no labels) and
+draws the exponential mechanism's noise once.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..backends import backend_for
 from ..domains import as_domain
+from ..errors import DataError
+from ..learners._sample import _concat
 from ..learners.concept_classes import PointFunctions, Thresholds
-from ..learners.label_private import label_private_learner, semi_private_learner
-from ..validation import check_choice
+from ..learners.label_private import label_private_from_oracles, semi_private_from_oracles
+from ..validation import check_choice, check_labels
 from ._one_d import domain_indices, domain_size
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["LabelPrivateClassifier"]
 
 CONCEPTS = {"thresholds": Thresholds, "points": PointFunctions}
+
+
+def _block(domain, labels, X_block, y_block):
+    """A block's domain indices and 0/1 labels, both checked against the public sets."""
+    idx = domain_indices(domain, X_block)
+    return idx, check_labels(y_block, labels, idx.shape[0])
+
+
+def _count(backend, domain, labels, X, y) -> int:
+    """The exact number of records, every block checked before anything is spent."""
+    m = backend.map_merge(lambda X_b, y_b: _block(domain, labels, X_b, y_b)[0].shape[0], sum, X, y)
+    if m == 0:
+        raise DataError("X is empty: at least one record is needed")
+    return int(m)
+
+
+def _head_points(backend, domain, X, y, n: int) -> np.ndarray:
+    """The distinct features of the rows at positions ``0 .. n - 1`` (no label is read)."""
+
+    def kernel(start, X_b, y_b):
+        return np.unique(domain_indices(domain, X_b)[: max(0, n - start)])
+
+    return backend.map_merge_rows(kernel, lambda parts: np.unique(_concat(list(parts))), X, y)
+
+
+def _scores(backend, domain, labels, X, y, cls, H, skip: int = 0) -> np.ndarray:
+    """``#{(x, y) : h(x) = y}`` for every ``h`` in ``H``, over the rows at positions ``>= skip``."""
+
+    def kernel(start, X_b, y_b):
+        idx, y01 = _block(domain, labels, X_b, y_b)
+        keep = slice(max(0, skip - start), None)
+        if idx[keep].shape[0] == 0:
+            return np.zeros(len(H), dtype=np.int64)
+        return np.asarray(cls.scores(H, idx[keep], y01[keep]), dtype=np.int64)
+
+    return backend.map_merge_rows(kernel, lambda parts: np.sum(list(parts), axis=0, dtype=np.int64), X, y)
 
 
 class LabelPrivateClassifier(PrivateClassifierBase):
@@ -77,45 +125,40 @@ class LabelPrivateClassifier(PrivateClassifierBase):
         domain = as_domain(self.domain_)
         return domain_indices(domain, X, name), domain_size(domain)
 
+    #: reads X through privpac.backends: in memory, Dask or Spark (the label as a column name)
+    _fits_on_engines = True
+
     @private_fit
     def fit(self, X, y, X_public=None):
         ledger, rng = self._begin_fit()
         self._check_features(X, reset=True, y=y)
         check_choice(self.concept, "concept", tuple(CONCEPTS))
-        idx, size = self._index(X)
-        y01 = self._validate_labels(y, len(idx))
+        domain, labels = as_domain(self.domain_), tuple(self.labels)
+        size = domain_size(domain)
+        backend = backend_for(X)
+        m = _count(backend, domain, labels, X, y)
+        self.classes_ = np.asarray(self.labels)
         cls = CONCEPTS[self.concept](size)
+        common = dict(epsilon=ledger.budget_epsilon, alpha=self.alpha, beta=self.beta, constants=self.constants)
         if X_public is None:
-            res = label_private_learner(
-                idx,
-                y01,
+            res = label_private_from_oracles(
+                m,
+                lambda n: _head_points(backend, domain, X, y, n),
+                lambda H, n: _scores(backend, domain, labels, X, y, cls, H, skip=n),
                 cls,
-                epsilon=ledger.budget_epsilon,
-                alpha=self.alpha,
-                beta=self.beta,
-                constants=self.constants,
                 n_unlabelled=self.n_unlabelled,
                 ledger=ledger,
                 rng=rng,
+                **common,
             )
             self.privacy_unit_ = "labels"
         else:
             public, _ = self._index(X_public, "X_public")
-            res = semi_private_learner(
-                public,
-                idx,
-                y01,
-                cls,
-                epsilon=ledger.budget_epsilon,
-                alpha=self.alpha,
-                beta=self.beta,
-                constants=self.constants,
-                ledger=ledger,
-                rng=rng,
-            )
+            scores = lambda H: _scores(backend, domain, labels, X, y, cls, H)  # noqa: E731
+            res = semi_private_from_oracles(public, m, scores, cls, ledger=ledger, rng=rng, **common)
             self.privacy_unit_ = "labelled records"
         self.hypothesis_ = int(res.hypothesis)
-        self.n_samples_ = int(len(idx))
+        self.n_samples_ = m
         self.n_candidates_ = len(res.candidates)
         self.domain_size_ = size
         self._end_fit(ledger)

@@ -15,27 +15,37 @@ Neighbouring datasets are replace-one (the library's convention): RandMargins, p
 add/remove neighbours, is planned at ``(epsilon/2, delta/(1 + e^(epsilon/2)))`` add/remove, which
 is ``(epsilon, delta)`` replace-one by group privacy; the baseline is replace-one private as it is.
 Only positive examples are read; the label set ``labels`` and the ``domain`` are public.
+
+The sample is read through a :class:`BoxSample` (in memory, on Dask or on Spark, one code path,
+:mod:`privpac.backends`): ``"composition"`` reads the positives' top ``Delta_0`` keys per direction
+and ``"bns"`` the per-axis counts, both exact and merged across blocks, so a fixed
+``random_state`` gives the same box and ledger on every engine. ``"randmargins"`` reads the
+positive records themselves (adaptive deletions by whole points, a random tag per positive in row
+order) and refuses engine data (``docs/scale.md``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..accounting import PrivacyLedger
+from ..backends import backend_for, is_engine_collection
 from ..bounds.measured import box_records
 from ..bounds.rectangles import plan_sample_size
 from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import DomainError, InvalidParameterError
+from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, plan_randmargins, run_randmargins
-from ..learners.rectangles_bns import learn_rectangle_bns
-from ..learners.rectangles_composition import plan_composition, run_composition
+from ..learners.rectangles_bns import axis_counts, learn_rectangle_bns_counted
+from ..learners.rectangles_composition import merge_top_keys, plan_composition, run_composition_tops, top_keys
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..random import RandomSource
-from ..validation import check_array, check_choice, check_counts, check_probability
+from ..sanitizers.database import CountedData
+from ..validation import check_array, check_choice, check_counts, check_labels, check_probability
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateRectangleClassifier", "RECTANGLE_METHODS", "RectangleMethod", "RectangleFit", "INTERIOR_POINTS"]
@@ -58,18 +68,19 @@ class RectangleFit:
 
 @dataclass(frozen=True)
 class RectangleMethod:
-    """One learning method: ``fit(estimator, positives, x_max, ledger, rng, weights) -> RectangleFit``.
+    """One learning method: ``fit(estimator, sample, x_max, ledger, rng) -> RectangleFit``.
 
-    ``positives`` are validated grid points (shape ``(n+, d)``); ``x_max`` the largest index per
-    feature; ``ledger`` holds the whole budget and must be charged by the method; ``weights`` is
-    ``(multiplicity of each positive row, number of negative examples)`` (methods that learn
-    from positives only ignore it).
+    ``sample`` is the :class:`BoxSample` (the labelled grid points where they live: the method
+    reads the one exact statistic it needs through it, then ``sample.n``); ``x_max`` the largest
+    index per feature; ``ledger`` holds the whole budget and must be charged by the method.
+    ``on_engines``: whether the method's statistic is an exact mergeable one (Dask and Spark data).
     """
 
     title: str
     fit: Callable[..., RectangleFit]
     requires_delta: bool
     reference: str
+    on_engines: bool = True
 
 
 def _interior_point(name, beta_call: float = 0.5):
@@ -82,7 +93,7 @@ def _directions(est, x_max) -> int:
     return Directions(est.shape, len(x_max)).n_directions
 
 
-def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, weights) -> RectangleFit:
+def _fit_randmargins(est, sample: BoxSample, x_max, ledger: PrivacyLedger, rng: RandomSource) -> RectangleFit:
     plan = plan_randmargins(
         est.epsilon,
         est.delta,
@@ -95,13 +106,14 @@ def _fit_randmargins(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, we
         tie_break_bits=est.tie_break_bits,
         neighbours="replace-one",
     )
-    _warn_box(est, "randmargins", plan, weights)
+    P = sample.positives()
+    _warn_box(est, "randmargins", plan, sample.n)
     result = run_randmargins(P, plan, rng=rng, ledger=ledger)
     details = {"thresholds": result.thresholds, "window_sizes": result.window_sizes.tolist()}
     return RectangleFit(result.hypothesis, details, plan.lines())
 
 
-def _fit_composition(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, weights) -> RectangleFit:
+def _fit_composition(est, sample: BoxSample, x_max, ledger: PrivacyLedger, rng: RandomSource) -> RectangleFit:
     if est.variant != "robust":
         raise InvalidParameterError("variant applies to method='randmargins' only")
     plan = plan_composition(
@@ -113,14 +125,18 @@ def _fit_composition(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, we
         ip=_interior_point(est.interior_point, est.beta / (2.0 * _directions(est, x_max))),
         form="paper" if est.constants == "paper" else "drv",
     )
-    _warn_box(est, "composition", plan, weights)
-    result = run_composition(P, plan, rng=rng, ledger=ledger)
+    window, directions = plan.window, plan.directions
+    tops = sample.statistic(
+        lambda P, y01, w, x_max: top_keys(np.asfortranarray(P[y01 == 1]), x_max, directions, window),
+        functools.partial(merge_top_keys, m=window),
+    )
+    _warn_box(est, "composition", plan, sample.n)
+    result = run_composition_tops(tops, plan, rng=rng, ledger=ledger)
     return RectangleFit(result.hypothesis, {"thresholds": result.thresholds}, plan.lines())
 
 
-def _warn_box(est, method: str, plan, weights) -> None:
+def _warn_box(est, method: str, plan, n: int) -> None:
     """A warning when n (public) is below the measured need of the plan (spec 5.2's size, scaled)."""
-    n = int(np.sum(weights[0])) + int(weights[1])
     needed = box_records(method, plan_sample_size(plan, est.alpha, est.beta))
     est._warn_few_records(
         n,
@@ -131,19 +147,25 @@ def _warn_box(est, method: str, plan, weights) -> None:
     )
 
 
-def _fit_bns(est, P, x_max, ledger: PrivacyLedger, rng: RandomSource, weights) -> RectangleFit:
+def _merge_axes(parts, sizes):
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    return [CountedData.merge([p[i] for p in parts], size) for i, size in enumerate(sizes)]
+
+
+def _fit_bns(est, sample: BoxSample, x_max, ledger: PrivacyLedger, rng: RandomSource) -> RectangleFit:
     if est.variant != "robust" or est.shape != "box":
         raise InvalidParameterError("variant and shape apply to method='randmargins' only")
-    pos_counts, neg_count = weights
-    # Every negative example maps to the same sentinel, so one row with its multiplicity stands for all.
-    X_idx = np.vstack([P, np.zeros((1, P.shape[1]), dtype=P.dtype)]) if P.size else np.zeros((1, len(x_max)))
-    y = np.concatenate([np.ones(P.shape[0], dtype=np.int64), [0]])
-    w = np.concatenate([pos_counts, [neg_count]])
-    result = learn_rectangle_bns(
-        X_idx.astype(object) if max(x_max) >= 2**62 else X_idx.astype(np.int64),
-        y,
-        counts=w,
-        axis_sizes=[v + 1 for v in x_max],
+    sizes = [v + 1 for v in x_max]
+    counted = sample.statistic(
+        lambda P, y01, w, x_max: axis_counts(P, y01, w, sizes),
+        functools.partial(_merge_axes, sizes=[v + 1 for v in sizes]),
+        counts=True,
+    )
+    result = learn_rectangle_bns_counted(
+        counted,
+        axis_sizes=sizes,
         alpha=est.alpha,
         beta=est.beta,
         epsilon=est.epsilon,
@@ -167,6 +189,7 @@ RECTANGLE_METHODS: dict[str, RectangleMethod] = {
         _fit_randmargins,
         True,
         "Sadigurschi and Stemmer 2021, Algorithm 1, Thm 3.2 (with errata R4, R5)",
+        on_engines=False,
     ),
     "composition": RectangleMethod(
         "composition baseline (interior point per side)",
@@ -181,6 +204,100 @@ RECTANGLE_METHODS: dict[str, RectangleMethod] = {
         "Beimel, Nissim, Stemmer, section 3.5, Thm 3.22 (sketch; reconstruction E16)",
     ),
 }
+
+
+def box_x_max(domain, d: int) -> tuple[int, ...]:
+    """The largest grid index per feature for ``d`` features on a public domain."""
+    if isinstance(domain, IntegerDomain):
+        if domain.max_index > 2**64 - 1:
+            raise InvalidParameterError("rectangle learners support at most 2^64 points per feature")
+        return (domain.max_index,) * d
+    if isinstance(domain, Grid):
+        return tuple(int(v) - 1 for v in domain.broadcast(d).n_points)
+    raise InvalidParameterError("PrivateRectangleClassifier needs an IntegerDomain or a Grid")
+
+
+def grid_points(domain, X, name: str = "X") -> tuple[np.ndarray, tuple[int, ...]]:
+    """Validated grid indices of ``X`` (shape ``(n, d)``) on the public domain, and ``x_max``."""
+    X = check_array(X, name, ndim=2, allow_empty=True)
+    n, d = X.shape
+    x_max = box_x_max(domain, d)
+    if isinstance(domain, IntegerDomain):
+        if X.dtype != object and np.issubdtype(X.dtype, np.integer):
+            # vectorised for every domain up to 2^64 points: 0 <= x - lo < 2^64 once validated,
+            # so unsigned wrap-around arithmetic gives the index exactly
+            if X.size and (int(X.min()) < domain.lo or int(X.max()) > domain.hi):
+                bad = int(X.min()) if int(X.min()) < domain.lo else int(X.max())
+                raise DomainError(f"{name} contains {bad}, outside the domain [{domain.lo}, {domain.hi}]")
+            idx = X.astype(np.uint64) - np.uint64(domain.lo % 2**64)
+        else:
+            flat = domain.to_index(X.reshape(-1) if X.dtype != object else np.asarray(X.ravel(), dtype=object), name)
+            idx = np.asarray(flat.tolist() if flat.dtype == object else flat).reshape(n, d)
+    else:
+        idx = domain.broadcast(d).to_index(X, name)  # a one-dimensional grid applies to every feature
+    return as_grid_points(idx, x_max, name), x_max
+
+
+def _box_block(domain, labels, x_max, stat, X_block, y_block, w_block):
+    """One block: validated grid points, labels and multiplicities, and the method's statistic
+    (deterministic, no randomness; runs where the block lives)."""
+    P, block_max = grid_points(domain, X_block)
+    if block_max != x_max:
+        raise DataError(f"X has {len(block_max)} features in one block, {len(x_max)} in another")
+    y01 = check_labels(y_block, labels, P.shape[0])
+    if w_block is None:
+        w = np.ones(P.shape[0], dtype=np.int64)
+    else:
+        w = check_counts(w_block, P.shape[0], allow_all_zero=True)
+    return int(np.sum(w, dtype=np.int64)), stat(P, y01, w, x_max)
+
+
+def _merge_box(merge, parts):
+    parts = list(parts)
+    return sum(p[0] for p in parts), merge([p[1] for p in parts])
+
+
+class BoxSample:
+    """The labelled training sample of a box learner where it lives (:mod:`privpac.backends`).
+
+    A method reads it through :meth:`statistic`: an exact function of each block's validated grid
+    points, 0/1 labels and multiplicities, merged exactly across blocks (one pass; every record
+    is checked against the public domain and label set before the method spends anything). In
+    memory the whole sample is one block, so memory, Dask and Spark fits share one code path.
+    :meth:`positives` returns the positive points themselves, for RandMargins (in memory only).
+    """
+
+    def __init__(self, domain, labels, x_max, X, y, counts=None):
+        self.domain, self.labels, self.x_max = domain, tuple(labels), x_max
+        self.X, self.y, self.counts = X, y, counts
+        self._n: int | None = None
+
+    @property
+    def n(self) -> int:
+        """The number of records (public under replace-one), from the first pass (or a count pass)."""
+        if self._n is None:
+            self.statistic(lambda P, y01, w, x_max: None, lambda parts: None, counts=True)
+        return self._n
+
+    def statistic(self, stat, merge, counts: bool = False):
+        """``merge`` of ``stat(P, y01, w, x_max)`` over the blocks; sets ``n`` (records, public)."""
+        if self.counts is not None and not counts:
+            raise InvalidParameterError("counts is supported by method='bns' only")
+        kernel = functools.partial(_box_block, self.domain, self.labels, self.x_max, stat)
+        merged = functools.partial(_merge_box, merge)
+        n, value = backend_for(self.X).map_merge(kernel, merged, self.X, self.y, self.counts)
+        if n == 0:
+            raise InvalidParameterError(
+                "X is empty: at least one record is needed" if self.counts is None else "counts are all 0"
+            )
+        self._n = int(n)
+        return value
+
+    def positives(self) -> np.ndarray:
+        """The positive grid points (shape ``(n+, d)``, Fortran order) of an in-memory sample."""
+        if backend_for(self.X).name != "numpy":
+            raise TypeError("the positive points themselves are read in memory only")
+        return self.statistic(lambda P, y01, w, x_max: np.asfortranarray(P[y01 == 1]), lambda parts: next(iter(parts)))
 
 
 class PrivateRectangleClassifier(PrivateClassifierBase):
@@ -263,6 +380,20 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         self.variant = variant
         self.alpha = alpha
 
+    @property
+    def _fits_on_engines(self) -> bool:
+        method = RECTANGLE_METHODS.get(self.method)
+        return method is None or method.on_engines
+
+    def _engine_refusal(self) -> str:
+        return (
+            "PrivateRectangleClassifier(method='randmargins') does not fit on Dask or Spark data: RandMargins "
+            "reads the positive records themselves, not a mergeable statistic (each round deletes records by "
+            "their whole point after the previous rounds' thresholds, and the robust variant draws a random "
+            "tie-break tag per positive in row order); use method='composition' or method='bns', which fit on "
+            "engines, or compute X into memory first"
+        )
+
     def _method(self) -> RectangleMethod:
         check_choice(self.method, "method", RECTANGLE_METHODS)
         return RECTANGLE_METHODS[self.method]
@@ -280,34 +411,10 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
     # -- data to grid indices ---------------------------------------------------------------------
 
     def _grid(self, X, name: str = "X") -> tuple[np.ndarray, tuple[int, ...]]:
-        domain = as_domain(self.domain_)  # a loaded model may hold the JSON short form
-        X = check_array(X, name, ndim=2, allow_empty=True)
-        if isinstance(domain, IntegerDomain):
-            if domain.max_index > 2**64 - 1:
-                raise InvalidParameterError("rectangle learners support at most 2^64 points per feature")
-            n, d = X.shape
-            if X.dtype != object and np.issubdtype(X.dtype, np.integer):
-                # vectorised for every domain up to 2^64 points: 0 <= x - lo < 2^64 once validated,
-                # so unsigned wrap-around arithmetic gives the index exactly
-                if X.size and (int(X.min()) < domain.lo or int(X.max()) > domain.hi):
-                    bad = int(X.min()) if int(X.min()) < domain.lo else int(X.max())
-                    raise DomainError(f"{name} contains {bad}, outside the domain [{domain.lo}, {domain.hi}]")
-                idx = X.astype(np.uint64) - np.uint64(domain.lo % 2**64)
-            else:
-                flat = domain.to_index(
-                    X.reshape(-1) if X.dtype != object else np.asarray(X.ravel(), dtype=object), name
-                )
-                idx = np.asarray(flat.tolist() if flat.dtype == object else flat).reshape(n, d)
-            x_max = (domain.max_index,) * d
-        elif isinstance(domain, Grid):
-            domain = domain.broadcast(X.shape[1])  # a one-dimensional grid applies to every feature
-            idx = domain.to_index(X, name)
-            x_max = tuple(int(v) - 1 for v in domain.n_points)
-        else:
-            raise InvalidParameterError("PrivateRectangleClassifier needs an IntegerDomain or a Grid")
+        P, x_max = grid_points(as_domain(self.domain_), X, name)  # a loaded model may hold the JSON short form
         if hasattr(self, "x_max_") and x_max != self.x_max_:
             raise InvalidParameterError(f"{name} has {len(x_max)} features, the model {len(self.x_max_)}")
-        return as_grid_points(idx, x_max, name), x_max
+        return P, x_max
 
     def _to_data_units(self, idx: tuple[int, ...]):
         domain = as_domain(self.domain_)
@@ -334,22 +441,21 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         check_probability(self.beta, "beta")
         check_probability(self.alpha, "alpha")
         _interior_point(self.interior_point)
-        P, x_max = self._grid(X)
-        if P.shape[0] == 0:
-            raise InvalidParameterError("X is empty: at least one record is needed")
-        y01 = self._validate_labels(y, P.shape[0])
-        positive = y01 == 1
-        if counts is None:
-            weights = (np.ones(int(positive.sum()), dtype=np.int64), int((~positive).sum()))
+        if counts is not None and self.method != "bns":
+            raise InvalidParameterError("counts is supported by method='bns' only")
+        domain = as_domain(self.domain_)
+        if is_engine_collection(X):
+            x_max = box_x_max(domain, self.n_features_in_)
         else:
-            if self.method != "bns":
-                raise InvalidParameterError("counts is supported by method='bns' only")
-            counts = check_counts(counts, P.shape[0])
-            weights = (counts[positive].astype(np.int64), int(counts[~positive].sum()))
-        result = method.fit(self, np.asfortranarray(P[positive]), x_max, ledger, rng, weights)
+            if np.ndim(X) != 2 or np.shape(X)[1] == 0:  # the validation's own message
+                grid_points(domain, X)
+            x_max = box_x_max(domain, np.shape(X)[1])
+        self.classes_ = np.asarray(self.labels)
+        sample = BoxSample(domain, self.labels, x_max, X, y, counts)
+        result = method.fit(self, sample, x_max, ledger, rng)
         self.x_max_ = x_max
         self.n_features_in_ = len(x_max)
-        self.n_samples_ = int(P.shape[0]) if counts is None else int(np.sum(counts))
+        self.n_samples_ = sample.n
         self._set_box(result.hypothesis)
         self.thresholds_ = list(result.details.get("thresholds", []))
         self.details_ = result.details

@@ -60,7 +60,9 @@ __all__ = [
     "label_private_candidates",
     "label_private_distribution",
     "label_private_learner",
+    "label_private_from_oracles",
     "semi_private_learner",
+    "semi_private_from_oracles",
 ]
 
 
@@ -136,8 +138,7 @@ def _check_xy(x, y):
     return x, y.astype(np.int8)
 
 
-def _select(concept_class, H, x2, y2, epsilon, ledger, rng, label):
-    scores = concept_class.scores(H, x2, y2) if x2.size else np.zeros(len(H), dtype=np.int64)
+def _select_scored(H, scores, epsilon, ledger, rng, label):
     # H is built from public points; the entry does not name its size, so the ledger depends on
     # the parameters and the number of records only (privpac.accounting).
     idx = exponential_mechanism(
@@ -164,11 +165,49 @@ def label_private_learner(
     ``n_unlabelled`` overrides ``|S1|`` (a public choice; privacy is unchanged). Warns with
     :class:`~privpac.errors.UtilityWarning` when ``m`` is below the theorem's size.
     """
-    epsilon = check_epsilon(epsilon)
     x, y = _check_xy(x, y)
+    return label_private_from_oracles(
+        x.size,
+        lambda n: x[:n],
+        lambda H, n: concept_class.scores(H, x[n:], y[n:]),
+        concept_class,
+        epsilon=epsilon,
+        alpha=alpha,
+        beta=beta,
+        constants=constants,
+        n_unlabelled=n_unlabelled,
+        ledger=ledger,
+        rng=rng,
+    )
+
+
+def label_private_from_oracles(
+    m: int,
+    head_points,
+    tail_scores,
+    concept_class: ConceptClass,
+    *,
+    epsilon: float,
+    alpha: float = 0.1,
+    beta: float = 0.1,
+    constants: str = "tuned",
+    n_unlabelled: int | None = None,
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> LabelPrivateResult:
+    """Fig. 13 reading the sample through two exact oracles (how it runs where the data lives).
+
+    ``m`` is the number of examples; ``head_points(n)`` returns the features of the first ``n``
+    examples (at least their distinct values: ``B``, read without labels); ``tail_scores(H, n)``
+    returns ``q(S2, h) = #{(x, y) in S2 : h(x) = y}`` for every ``h`` in ``H`` over the examples
+    after the first ``n`` (exact integers). :class:`~privpac.estimators.LabelPrivateClassifier`
+    computes both with :meth:`privpac.backends.NumpyBackend.map_merge_rows` in memory, on Dask or
+    on Spark; the privacy argument is the module's: ``H`` depends on no label and every score has
+    sensitivity 1 in one label, and the exponential mechanism on the driver draws the only noise.
+    """
+    epsilon = check_epsilon(epsilon)
     sizes = label_private_sizes(alpha, beta, epsilon, concept_class.vc_dim, constants)
     n = sizes.n if n_unlabelled is None else check_int(n_unlabelled, "n_unlabelled", low=1)
-    m = x.size
     if n >= m:
         raise DataError(
             f"the label-private learner sets aside n = {n} examples whose labels it ignores and needs "
@@ -179,13 +218,18 @@ def label_private_learner(
             f"Thm 6.2's accuracy needs m >= {sizes.m_required:,.0f} (constants={constants!r}); got m = {m}. "
             "Privacy is unaffected.",
             UtilityWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     if ledger is None:
         ledger = PrivacyLedger(epsilon, 0.0, label="label-private learner")
-    H = label_private_candidates(concept_class, x[:n])
-    h, scores = _select(
-        concept_class, H, x[n:], y[n:], epsilon, ledger, as_random_source(rng), "exponential mechanism over H (labels)"
+    H = label_private_candidates(concept_class, head_points(n))
+    h, scores = _select_scored(
+        H,
+        np.asarray(tail_scores(H, n), dtype=np.int64),
+        epsilon,
+        ledger,
+        as_random_source(rng),
+        "exponential mechanism over H (labels)",
     )
     return LabelPrivateResult(
         h,
@@ -220,31 +264,66 @@ def semi_private_learner(
 ) -> LabelPrivateResult:
     """Section 6.2: ``H`` from the public unlabelled ``public_x``; (epsilon, 0)-DP for the whole
     labelled sample ``(x, y)`` (features and labels)."""
-    epsilon = check_epsilon(epsilon)
     x, y = _check_xy(x, y)
+    return semi_private_from_oracles(
+        public_x,
+        int(x.size),
+        lambda H: concept_class.scores(H, x, y),
+        concept_class,
+        epsilon=epsilon,
+        alpha=alpha,
+        beta=beta,
+        constants=constants,
+        ledger=ledger,
+        rng=rng,
+    )
+
+
+def semi_private_from_oracles(
+    public_x,
+    m: int,
+    scores,
+    concept_class: ConceptClass,
+    *,
+    epsilon: float,
+    alpha: float = 0.1,
+    beta: float = 0.1,
+    constants: str = "tuned",
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+) -> LabelPrivateResult:
+    """Section 6.2 reading the ``m`` labelled examples through one exact oracle: ``scores(H)`` is
+    ``#{(x, y) : h(x) = y}`` for every ``h`` in ``H`` over the whole labelled sample (sensitivity 1
+    in one labelled record, so the exponential mechanism gives (epsilon, 0)-DP for it)."""
+    epsilon = check_epsilon(epsilon)
     public_x = np.asarray(public_x) if not isinstance(public_x, np.ndarray) else public_x
     if public_x.ndim != 1 or public_x.size == 0:
         raise DataError("public_x must be a non-empty 1-D array of unlabelled points")
     sizes = label_private_sizes(alpha, beta, epsilon, concept_class.vc_dim, constants)
-    if public_x.size < sizes.n or x.size < sizes.m_required - sizes.n:
+    if public_x.size < sizes.n or m < sizes.m_required - sizes.n:
         warnings.warn(
             f"the semi-private learner's accuracy needs {sizes.n:,} public points and "
-            f"{sizes.m_required - sizes.n:,.0f} labelled examples; got {public_x.size:,} and {x.size:,}. "
+            f"{sizes.m_required - sizes.n:,.0f} labelled examples; got {public_x.size:,} and {m:,}. "
             "Privacy is unaffected.",
             UtilityWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     if ledger is None:
         ledger = PrivacyLedger(epsilon, 0.0, label="semi-private learner")
     H = label_private_candidates(concept_class, public_x)
-    h, _ = _select(
-        concept_class, H, x, y, epsilon, ledger, as_random_source(rng), "exponential mechanism over H (labelled sample)"
+    h, _ = _select_scored(
+        H,
+        np.asarray(scores(H), dtype=np.int64),
+        epsilon,
+        ledger,
+        as_random_source(rng),
+        "exponential mechanism over H (labelled sample)",
     )
     return LabelPrivateResult(
         h,
         concept_class,
         H,
         0,
-        info={"m": int(x.size), "public": int(public_x.size), "candidates": len(H), "privacy": "whole labelled sample"},
+        info={"m": int(m), "public": int(public_x.size), "candidates": len(H), "privacy": "whole labelled sample"},
         ledger=ledger,
     )

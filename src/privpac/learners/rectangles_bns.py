@@ -50,7 +50,15 @@ from ..sanitizers.thresholds import san_thresholds, san_thresholds_plan
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from ._sample import aggregate
 
-__all__ = ["BNSRectanglePlan", "bns_rectangle_plan", "BNSRectangle", "learn_rectangle_bns", "box_from_cdf"]
+__all__ = [
+    "BNSRectanglePlan",
+    "bns_rectangle_plan",
+    "BNSRectangle",
+    "learn_rectangle_bns",
+    "learn_rectangle_bns_counted",
+    "axis_counts",
+    "box_from_cdf",
+]
 
 
 @dataclass(frozen=True)
@@ -196,18 +204,61 @@ def learn_rectangle_bns(
     w = np.ones(X.shape[0], dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
     if w.shape != y.shape or np.any(w < 0) or w.sum() == 0:
         raise DataError("counts must hold one multiplicity >= 0 per row, not all 0")
+    return learn_rectangle_bns_counted(
+        axis_counts(X, y, w, axis_sizes),
+        axis_sizes=axis_sizes,
+        alpha=alpha,
+        beta=beta,
+        epsilon=epsilon,
+        delta=delta,
+        constants=constants,
+        ledger=ledger,
+        rng=rng,
+        unsafe_skip_precondition=unsafe_skip_precondition,
+    )
+
+
+def axis_counts(X_idx, y, w, axis_sizes) -> list[CountedData | None]:
+    """Per axis ``i``, the counts of ``D_i`` (the positives' coordinate ``i``, every negative at the
+    sentinel ``|X_i|``), weighted by the multiplicities ``w``: the learner's only statistic of the
+    data. Exact; merged across blocks with :meth:`CountedData.merge` axis by axis (``None``: no
+    record with a positive multiplicity)."""
+    out = []
+    for i, N in enumerate(axis_sizes):
+        N = int(N)
+        # Negatives go to the sentinel N (one past the axis): replace-one neighbours stay neighbours.
+        column = X_idx[:, i] if N < 2**62 else X_idx[:, i].astype(object)
+        vals = np.where(y == 1, column, N)
+        keys, totals = aggregate(vals, w)
+        keep = totals > 0
+        out.append(CountedData.from_counts(keys[keep].tolist(), totals[keep].tolist(), N + 1) if keep.any() else None)
+    return out
+
+
+def learn_rectangle_bns_counted(
+    counted_axes,
+    *,
+    axis_sizes,
+    alpha: float,
+    beta: float,
+    epsilon: float,
+    delta: float,
+    constants: str = "tuned",
+    ledger: PrivacyLedger | None = None,
+    rng=None,
+    unsafe_skip_precondition: bool = False,
+) -> BNSRectangle:
+    """The R-CDF learner from its per-axis counts (:func:`axis_counts`, possibly merged from
+    blocks): the same computation and draws as :func:`learn_rectangle_bns`."""
+    plan = bns_rectangle_plan(alpha, beta, epsilon, delta, axis_sizes, constants)
+    if len(counted_axes) != plan.dimension or any(c is None for c in counted_axes):
+        raise DataError("the per-axis counts must hold one non-empty CountedData per axis")
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="BNS rectangle learner (R-CDF)")
     block = plan.calibration.open_block(ledger, f"{plan.dimension} SanThresholds runs, one per axis")
     lower, upper, dbs = [], [], []
-    for i, N in enumerate(axis_sizes):
+    for N, counted in zip(axis_sizes, counted_axes):
         N = int(N)
-        # Negatives go to the sentinel N (one past the axis): replace-one neighbours stay neighbours.
-        column = X[:, i] if N < 2**62 else X[:, i].astype(object)
-        vals = np.where(y == 1, column, N)
-        keys, totals = aggregate(vals, w)
-        keep = totals > 0
-        counted = CountedData.from_counts(keys[keep].tolist(), totals[keep].tolist(), N + 1)
         db = san_thresholds(
             counted,
             alpha=plan.alpha_axis,
@@ -229,5 +280,5 @@ def learn_rectangle_bns(
         upper,
         dbs,
         ledger,
-        info={"alpha_axis": plan.alpha_axis, "epsilon_axis": plan.calibration.epsilon_each, "m": int(w.sum())},
+        info={"alpha_axis": plan.alpha_axis, "epsilon_axis": plan.calibration.epsilon_each, "m": counted_axes[0].m},
     )

@@ -56,6 +56,9 @@ __all__ = [
     "composition_calibration",
     "plan_composition",
     "run_composition",
+    "run_composition_tops",
+    "top_keys",
+    "merge_top_keys",
     "rectangles_composition",
 ]
 
@@ -150,6 +153,29 @@ class CompositionResult:
     plan: CompositionPlan
 
 
+def top_keys(P: np.ndarray, x_max: tuple[int, ...], directions: Directions, m: int) -> list[np.ndarray]:
+    """For every direction, the ``m`` largest keys of the points ``P`` in ascending order (fewer
+    when ``P`` has fewer rows): the baseline's only statistic of the data. Exact and mergeable
+    (:func:`merge_top_keys`), so it is computed block by block where the data lives."""
+    out = []
+    for j in range(directions.n_directions):
+        v = direction_values(P, x_max, directions, j)
+        if v.size > m:
+            v = np.partition(v, v.size - m)[v.size - m :] if v.dtype != object else np.sort(v)[v.size - m :]
+        out.append(np.sort(v))
+    return out
+
+
+def merge_top_keys(parts, m: int) -> list[np.ndarray] | None:
+    """The top-``m`` keys per direction of the union of disjoint blocks (``None`` parts skipped)."""
+    from ._sample import _concat
+
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    return [np.sort(_concat([p[j] for p in parts]))[-m:] if m else parts[0][j][:0] for j in range(len(parts[0]))]
+
+
 def run_composition(
     P: np.ndarray, plan: CompositionPlan, *, rng=None, ledger: PrivacyLedger | None = None
 ) -> CompositionResult:
@@ -158,9 +184,20 @@ def run_composition(
     One random stream per call, spawned from ``rng``. ``ledger`` is charged the composed cost
     once (a block whose children are the calls).
     """
-    directions = plan.directions
     if P.ndim != 2 or P.shape[1] != len(plan.x_max):
         raise InvalidParameterError(f"P must have shape (n, {len(plan.x_max)}), got {P.shape}")
+    return run_composition_tops(top_keys(P, plan.x_max, plan.directions, plan.window), plan, rng=rng, ledger=ledger)
+
+
+def run_composition_tops(
+    tops: list[np.ndarray], plan: CompositionPlan, *, rng=None, ledger: PrivacyLedger | None = None
+) -> CompositionResult:
+    """Run the baseline from the positives' top-``Delta_0`` keys per direction (:func:`top_keys`,
+    possibly merged from blocks): the same draws as :func:`run_composition`, whose interior points
+    read these keys only (an interior point's output law depends on the multiset of its keys)."""
+    directions = plan.directions
+    if len(tops) != directions.n_directions:
+        raise InvalidParameterError(f"expected the top keys of {directions.n_directions} directions, got {len(tops)}")
     src = as_random_source(rng)
     streams = [src.spawn() for _ in range(directions.n_directions)]
     cal = plan.calibration
@@ -168,13 +205,12 @@ def run_composition(
     m = plan.window
     thresholds = []
     for j in range(directions.n_directions):
-        v = direction_values(P, plan.x_max, directions, j)
-        top = v if v.size <= m else v[np.argpartition(v, v.size - m)[v.size - m :]]
+        top = tops[j]
         pad = m - top.size  # dummies below everything fill a short window
         if max(plan.x_max) < 2**62:
             keys = np.concatenate([np.full(pad, DUMMY, dtype=np.int64), top.astype(np.int64)])
         else:
-            keys = [DUMMY] * pad + top.tolist()
+            keys = [DUMMY] * pad + [int(v) for v in top.tolist()]
         c = directions.column(j)
         p = plan.ip(keys, DUMMY, plan.x_max[c], cal.epsilon_each, cal.delta_each, rng=streams[j], ledger=block)
         thresholds.append(int(p))
