@@ -5,6 +5,7 @@
 
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .center_point import PrivateCenterPoint
+from .halfspace_tukey import PrivateTukeyHalfspaceClassifier
 from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
@@ -28,6 +29,7 @@ MODELS: dict[str, type] = {
     "halfspace-margin": PrivateHalfspaceClassifier,
     "center-point": PrivateCenterPoint,
     "linear-feasibility": PrivateLinearFeasibility,
+    "halfspace-tukey": PrivateTukeyHalfspaceClassifier,
 }
 
 __all__ = [
@@ -45,6 +47,7 @@ __all__ = [
     "PrivatePointClassifier",
     "PrivateRectangleClassifier",
     "PrivateThresholdClassifier",
+    "PrivateTukeyHalfspaceClassifier",
     "private_interior_point",
     "private_median",
     "PointSanitizer",
