@@ -38,7 +38,7 @@ __all__ = ["PrivateTukeyHalfspaceClassifier"]
 
 
 class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
-    """A private halfspace classifier of integer data in ``[-B, B]^d`` (LearnHalfSpace, ``d`` with FindTukey in ``d + 1``).
+    """A private halfspace classifier of integer data in ``[-B, B]^d`` by LearnHalfSpace.
 
     Sample-and-aggregate (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 2, Thm 4.2): ``m`` chunks
     by position (the tail dropped), one exact consistent halfspace ``(a, w)`` per chunk, and a private

@@ -208,8 +208,7 @@ class LearnHalfSpacePlan:
 
     def describe(self) -> list[str]:
         return [
-            f"LearnHalfSpace plan: d={self.d}, B={self.B}, s={self.s}, depth={self.depth}, "
-            f"mode={self.find_tukey.mode}",
+            f"LearnHalfSpace plan: d={self.d}, B={self.B}, s={self.s}, depth={self.depth}, mode={self.find_tukey.mode}",
             f"  {self.n_chunks} chunk(s) of {self.chunk_size} record(s) by position, "
             f"{self.s - self.n_chunks * self.chunk_size} dropped; chunk points in [-{self.hypothesis_bound}, "
             f"{self.hypothesis_bound}]^{self.d + 1}",
@@ -576,7 +575,7 @@ def grid_halfspace_class(d: int, B: int) -> tuple[np.ndarray, np.ndarray]:
     n_normals = 3 if d == 1 else 2 * (4 * B + 1) ** 2 + 1
     if n_normals * (size + 1) * size > GENERIC_LIMIT:
         raise DataError(
-            f"the generic learner enumerates one halfspace per labelling of the {size:,} grid points of [-{B}, {B}]^{d}: "
+            f"the generic learner enumerates one halfspace per labelling of the {size:,} points of [-{B}, {B}]^{d}: "
             f"about {n_normals * (size + 1) * size:,} steps, above GENERIC_LIMIT = {GENERIC_LIMIT:,} (it is a baseline "
             "for tiny grids)"
         )
