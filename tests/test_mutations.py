@@ -25,6 +25,7 @@ laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
 center_point_estimator = importlib.import_module("privpac.estimators.center_point")
 linear_feasibility_estimator = importlib.import_module("privpac.estimators.linear_feasibility")
+halfspace_tukey_learner = importlib.import_module("privpac.learners.halfspace_tukey")
 
 
 def _halved_laplace(monkeypatch):
@@ -127,13 +128,30 @@ def _linear_feasibility_bound_from_the_data(monkeypatch):
     monkeypatch.setattr(linear_feasibility_estimator, "find_deep_point", find_deep_point)
 
 
+def _halfspace_chunks_by_value(monkeypatch):
+    original = halfspace_tukey_learner.chunk_halfspaces
+
+    def chunk_halfspaces(x, y01, m, B):
+        order = np.argsort(x[:, 0], kind="stable")  # chunks of neighbouring values: a partition read off the data
+        return original(x[order], y01[order], m, B)
+
+    monkeypatch.setattr(halfspace_tukey_learner, "chunk_halfspaces", chunk_halfspaces)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
     (
         "step-function EM sampling at 2 epsilon",
         _step_em_at_twice_epsilon,
-        ["exponential-step", "em-learner", "interior-point-exponential", "center-point", "linear-feasibility"],
+        [
+            "exponential-step",
+            "em-learner",
+            "interior-point-exponential",
+            "center-point",
+            "linear-feasibility",
+            "halfspace-tukey",
+        ],
     ),
     ("finite-list EM sampling at 2 epsilon", _finite_em_at_twice_epsilon, ["exponential", "label-private"]),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
@@ -152,6 +170,7 @@ MUTANTS = [
         _linear_feasibility_bound_from_the_data,
         ["linear-feasibility"],
     ),
+    ("halfspace-tukey chunks formed by record value", _halfspace_chunks_by_value, ["halfspace-tukey"]),
 ]
 
 

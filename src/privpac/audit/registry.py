@@ -58,6 +58,7 @@ CASE_MODULES = [
     "privpac.audit.cases_rectangles",
     "privpac.audit.cases_center_point",
     "privpac.audit.cases_linear_feasibility",
+    "privpac.audit.cases_halfspace_tukey",
 ]
 
 
