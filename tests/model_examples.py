@@ -66,4 +66,9 @@ def fit_arguments(name: str, seed: int = 0):
             A[::2] = A[1::2]  # repeated constraints: fewer distinct rows
         b = A @ np.array([1, -1]) - gen.integers(0, 2, size=40)  # feasible at x = (1, -1)
         return {"bound": 2}, (A, np.clip(b, -2, 2)), {}
+    if name == "halfspace-tukey":
+        gen = np.random.default_rng(7 + seed)
+        X = gen.integers(-3, 4, size=(60, 1))
+        y = (X[:, 0] >= (1 if seed == 0 else -1)).astype(int)
+        return {"domain": 3, "n_chunks": 6}, (X, y), {}
     raise AssertionError(f"no test fit for model {name!r}: add one to tests/model_examples.py")

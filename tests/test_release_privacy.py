@@ -87,6 +87,16 @@ RELEASED_ATTRIBUTES = {
     },  # fmt: skip
     "center-point": {"center_", "composition_", "n_samples_", "n_features_in_"},
     "linear-feasibility": {"solution_", "composition_", "n_samples_", "n_features_in_"},
+    "halfspace-tukey": {
+        "coef_",
+        "intercept_",
+        "composition_",
+        "n_chunks_",
+        "chunk_size_",
+        "n_samples_",
+        "n_features_in_",
+        "classes_",
+    },
     "halfspace-margin": {
         "coef_",
         "intercept_",
@@ -260,6 +270,7 @@ def test_paper_calibration_with_approximate_interior_point_is_refused():
 PRIVATE_OUTPUTS = {
     "center-point": {"center"},
     "linear-feasibility": {"solution"},
+    "halfspace-tukey": {"coef", "intercept"},
     "halfspace-margin": {"coef", "intercept", "projected_coef"},
     "histogram": {"counts"},
     "k-point": {"database"},

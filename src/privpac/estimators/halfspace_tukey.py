@@ -176,12 +176,12 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
         shape = np.shape(X)
         if len(shape) == 2 and shape[1] == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required")
+        y01 = self._validate_labels(y, shape[0] if len(shape) else None)
         arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
         n, d = arr.shape
         plan = self._plan(n, d, B, ledger)  # public refusals (dimension, sizes) before the values are checked
         if bound > B:
             arr = check_points_in_box(arr, B)  # raises DomainError naming the record
-        y01 = self._validate_labels(y, n)
         self._warn_few_records(
             n,
             plan.sufficient_s,
