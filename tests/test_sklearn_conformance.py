@@ -33,11 +33,11 @@ from privpac.estimators import (
     PrivateHalfspaceClassifier,
     PrivateHistogram,
     PrivateLinearFeasibility,
-    PrivateTukeyHalfspaceClassifier,
     PrivateMedian,
     PrivatePointClassifier,
     PrivateRectangleClassifier,
     PrivateThresholdClassifier,
+    PrivateTukeyHalfspaceClassifier,
     ThresholdSanitizer,
 )
 
