@@ -302,3 +302,34 @@ def test_generic_learner_learns_and_refuses_large_grids():
     assert np.mean(halfspace_predict(a, w, X) == y) >= 0.9
     with pytest.raises(DataError, match="GENERIC_LIMIT"):
         grid_halfspace_class(2, 30)
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+
+def test_cli_fit_predict_show_and_registration(tmp_path):
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+    from privpac.estimators import MODELS
+
+    assert MODELS["halfspace-tukey"] is PrivateTukeyHalfspaceClassifier
+    gen = np.random.default_rng(11)
+    x = gen.integers(-8, 9, size=3000)
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n" + "".join(f"{a},{1 if a >= 3 else -1}\n" for a in x))
+    model = tmp_path / "m.json"
+    runner = CliRunner()
+    fit = ["fit", "halfspace-tukey", str(data), "--label", "y", "--domain", "-8:8", "--seed", "1"]
+    result = runner.invoke(main, [*fit, "--set", "labels=[-1, 1]", "--set", "depth=directional", "-o", str(model)])
+    assert result.exit_code == 0, result.output
+    assert "LearnHalfSpace" in result.output
+    result = runner.invoke(main, ["predict", str(model), str(data)])
+    assert result.exit_code == 0, result.output
+    predicted = np.asarray([int(v) for v in result.output.split()[1:]])
+    assert np.mean(predicted == np.where(x >= 3, 1, -1)) >= 0.9
+    result = runner.invoke(main, ["show", str(model), "--plot", str(data)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "m.png").exists()
+    result = runner.invoke(main, [*fit, "-o", str(tmp_path / "bad.json")])  # labels -1/1 outside (0, 1)
+    assert result.exit_code != 0
