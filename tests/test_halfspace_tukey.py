@@ -333,3 +333,15 @@ def test_cli_fit_predict_show_and_registration(tmp_path):
     assert (tmp_path / "m.png").exists()
     result = runner.invoke(main, [*fit, "-o", str(tmp_path / "bad.json")])  # labels -1/1 outside (0, 1)
     assert result.exit_code != 0
+
+
+def test_the_bounds_calculator_reports_what_the_estimator_warns_about():
+    from privpac.bounds.bmns import learn_halfspace_sizes
+
+    got = learn_halfspace_sizes(1.0, 1e-6, 0.1, 0.1, 17, 1)
+    for depth in ("tukey", "directional"):
+        plan = plan_learn_halfspace(10, 1, 8, 1.0, 1e-6, depth=depth, n_chunks=1)
+        assert got[f"as privpac runs it: {depth} depth, s = m k"] == plan.sufficient_s
+        est = PrivateTukeyHalfspaceClassifier(epsilon=1.0, delta=1e-6, domain=8, depth=depth, random_state=0)
+        with pytest.warns(UtilityWarning, match=f"{plan.sufficient_s:,}"):
+            est.fit(np.zeros((100, 1), dtype=int), np.zeros(100, dtype=int))

@@ -99,8 +99,7 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
     >>> import numpy as np
     >>> X = np.random.default_rng(0).integers(-4, 5, size=(3000, 1))
     >>> y = (X[:, 0] >= 1).astype(int)
-    >>> import warnings; warnings.simplefilter("ignore")
-    >>> est = PrivateTukeyHalfspaceClassifier(epsilon=1.0, domain=4, random_state=0).fit(X, y)
+    >>> est = PrivateTukeyHalfspaceClassifier(epsilon=1.0, domain=4, random_state=0).fit(X, y)  # warns: n is small
     >>> est.predict([[-4], [0], [1], [4]]).tolist()
     [0, 0, 1, 1]
     """
