@@ -7,7 +7,7 @@ same fits (FindTukey's exponential mechanism at both coordinates of the chunk po
 second domain included), on ``d = 1``, the grid ``{-1, 0, 1}``, two or three chunks of two records. Each
 pair replaces one record, so one chunk's consistent halfspace moves: a threshold turning into a
 constant, a threshold flipping its orientation, a realisable chunk turning non-realisable (the
-default), a record moving to the far end of the grid (the chunk points stay; chunks formed by
+default), a record moving to the low end of the grid (one chunk point moves; chunks formed by
 value would move both), in both depth modes.
 """
 
