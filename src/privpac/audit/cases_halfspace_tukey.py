@@ -4,11 +4,13 @@ Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 2, Thm 4.2; spec ``bmns-center-
 4 (A5) and 5. The estimator is fitted through its public ``fit`` and audited on everything it
 releases (:func:`~privpac.audit.release.fit_release`). The exact laws are enumerated from those
 same fits (FindTukey's exponential mechanism at both coordinates of the chunk points, the adaptive
-second domain included), on ``d = 1``, the grid ``{-1, 0, 1}``, two or three chunks of two records. Each
+second domain included), on ``d = 1``, the grid ``{-1, 0, 1}``, chunks of two records. Each
 pair replaces one record, so one chunk's consistent halfspace moves: a threshold turning into a
 constant, a threshold flipping its orientation, a realisable chunk turning non-realisable (the
 default), a record moving to the low end of the grid (one chunk point moves; chunks formed by
-value would move both), in both depth modes.
+value would move all three), with 2, 3 and 12 chunks, in directional depth. Two of the pairs run
+in Tukey depth too, audited empirically: FindTukey's first candidate domain on ``[-2, 2]^2`` (2,144
+rationals) gives too many paths to enumerate.
 """
 
 from __future__ import annotations
