@@ -71,4 +71,9 @@ def fit_arguments(name: str, seed: int = 0):
         if seed == 1:
             X[::2] = X[1::2]  # repeated points: fewer distinct values
         return {"domain": 2}, (X, (X[:, 0] >= 1).astype(int)), {}
+    if name == "halfspace-tukey":
+        gen = np.random.default_rng(7 + seed)
+        X = gen.integers(-3, 4, size=(60, 1))
+        y = (X[:, 0] >= (1 if seed == 0 else -1)).astype(int)
+        return {"domain": 3, "n_chunks": 6}, (X, y), {}
     raise AssertionError(f"no test fit for model {name!r}: add one to tests/model_examples.py")

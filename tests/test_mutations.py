@@ -29,6 +29,7 @@ center_point_estimator = importlib.import_module("privpac.estimators.center_poin
 linear_feasibility_estimator = importlib.import_module("privpac.estimators.linear_feasibility")
 feasibility_halfspaces_estimator = importlib.import_module("privpac.estimators.feasibility_halfspaces")
 center_point_baselines = importlib.import_module("privpac.learners.center_point_baselines")
+halfspace_tukey_learner = importlib.import_module("privpac.learners.halfspace_tukey")
 
 
 def _halved_laplace(monkeypatch):
@@ -167,13 +168,30 @@ def _one_shot_candidates_from_the_data(monkeypatch):
     monkeypatch.setattr(center_point_baselines, "one_shot_center_point", one_shot)
 
 
+def _halfspace_chunks_by_value(monkeypatch):
+    original = halfspace_tukey_learner.chunk_halfspaces
+
+    def chunk_halfspaces(x, y01, m, B):
+        order = np.argsort(x[:, 0], kind="stable")  # chunks of neighbouring values: a partition read off the data
+        return original(x[order], y01[order], m, B)
+
+    monkeypatch.setattr(halfspace_tukey_learner, "chunk_halfspaces", chunk_halfspaces)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
     (
         "step-function EM sampling at 2 epsilon",
         _step_em_at_twice_epsilon,
-        ["exponential-step", "em-learner", "interior-point-exponential", "center-point", "linear-feasibility"],
+        [
+            "exponential-step",
+            "em-learner",
+            "interior-point-exponential",
+            "center-point",
+            "linear-feasibility",
+            "halfspace-tukey",
+        ],
     ),
     (
         "finite-list EM sampling at 2 epsilon",
@@ -203,6 +221,7 @@ MUTANTS = [
         ["linear-feasibility"],
     ),
     ("a one-class sample answered without the mechanism", _one_class_shortcut, ["halfspace-feasibility"]),
+    ("halfspace-tukey chunks formed by record value", _halfspace_chunks_by_value, ["halfspace-tukey"]),
 ]
 
 

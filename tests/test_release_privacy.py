@@ -96,6 +96,16 @@ RELEASED_ATTRIBUTES = {
         "n_features_in_",
         "classes_",
     },  # fmt: skip
+    "halfspace-tukey": {
+        "coef_",
+        "intercept_",
+        "composition_",
+        "n_chunks_",
+        "chunk_size_",
+        "n_samples_",
+        "n_features_in_",
+        "classes_",
+    },
     "halfspace-margin": {
         "coef_",
         "intercept_",
@@ -270,6 +280,7 @@ PRIVATE_OUTPUTS = {
     "center-point": {"center"},
     "linear-feasibility": {"solution"},
     "halfspace-feasibility": {"coef", "intercept", "degenerate"},
+    "halfspace-tukey": {"coef", "intercept"},
     "halfspace-margin": {"coef", "intercept", "projected_coef"},
     "histogram": {"counts"},
     "k-point": {"database"},

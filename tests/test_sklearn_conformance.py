@@ -38,6 +38,7 @@ from privpac.estimators import (
     PrivatePointClassifier,
     PrivateRectangleClassifier,
     PrivateThresholdClassifier,
+    PrivateTukeyHalfspaceClassifier,
     ThresholdSanitizer,
 )
 
@@ -55,6 +56,7 @@ INSTANCES = [
     PrivateCenterPoint(domain=1000, random_state=0),
     PrivateLinearFeasibility(bound=1000, random_state=0),
     PrivateFeasibilityHalfspaceClassifier(domain=1000, random_state=0),
+    PrivateTukeyHalfspaceClassifier(domain=1000, random_state=0),
 ]
 
 ONE_FEATURE = "one public feature: the domain is one-dimensional, so several features do not apply"
@@ -253,6 +255,36 @@ EXPECTED: dict[type, dict[str, str]] = {
         "check_pipeline_consistency": INTEGER_POINTS,
         "check_positive_only_tag_during_fit": INTEGER_POINTS,
         "check_readonly_memmap_input": INTEGER_POINTS,
+    },
+    PrivateTukeyHalfspaceClassifier: {
+        "check_classifier_data_not_an_array": INTEGER_POINTS,
+        "check_classifiers_classes": INTEGER_POINTS,
+        "check_classifiers_one_label": INTEGER_POINTS,
+        "check_classifiers_train": INTEGER_POINTS,
+        "check_dict_unchanged": INTEGER_POINTS,
+        "check_dont_overwrite_parameters": INTEGER_POINTS,
+        "check_dtype_object": INTEGER_POINTS,
+        "check_estimators_dtypes": INTEGER_POINTS,
+        "check_estimators_empty_data_messages": INTEGER_POINTS,
+        "check_estimators_fit_returns_self": INTEGER_POINTS,
+        "check_estimators_nan_inf": INTEGER_POINTS,
+        "check_estimators_overwrite_params": INTEGER_POINTS,
+        "check_estimators_pickle": INTEGER_POINTS,
+        "check_f_contiguous_array_estimator": INTEGER_POINTS,
+        "check_fit2d_1feature": INTEGER_POINTS,
+        "check_fit2d_1sample": INTEGER_POINTS,
+        "check_fit2d_predict1d": INTEGER_POINTS,
+        "check_fit_check_is_fitted": INTEGER_POINTS,
+        "check_fit_idempotent": INTEGER_POINTS,
+        "check_fit_score_takes_y": INTEGER_POINTS,
+        "check_methods_sample_order_invariance": INTEGER_POINTS,
+        "check_methods_subset_invariance": INTEGER_POINTS,
+        "check_n_features_in": INTEGER_POINTS,
+        "check_n_features_in_after_fitting": INTEGER_POINTS,
+        "check_pipeline_consistency": INTEGER_POINTS,
+        "check_positive_only_tag_during_fit": INTEGER_POINTS,
+        "check_readonly_memmap_input": INTEGER_POINTS,
+        "check_supervised_y_2d": INTEGER_POINTS,
     },
     PrivateLinearFeasibility: {
         "check_dict_unchanged": INTEGER_SYSTEM,

@@ -68,6 +68,7 @@ __all__ = [
     "nty_reference",
     "paper_log2_extended_domain",
     "privpac_find_tukey_sizes",
+    "privpac_learn_halfspace_sizes",
     "rec_concave_restated",
 ]
 
@@ -270,6 +271,29 @@ def learn_halfspace_sizes(
         out[f"m, {name}"] = m
         out[f"k, {name}"] = k
         out[f"s = m k, {name}"] = float(m) * k
+    out.update(privpac_learn_halfspace_sizes(epsilon, delta, alpha, beta, size, d))
+    return out
+
+
+def privpac_learn_halfspace_sizes(
+    epsilon: float, delta: float, alpha: float, beta: float, domain_size: int, dimension: int
+) -> dict:
+    """``plan_learn_halfspace(...).sufficient_s`` in both depth modes (exponential FindTukey, composition
+    ``"auto"``): what ``PrivateTukeyHalfspaceClassifier`` warns about, on the smallest grid
+    ``[-B, B]^d`` with at least ``|X|`` points. Only where FindTukey runs in dimension ``d + 1``.
+    """
+    from ..learners.center_point import SUPPORTED_DIMENSIONS
+    from ..learners.halfspace_tukey import plan_learn_halfspace
+
+    d = check_int(dimension, "dimension", low=1)
+    if d + 1 not in SUPPORTED_DIMENSIONS:
+        return {"as privpac runs it": f"not implemented for d = {d} (needs FindTukey in dimension {d + 1})"}
+    B = box_for_domain(domain_size, d)
+    out: dict = {"privpac grid": f"[-{fmt_int(B)}, {fmt_int(B)}]^{d}"}
+    for depth in ("tukey", "directional"):
+        plan = plan_learn_halfspace(1, d, B, epsilon, delta, alpha=alpha, beta=beta, depth=depth, n_chunks=1)
+        out[f"as privpac runs it: {depth} depth, m"] = plan.sufficient_chunks
+        out[f"as privpac runs it: {depth} depth, s = m k"] = plan.sufficient_s
     return out
 
 

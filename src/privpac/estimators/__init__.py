@@ -6,6 +6,7 @@
 from .base import CONSTANTS, PrivateClassifierBase, PrivateEstimatorBase
 from .center_point import PrivateCenterPoint
 from .feasibility_halfspaces import PrivateFeasibilityHalfspaceClassifier
+from .halfspace_tukey import PrivateTukeyHalfspaceClassifier
 from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
@@ -30,6 +31,7 @@ MODELS: dict[str, type] = {
     "center-point": PrivateCenterPoint,
     "linear-feasibility": PrivateLinearFeasibility,
     "halfspace-feasibility": PrivateFeasibilityHalfspaceClassifier,
+    "halfspace-tukey": PrivateTukeyHalfspaceClassifier,
 }
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "PrivatePointClassifier",
     "PrivateRectangleClassifier",
     "PrivateThresholdClassifier",
+    "PrivateTukeyHalfspaceClassifier",
     "private_interior_point",
     "private_median",
     "PointSanitizer",

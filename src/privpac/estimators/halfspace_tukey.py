@@ -1,0 +1,287 @@
+"""A private halfspace classifier on a public integer grid by LearnHalfSpace (``privpac fit halfspace-tukey``).
+
+The estimator over :func:`~privpac.learners.halfspace_tukey.learn_halfspace` (Beimel, Moran,
+Nissim, Stemmer, COLT 2019, Fig. 2, Thm 4.2, Cor 4.3): the sample is cut into chunks by position,
+each chunk gives one consistent halfspace, and a private deep point of those halfspaces (FindTukey
+in dimension ``d + 1``) is the released classifier ``1[coef . x + intercept >= 0]``. Unlike
+:class:`~privpac.estimators.PrivateHalfspaceClassifier` (large margin, any real features) it
+needs no margin, only integer features in a public box::
+
+    privpac fit halfspace-tukey data.csv --label y --domain -8:8 -o model.json
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..domains import IntegerDomain
+from ..errors import DataError, InvalidParameterError
+from ..formatting import fraction_from_text, fraction_to_text
+from ..geometry._exact import as_integer_points
+from ..learners.center_point import check_points_in_box
+from ..learners.halfspace_tukey import (
+    COMPOSITIONS,
+    DEPTHS,
+    MODES,
+    halfspace_predict,
+    learn_halfspace,
+    plan_learn_halfspace,
+)
+from ..random import as_random_source
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
+from .base import PrivateClassifierBase, private_fit
+from .center_point import box_bound
+
+__all__ = ["PrivateTukeyHalfspaceClassifier"]
+
+
+class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
+    """A private halfspace classifier of integer data in ``[-B, B]^d`` by LearnHalfSpace.
+
+    Sample-and-aggregate (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 2, Thm 4.2): ``m`` chunks
+    by position (the tail dropped), one exact consistent halfspace ``(a, w)`` per chunk, and a private
+    point of high depth among those ``m`` points by FindTukey. Runs for ``d = 1`` (FindTukey in
+    dimension 2); larger ``d`` as soon as FindTukey supports ``d + 1``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Total privacy budget (replace-one neighbours: ``n`` is public).
+    delta : float, default=0.0
+        Total delta; ``mode="recconcave"`` and ``composition="advanced"`` need ``delta > 0``.
+    domain : int or IntegerDomain
+        The public grid: ``B`` or ``IntegerDomain(-B, B)`` (``--domain -B:B``) for every feature.
+        Required; records outside it are refused.
+    mode : {"exponential", "recconcave"}, default="exponential"
+        FindTukey's per-coordinate optimiser (spec B3, pure DP; or RecConcave, the paper's Fig. 1).
+    depth : {"tukey", "directional"}, default="tukey"
+        The depth of the chunk halfspaces FindTukey maximises: exact Tukey depth, or the directional
+        depth over ``U = {±(x, -1) : x in the grid}``, which keeps Thm 4.2 exactly (spec A5).
+    composition : {"auto", "basic", "advanced"}, default="auto"
+        FindTukey's composition over its ``d + 1`` coordinates.
+    alpha, beta : float, default=0.1
+        Accuracy and confidence the sufficient size (and the paper's number of chunks) are for.
+    n_chunks : int or None, default=None
+        The number of chunks ``m`` (public). ``None``: the paper's ``m`` at the sufficient size,
+        ``min(m, floor(sqrt(n)))`` below it.
+    labels : pair, default=(0, 1)
+        The public label set ``(negative, positive)``.
+    random_state : None, int or RandomSource, default=None
+    accountant : BudgetAccountant or None, default=None
+
+    Attributes
+    ----------
+    coef_ : tuple of fractions.Fraction
+        ``a*`` (exact); predictions are ``coef_ . x + intercept_ >= 0``.
+    intercept_ : fractions.Fraction
+        ``-w*`` (exact).
+    coef_float_, intercept_float_ : float views.
+    composition_ : str
+    n_chunks_, chunk_size_ : int
+        The public chunking (functions of ``n`` and the parameters).
+    classes_ : ndarray
+        The public labels.
+    n_samples_, n_features_in_ : int
+    ledger_, privacy_spent_ : the privacy accounting.
+
+    No training error, depth or count of realisable chunks is stored: they are functions of the data.
+
+    Warns
+    -----
+    UtilityWarning
+        When ``n`` is below the size for error ``alpha`` with probability ``1 - beta``
+        (bounds ``bmns-learn-halfspace``; public inputs only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).integers(-4, 5, size=(3000, 1))
+    >>> y = (X[:, 0] >= 1).astype(int)
+    >>> est = PrivateTukeyHalfspaceClassifier(epsilon=1.0, domain=4, random_state=0).fit(X, y)  # warns: n is small
+    >>> est.predict([[-4], [0], [1], [4]]).tolist()
+    [0, 0, 1, 1]
+    """
+
+    algorithm_name = "private halfspace classifier (LearnHalfSpace, Beimel, Moran, Nissim, Stemmer 2019)"
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=0.0,
+        domain=None,
+        mode="exponential",
+        depth="tukey",
+        composition="auto",
+        alpha=0.1,
+        beta=0.1,
+        n_chunks=None,
+        labels=(0, 1),
+        random_state=None,
+        accountant=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.domain = domain
+        self.mode = mode
+        self.depth = depth
+        self.composition = composition
+        self.alpha = alpha
+        self.beta = beta
+        self.n_chunks = n_chunks
+        self.labels = labels
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def _begin_fit(self):
+        eps = check_budget_epsilon(self.epsilon)
+        delta = check_delta(self.delta)
+        check_choice(self.mode, "mode", MODES)
+        check_choice(self.depth, "depth", DEPTHS)
+        check_choice(self.composition, "composition", COMPOSITIONS)
+        check_probability(self.alpha, "alpha")
+        check_probability(self.beta, "beta")
+        if self.n_chunks is not None:
+            check_int(self.n_chunks, "n_chunks", low=1)
+        if self.mode == "recconcave" and delta <= 0.0:
+            raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
+        if self.composition == "advanced" and delta <= 0.0:
+            raise InvalidParameterError("composition='advanced' needs delta > 0")
+        B = box_bound(self.domain)
+        rng = as_random_source(self.random_state)
+        return self._open_ledger(eps, delta), rng, B
+
+    def _plan(self, n: int, d: int, B: int, ledger):
+        return plan_learn_halfspace(
+            n,
+            d,
+            B,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            alpha=self.alpha,
+            beta=self.beta,
+            mode=self.mode,
+            depth=self.depth,
+            composition=self.composition,
+            n_chunks=self.n_chunks,
+        )
+
+    @private_fit
+    def fit(self, X, y):
+        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-B, B]^d`` and labels ``y``; returns ``self``."""
+        ledger, rng, B = self._begin_fit()
+        self._check_features(X, reset=True, y=y)
+        shape = np.shape(X)
+        if len(shape) == 2 and shape[1] == 0:
+            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required")
+        y01 = self._validate_labels(y, shape[0] if len(shape) else None)
+        arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
+        n, d = arr.shape
+        plan = self._plan(n, d, B, ledger)  # public refusals (dimension, sizes) before the values are checked
+        if bound > B:
+            arr = check_points_in_box(arr, B)  # raises DomainError naming the record
+        self._warn_few_records(
+            n,
+            plan.sufficient_s,
+            f"error <= alpha={plan.alpha:g} in [-{B}, {B}]^{d} by LearnHalfSpace (FindTukey {plan.find_tukey.mode}, "
+            f"{plan.depth} depth) at epsilon={plan.find_tukey.epsilon:g}, beta={plan.beta:g}",
+            "Use more data, a larger epsilon or a smaller domain bound B.",
+        )
+        result = learn_halfspace(
+            arr,
+            y01,
+            B,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            alpha=self.alpha,
+            beta=self.beta,
+            mode=self.mode,
+            depth=self.depth,
+            composition=self.composition,
+            n_chunks=plan.n_chunks,
+            ledger=ledger,
+            rng=rng,
+        )
+        self.domain_ = IntegerDomain(-B, B)
+        self.coef_ = tuple(result.a)
+        self.intercept_ = -result.w
+        self.composition_ = plan.find_tukey.composition
+        self.n_chunks_ = plan.n_chunks
+        self.chunk_size_ = plan.chunk_size
+        self.n_samples_ = n
+        self.n_features_in_ = d
+        self._end_fit(ledger)
+        return self
+
+    @property
+    def coef_float_(self) -> np.ndarray:
+        """``coef_`` as floats (rounded; ``coef_`` is exact)."""
+        self._check_fitted()
+        return np.asarray([float(v) for v in self.coef_], dtype=np.float64)
+
+    @property
+    def intercept_float_(self) -> float:
+        """``intercept_`` as a float (rounded)."""
+        self._check_fitted()
+        return float(self.intercept_)
+
+    def _points(self, X) -> np.ndarray:
+        self._check_fitted()
+        self._check_features(X, reset=False)
+        arr, _ = as_integer_points(X, "X", d=self.n_features_in_)
+        return arr
+
+    def decision_function(self, X) -> np.ndarray:
+        """``coef_ . x + intercept_`` for integer points, computed exactly and then rounded to float
+        (its sign is the prediction; 0 counts as positive)."""
+        arr = self._points(X)
+        den = 1
+        for v in (*self.coef_, self.intercept_):
+            den = den * v.denominator // np.gcd(den, v.denominator)
+        num = np.asarray([int(v * den) for v in self.coef_], dtype=object)
+        exact = arr.astype(object) @ num + int(self.intercept_ * den)
+        return np.asarray([float(Fraction(int(v), int(den))) for v in exact], dtype=np.float64)
+
+    def predict(self, X) -> np.ndarray:
+        """The public labels of ``1[coef_ . x + intercept_ >= 0]`` (exact integer arithmetic)."""
+        arr = self._points(X)
+        return self._decode(halfspace_predict(self.coef_, -self.intercept_, arr))
+
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])
+
+    def _fitted_state(self) -> dict:
+        return {
+            "coef": [fraction_to_text(v) for v in self.coef_],
+            "intercept": fraction_to_text(self.intercept_),
+            "composition": self.composition_,
+            "n_chunks": self.n_chunks_,
+            "chunk_size": self.chunk_size_,
+            "n_samples": self.n_samples_,
+            "n_features": self.n_features_in_,
+        }
+
+    def _restore_state(self, state: dict) -> None:
+        self.coef_ = tuple(fraction_from_text(s) for s in state["coef"])
+        self.intercept_ = fraction_from_text(state["intercept"])
+        self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
+        self.n_chunks_ = int(state["n_chunks"])
+        self.chunk_size_ = int(state["chunk_size"])
+        self.n_samples_ = int(state["n_samples"])
+        self.n_features_in_ = int(state["n_features"])
+        if len(self.coef_) != self.n_features_in_:
+            raise ValueError(f"the saved coef has {len(self.coef_)} entries for {self.n_features_in_} features")
+
+    def summary(self) -> list[str]:
+        self._check_fitted()
+        exact = ", ".join(str(v) for v in self.coef_)
+        approx = ", ".join(f"{float(v):.6g}" for v in self.coef_)
+        return [
+            f"{self.algorithm_name}: FindTukey {self.mode} per coordinate, {self.depth} depth, "
+            f"{self.composition_} composition",
+            f"  predict 1 iff coef . x + intercept >= 0: coef = ({exact}) ~ ({approx}), "
+            f"intercept = {self.intercept_} ~ {float(self.intercept_):.6g}",
+            f"  n = {self.n_samples_} in {self.n_chunks_} chunk(s) of {self.chunk_size_}, d = {self.n_features_in_}, "
+            f"domain {self.domain_.lo}:{self.domain_.hi} per feature",
+        ]
