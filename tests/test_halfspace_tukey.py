@@ -200,7 +200,8 @@ def test_estimator_learns_a_threshold_at_epsilon_one():
             est.fit(X, y)
         grid = np.arange(-8, 9)[:, None]
         assert np.mean(est.predict(grid) == np.where(grid[:, 0] >= 3, "pos", "neg")) >= 0.9
-        assert isinstance(est.coef_[0], Fraction) and isinstance(est.intercept_, Fraction)
+        assert isinstance(est.coef_exact_[0], Fraction) and isinstance(est.intercept_exact_, Fraction)
+        assert est.coef_[0] == float(est.coef_exact_[0]) and est.intercept_ == float(est.intercept_exact_)
         assert np.all((est.decision_function(grid) >= 0) == (est.predict(grid) == "pos"))
 
 

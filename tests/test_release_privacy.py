@@ -97,8 +97,8 @@ RELEASED_ATTRIBUTES = {
         "classes_",
     },  # fmt: skip
     "halfspace-tukey": {
-        "coef_",
-        "intercept_",
+        "coef_exact_",
+        "intercept_exact_",
         "composition_",
         "n_chunks_",
         "chunk_size_",

@@ -73,11 +73,11 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
 
     Attributes
     ----------
-    coef_ : tuple of fractions.Fraction
-        ``a*`` (exact); predictions are ``coef_ . x + intercept_ >= 0``.
-    intercept_ : fractions.Fraction
+    coef_exact_ : tuple of fractions.Fraction
+        ``a*`` (exact); predictions are ``coef_exact_ . x + intercept_exact_ >= 0``.
+    intercept_exact_ : fractions.Fraction
         ``-w*`` (exact).
-    coef_float_, intercept_float_ : float views.
+    coef_, intercept_ : float views (ndarray of shape (d,), float), as every privpac linear classifier has.
     composition_ : str
     n_chunks_, chunk_size_ : int
         The public chunking (functions of ``n`` and the parameters).
@@ -204,8 +204,8 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
             rng=rng,
         )
         self.domain_ = IntegerDomain(-B, B)
-        self.coef_ = tuple(result.a)
-        self.intercept_ = -result.w
+        self.coef_exact_ = tuple(result.a)
+        self.intercept_exact_ = -result.w
         self.composition_ = plan.find_tukey.composition
         self.n_chunks_ = plan.n_chunks
         self.chunk_size_ = plan.chunk_size
@@ -215,16 +215,16 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
         return self
 
     @property
-    def coef_float_(self) -> np.ndarray:
-        """``coef_`` as floats (rounded; ``coef_`` is exact)."""
+    def coef_(self) -> np.ndarray:
+        """``a*`` as floats (rounded; ``coef_exact_`` is exact)."""
         self._check_fitted()
-        return np.asarray([float(v) for v in self.coef_], dtype=np.float64)
+        return np.asarray([float(v) for v in self.coef_exact_], dtype=np.float64)
 
     @property
-    def intercept_float_(self) -> float:
-        """``intercept_`` as a float (rounded)."""
+    def intercept_(self) -> float:
+        """``-w*`` as a float (rounded; ``intercept_exact_`` is exact)."""
         self._check_fitted()
-        return float(self.intercept_)
+        return float(self.intercept_exact_)
 
     def _points(self, X) -> np.ndarray:
         self._check_fitted()
@@ -237,24 +237,24 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
         (its sign is the prediction; 0 counts as positive)."""
         arr = self._points(X)
         den = 1
-        for v in (*self.coef_, self.intercept_):
+        for v in (*self.coef_exact_, self.intercept_exact_):
             den = den * v.denominator // np.gcd(den, v.denominator)
-        num = np.asarray([int(v * den) for v in self.coef_], dtype=object)
-        exact = arr.astype(object) @ num + int(self.intercept_ * den)
+        num = np.asarray([int(v * den) for v in self.coef_exact_], dtype=object)
+        exact = arr.astype(object) @ num + int(self.intercept_exact_ * den)
         return np.asarray([float(Fraction(int(v), int(den))) for v in exact], dtype=np.float64)
 
     def predict(self, X) -> np.ndarray:
         """The public labels of ``1[coef_ . x + intercept_ >= 0]`` (exact integer arithmetic)."""
         arr = self._points(X)
-        return self._decode(halfspace_predict(self.coef_, -self.intercept_, arr))
+        return self._decode(halfspace_predict(self.coef_exact_, -self.intercept_exact_, arr))
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])
 
     def _fitted_state(self) -> dict:
         return {
-            "coef": [fraction_to_text(v) for v in self.coef_],
-            "intercept": fraction_to_text(self.intercept_),
+            "coef": [fraction_to_text(v) for v in self.coef_exact_],
+            "intercept": fraction_to_text(self.intercept_exact_),
             "composition": self.composition_,
             "n_chunks": self.n_chunks_,
             "chunk_size": self.chunk_size_,
@@ -263,25 +263,25 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
         }
 
     def _restore_state(self, state: dict) -> None:
-        self.coef_ = tuple(fraction_from_text(s) for s in state["coef"])
-        self.intercept_ = fraction_from_text(state["intercept"])
+        self.coef_exact_ = tuple(fraction_from_text(s) for s in state["coef"])
+        self.intercept_exact_ = fraction_from_text(state["intercept"])
         self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
         self.n_chunks_ = int(state["n_chunks"])
         self.chunk_size_ = int(state["chunk_size"])
         self.n_samples_ = int(state["n_samples"])
         self.n_features_in_ = int(state["n_features"])
-        if len(self.coef_) != self.n_features_in_:
-            raise ValueError(f"the saved coef has {len(self.coef_)} entries for {self.n_features_in_} features")
+        if len(self.coef_exact_) != self.n_features_in_:
+            raise ValueError(f"the saved coef has {len(self.coef_exact_)} entries for {self.n_features_in_} features")
 
     def summary(self) -> list[str]:
         self._check_fitted()
-        exact = ", ".join(str(v) for v in self.coef_)
-        approx = ", ".join(f"{float(v):.6g}" for v in self.coef_)
+        exact = ", ".join(str(v) for v in self.coef_exact_)
+        approx = ", ".join(f"{float(v):.6g}" for v in self.coef_exact_)
         return [
             f"{self.algorithm_name}: FindTukey {self.mode} per coordinate, {self.depth} depth, "
             f"{self.composition_} composition",
             f"  predict 1 iff coef . x + intercept >= 0: coef = ({exact}) ~ ({approx}), "
-            f"intercept = {self.intercept_} ~ {float(self.intercept_):.6g}",
+            f"intercept = {self.intercept_exact_} ~ {float(self.intercept_exact_):.6g}",
             f"  n = {self.n_samples_} in {self.n_chunks_} chunk(s) of {self.chunk_size_}, d = {self.n_features_in_}, "
             f"domain {self.domain_.lo}:{self.domain_.hi} per feature",
         ]
