@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, PrivpacError
 from ..formatting import fmt_int
 from ..validation import check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
@@ -291,7 +291,11 @@ def privpac_learn_halfspace_sizes(
     B = box_for_domain(domain_size, d)
     out: dict = {"privpac grid": f"[-{fmt_int(B)}, {fmt_int(B)}]^{d}"}
     for depth in ("tukey", "directional"):
-        plan = plan_learn_halfspace(1, d, B, epsilon, delta, alpha=alpha, beta=beta, depth=depth, n_chunks=1)
+        try:
+            plan = plan_learn_halfspace(1, d, B, epsilon, delta, alpha=alpha, beta=beta, depth=depth, n_chunks=1)
+        except PrivpacError as exc:  # a public size the exact geometry refuses (e.g. too many directions)
+            out[f"as privpac runs it: {depth} depth"] = f"refused: {str(exc).split(':')[0]}"
+            continue
         out[f"as privpac runs it: {depth} depth, m"] = plan.sufficient_chunks
         out[f"as privpac runs it: {depth} depth, s = m k"] = plan.sufficient_s
     return out
