@@ -61,3 +61,22 @@ def test_a_borrowed_law_is_the_law_the_entry_point_samples(name):
             assert set(seen) <= {k for k in keys if law[k] > 0}, set(seen) - set(keys)
             observed = np.array([seen.get(k, 0) for k in keys])
             assert chi_square_pvalue(observed, np.array([law[k] for k in keys])) > 1e-3
+
+
+def test_an_audit_can_be_restricted_to_the_pairs_named():
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+    from privpac.errors import InvalidParameterError
+
+    case = get_case("histogram")
+    labels = [p.label for p in case.pairs(case.epsilon, case.delta)]
+    assert len(labels) >= 2
+    report = run_audit("histogram", trials=100, pair_filter=labels[-1])
+    audited = {label for label, _ in report.exact} | {r.pair.split(" [")[0] for r in report.empirical}
+    assert audited == {labels[-1]}
+    assert report.exact or report.empirical
+    with pytest.raises(InvalidParameterError, match="no pair"):
+        run_audit("histogram", trials=100, pair_filter="no such pair")
+    res = CliRunner().invoke(main, ["audit", "histogram", "--trials", "100", "--pair", "no such pair"])
+    assert res.exit_code == 1 and "no pair" in res.output and "Traceback" not in res.output

@@ -122,7 +122,8 @@ def demo(epsilon, delta, seed):
 @click.option(
     "--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Also write the report as JSON."
 )
-def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out):
+@click.option("--pair", "pair_filter", default=None, help="Audit only the neighbouring pairs whose label contains this.")
+def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out, pair_filter):
     """Audit a mechanism's privacy on its worst-case neighbours; exit 1 on a violation."""
     from .audit import get_case, list_cases, run_audit
 
@@ -133,7 +134,14 @@ def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out):
         return
     get_case(name)
     report = run_audit(
-        name, epsilon=epsilon, delta=delta, trials=trials, seed=seed, confidence=confidence, progress=True
+        name,
+        epsilon=epsilon,
+        delta=delta,
+        trials=trials,
+        seed=seed,
+        confidence=confidence,
+        progress=True,
+        pair_filter=pair_filter,
     )
     for line in report.lines():
         click.echo(line)

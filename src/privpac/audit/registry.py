@@ -289,8 +289,11 @@ def run_audit(
     seed: int = 0,
     confidence: float = 0.95,
     progress: bool = False,
+    pair_filter: str | None = None,
 ) -> AuditReport:
     """Audit a registered case on all its neighbouring pairs (see the module docstring).
+
+    ``pair_filter``: audit only the pairs whose label contains this text (an error if none does).
 
     The empirical runs use a seeded audit source (:func:`privpac.random.audit_source`): the
     entry point's own code, with the vectorised discrete-Laplace sampler (tested against the exact
@@ -304,6 +307,11 @@ def run_audit(
     started = time.perf_counter()
     src = audit_source(seed)
     pairs = list(case.pairs(eps, dlt))
+    if pair_filter is not None:
+        labels = [p.label for p in pairs]
+        pairs = [p for p in pairs if pair_filter in p.label]
+        if not pairs:
+            raise InvalidParameterError(f"no pair of {case.name!r} has {pair_filter!r} in its label; pairs: {labels}")
     bar = tqdm(total=len(pairs) * 2 * n, desc=f"audit {case.name}", disable=not progress, unit="run", mininterval=0.5)
     try:
         for pair in pairs:
