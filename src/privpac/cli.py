@@ -122,7 +122,7 @@ def demo(epsilon, delta, seed):
 @click.option(
     "--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Also write the report as JSON."
 )
-@click.option("--pair", "pair_filter", default=None, help="Audit only the neighbouring pairs whose label contains this.")
+@click.option("--pair", "pair_filter", default=None, help="Audit only the pairs whose label contains this.")
 def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out, pair_filter):
     """Audit a mechanism's privacy on its worst-case neighbours; exit 1 on a violation."""
     from .audit import get_case, list_cases, run_audit
