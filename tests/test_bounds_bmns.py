@@ -208,7 +208,7 @@ def test_privpac_number_is_what_the_estimator_warns_about(domain_size, d, mode, 
     assert (2 * B + 1) ** d >= domain_size
     assert _fit_warns(need - 1, d, B, mode=mode, delta=delta)
     assert not _fit_warns(need + 1, d, B, mode=mode, delta=delta)
-    with pytest.warns(UtilityWarning, match=f"needs about {need:,} records"):
+    with pytest.warns(UtilityWarning, match=f"from about {need:,} records"):
         PrivateCenterPoint(epsilon=EPS, delta=delta, domain=B, mode=mode, random_state=0).fit(
             np.zeros((need - 1, d), dtype=int)
         )

@@ -132,7 +132,7 @@ def test_a_median_per_coordinate_leaves_the_hull_of_thin_correlated_data():
 
 def test_recconcave_mode_runs_and_stays_in_the_domain():
     X = np.array([[0, 0], [1, 1], [-1, 1], [1, -1], [0, 1]] * 4)
-    with pytest.warns(UtilityWarning, match="needs about"):
+    with pytest.warns(UtilityWarning, match="guaranteed \\(by the analysis\\) from about"):
         est = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, mode="recconcave", random_state=3).fit(X)
     x1, x2 = est.center_
     D1 = rational_domain(1, 2, 1)
@@ -202,7 +202,7 @@ def test_the_utility_warning_follows_the_public_size():
     B = 1
     need = plan_find_tukey(10, 2, B, 1.0).sufficient_n
     X = np.zeros((need - 1, 2), dtype=int)
-    with pytest.warns(UtilityWarning, match=f"needs about {need:,} records"):
+    with pytest.warns(UtilityWarning, match=f"from about {need:,} records"):
         PrivateCenterPoint(epsilon=1.0, domain=B, random_state=0).fit(X)
     _fit_quietly(PrivateCenterPoint(epsilon=1.0, domain=B, random_state=0), np.zeros((need, 2), dtype=int))
 

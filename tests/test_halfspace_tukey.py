@@ -230,7 +230,7 @@ def test_too_few_records_for_the_chunks_is_refused_from_public_sizes():
     with pytest.raises(DataError, match="at least one record per chunk"):
         learn_halfspace(np.zeros((3, 1), dtype=int), [0, 1, 0], 2, 1.0, n_chunks=4)
     est = PrivateTukeyHalfspaceClassifier(domain=2, random_state=0)
-    with pytest.warns(UtilityWarning, match="needs about"):
+    with pytest.warns(UtilityWarning, match="guaranteed \\(by the analysis\\) from about"):
         est.fit(np.zeros((10, 1), dtype=int), np.zeros(10, dtype=int))
 
 

@@ -116,15 +116,27 @@ class PrivateEstimatorBase(BaseEstimator):
         self._set_ledger(ledger)
         self._warn_large_delta()
 
-    def _warn_few_records(self, n: int, needed: int, what: str, advice: str) -> None:
-        """A :class:`UtilityWarning` when ``n`` is below what the learner needs (public inputs only)."""
-        if n < needed:
-            warnings.warn(
-                f"{type(self).__name__}: {what} needs about {needed:,} records here; got n = {n:,}. The result "
-                f"is likely no better than a guess. {advice}",
-                UtilityWarning,
-                stacklevel=4,
+    def _warn_few_records(self, n: int, needed: int, what: str, advice: str, *, proven: bool = False) -> None:
+        """A :class:`UtilityWarning` when ``n`` is below what the learner needs (public inputs only).
+
+        ``needed`` is a measured figure (``proven=False``: below it the result is likely useless) or
+        the analysis' sufficient size (``proven=True``: below it nothing is promised, but measured
+        needs are often far smaller, so the warning says that instead).
+        """
+        if n >= needed:
+            return
+        if proven:
+            text = (
+                f"{type(self).__name__}: {what} is guaranteed (by the analysis) from about {needed:,} records; "
+                f"got n = {n:,}. Below that nothing is promised, though the measured need is often far smaller: "
+                f"check the result on held-out data. {advice}"
             )
+        else:
+            text = (
+                f"{type(self).__name__}: {what} needs about {needed:,} records here; got n = {n:,}. The result "
+                f"is likely no better than a guess. {advice}"
+            )
+        warnings.warn(text, UtilityWarning, stacklevel=4)
 
     #: True where fit reads its data through privpac.backends (Dask collections accepted)
     _fits_on_engines = False

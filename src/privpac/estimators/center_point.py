@@ -165,6 +165,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
             f"a center point of depth n/(2(d+1)) in [-{B}, {B}]^{d} by FindTukey ({plan.mode}, {plan.composition} "
             f"composition) at epsilon={plan.epsilon:g}, beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller domain bound B.",
+            proven=True,
         )
         result = find_tukey(
             arr,

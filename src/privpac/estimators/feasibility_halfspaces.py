@@ -192,6 +192,7 @@ class PrivateFeasibilityHalfspaceClassifier(PrivateClassifierBase):
             f"{plan.find_deep_point.composition} composition) on [-{G}, {G}]^{d} at epsilon={ledger.budget_epsilon:g}, "
             f"beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller grid bound X.",
+            proven=True,
         )
         result = learn_halfspace(
             arr,

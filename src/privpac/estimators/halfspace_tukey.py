@@ -187,6 +187,7 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
             f"error <= alpha={plan.alpha:g} in [-{B}, {B}]^{d} by LearnHalfSpace (FindTukey {plan.find_tukey.mode}, "
             f"{plan.depth} depth) at epsilon={plan.find_tukey.epsilon:g}, beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller domain bound B.",
+            proven=True,
         )
         result = learn_halfspace(
             arr,

@@ -165,6 +165,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             f"FindDeepPoint ({plan.mode}, {plan.composition} composition) at epsilon={plan.epsilon:g}, "
             f"beta={plan.beta:g}",
             "Use more constraints, a larger epsilon or a smaller bound X.",
+            proven=True,
         )
         result = find_deep_point(
             A_arr,
