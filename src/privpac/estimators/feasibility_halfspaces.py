@@ -13,16 +13,14 @@ it needs no margin: the data lie on a public grid ``[[-X, X]]^d`` and the hypoth
 
 from __future__ import annotations
 
-import math
 import warnings
 from fractions import Fraction
 
 import numpy as np
 
 from ..domains import IntegerDomain, symmetric_bound
-from ..errors import DataError, InvalidParameterError, UtilityWarning
+from ..errors import InvalidParameterError, UtilityWarning
 from ..formatting import fraction_from_text, fraction_to_text
-from ..geometry._exact import as_integer_points
 from ..learners.center_point import check_points_in_box
 from ..learners.feasibility_halfspaces import (
     DUALS,
@@ -34,6 +32,7 @@ from ..learners.feasibility_halfspaces import (
 from ..learners.linear_feasibility import MODES as OPTIMIZERS
 from ..random import as_random_source
 from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_probability, check_real
+from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateFeasibilityHalfspaceClassifier", "grid_bound"]
@@ -44,7 +43,7 @@ def grid_bound(domain) -> int:
     return symmetric_bound(domain, "domain", "X", "the integer grid [-X, X]^d of the features")
 
 
-class PrivateFeasibilityHalfspaceClassifier(PrivateClassifierBase):
+class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
     """A private halfspace ``<a, x> >= w`` for integer data on a public grid, by private linear feasibility.
 
     Each record ``(x, y)`` becomes the constraint ``y (<a, x> - w) >= 1`` (margin-1, default) or
@@ -224,48 +223,6 @@ class PrivateFeasibilityHalfspaceClassifier(PrivateClassifierBase):
             )
         self._end_fit(ledger)
         return self
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """``a`` as floats (rounded; ``coef_exact_`` is exact)."""
-        self._check_fitted()
-        return np.asarray([float(v) for v in self.coef_exact_], dtype=np.float64)
-
-    @property
-    def intercept_(self) -> float:
-        """``-w`` as a float (rounded; ``intercept_exact_`` is exact)."""
-        self._check_fitted()
-        return float(self.intercept_exact_)
-
-    def _features(self, X) -> np.ndarray:
-        self._check_fitted()
-        self._check_features(X, reset=False)
-        arr = check_array(X, "X")
-        if arr.shape[1] != self.n_features_in_:
-            raise DataError(f"X has {arr.shape[1]} features but the model was fitted on {self.n_features_in_}")
-        return arr
-
-    def _exact_scores(self, arr: np.ndarray) -> np.ndarray | None:
-        """``N (<a, x> - w)`` exactly (``N > 0`` a common denominator), or ``None`` for non-integer ``X``."""
-        try:
-            ints, _ = as_integer_points(arr, "X")
-        except DataError:
-            return None
-        N = math.lcm(*(v.denominator for v in (*self.coef_exact_, self.intercept_exact_)))
-        a = np.asarray([int(v * N) for v in self.coef_exact_], dtype=object)
-        return ints.astype(object) @ a + int(self.intercept_exact_ * N)
-
-    def decision_function(self, X) -> np.ndarray:
-        """``<coef_, x> + intercept_`` as floats (its sign is the prediction; 0 counts as positive)."""
-        arr = self._features(X)
-        return np.asarray(arr, dtype=np.float64) @ self.coef_ + self.intercept_
-
-    def predict(self, X) -> np.ndarray:
-        """The labels of ``<a, x> >= w``, decided in exact integer arithmetic for integer ``X``."""
-        arr = self._features(X)
-        exact = self._exact_scores(arr)
-        positive = (exact >= 0) if exact is not None else (self.decision_function(arr) >= 0)
-        return self._decode(np.asarray(positive, dtype=bool).astype(np.int64))
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])

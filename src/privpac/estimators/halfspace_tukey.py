@@ -12,8 +12,6 @@ needs no margin, only integer features in a public box::
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from ..domains import IntegerDomain
@@ -25,19 +23,19 @@ from ..learners.halfspace_tukey import (
     COMPOSITIONS,
     DEPTHS,
     MODES,
-    halfspace_predict,
     learn_halfspace,
     plan_learn_halfspace,
 )
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
+from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
 from .center_point import box_bound
 
 __all__ = ["PrivateTukeyHalfspaceClassifier"]
 
 
-class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
+class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
     """A private halfspace classifier of integer data in ``[-B, B]^d`` by LearnHalfSpace.
 
     Sample-and-aggregate (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 2, Thm 4.2): ``m`` chunks
@@ -214,40 +212,6 @@ class PrivateTukeyHalfspaceClassifier(PrivateClassifierBase):
         self.n_features_in_ = d
         self._end_fit(ledger)
         return self
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """``a*`` as floats (rounded; ``coef_exact_`` is exact)."""
-        self._check_fitted()
-        return np.asarray([float(v) for v in self.coef_exact_], dtype=np.float64)
-
-    @property
-    def intercept_(self) -> float:
-        """``-w*`` as a float (rounded; ``intercept_exact_`` is exact)."""
-        self._check_fitted()
-        return float(self.intercept_exact_)
-
-    def _points(self, X) -> np.ndarray:
-        self._check_fitted()
-        self._check_features(X, reset=False)
-        arr, _ = as_integer_points(X, "X", d=self.n_features_in_)
-        return arr
-
-    def decision_function(self, X) -> np.ndarray:
-        """``coef_ . x + intercept_`` for integer points, computed exactly and then rounded to float
-        (its sign is the prediction; 0 counts as positive)."""
-        arr = self._points(X)
-        den = 1
-        for v in (*self.coef_exact_, self.intercept_exact_):
-            den = den * v.denominator // np.gcd(den, v.denominator)
-        num = np.asarray([int(v * den) for v in self.coef_exact_], dtype=object)
-        exact = arr.astype(object) @ num + int(self.intercept_exact_ * den)
-        return np.asarray([float(Fraction(int(v), int(den))) for v in exact], dtype=np.float64)
-
-    def predict(self, X) -> np.ndarray:
-        """The public labels of ``1[coef_ . x + intercept_ >= 0]`` (exact integer arithmetic)."""
-        arr = self._points(X)
-        return self._decode(halfspace_predict(self.coef_exact_, -self.intercept_exact_, arr))
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])

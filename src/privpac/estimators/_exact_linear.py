@@ -1,0 +1,74 @@
+"""Predictions of a halfspace whose coefficients are exact rationals.
+
+The grid halfspace learners (Beimel, Moran, Nissim, Stemmer: LearnHalfSpace; Kaplan, Mansour,
+Stemmer, Tsfadia: LearnHalfSpace and the PAC learner) release ``(a, c)`` as exact ``Fraction``s:
+the label is positive iff ``<a, x> + c >= 0``. On integer points that sign is decided exactly
+(a float could put a grid point on the wrong side of a boundary through it); other points are
+scored in floating point. Post-processing of the private output: no privacy question here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import DataError
+from ..geometry._exact import as_integer_points
+from ..validation import check_array
+
+
+class ExactLinearClassifierMixin:
+    """``coef_``/``intercept_`` float views, ``decision_function`` and ``predict`` from
+    ``coef_exact_``/``intercept_exact_`` (set by ``fit``) for a :class:`PrivateClassifierBase`."""
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """``a`` as floats (rounded; ``coef_exact_`` is exact)."""
+        self._check_fitted()
+        return np.asarray([float(v) for v in self.coef_exact_], dtype=np.float64)
+
+    @property
+    def intercept_(self) -> float:
+        """``c`` as a float (rounded; ``intercept_exact_`` is exact)."""
+        self._check_fitted()
+        return float(self.intercept_exact_)
+
+    def _features(self, X) -> np.ndarray:
+        self._check_fitted()
+        self._check_features(X, reset=False)
+        arr = check_array(X, "X")
+        if arr.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {arr.shape[1]} features but the model was fitted on {self.n_features_in_}")
+        return arr
+
+    def _exact_scores(self, arr: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """``(N (<a, x> + c), N)`` exactly with ``N > 0`` a common denominator, or ``None`` for non-integer ``X``."""
+        try:
+            ints, _ = as_integer_points(arr, "X")
+        except DataError:
+            return None
+        N = math.lcm(*(v.denominator for v in (*self.coef_exact_, self.intercept_exact_)))
+        a = np.asarray([int(v * N) for v in self.coef_exact_], dtype=object)
+        return ints.astype(object) @ a + int(self.intercept_exact_ * N), N
+
+    def decision_function(self, X) -> np.ndarray:
+        """``<coef_, x> + intercept_``: exact then rounded on integer points, float otherwise
+        (its sign is the prediction; 0 counts as positive)."""
+        arr = self._features(X)
+        exact = self._exact_scores(arr)
+        if exact is None:
+            return np.asarray(arr, dtype=np.float64) @ self.coef_ + self.intercept_
+        scores, N = exact
+        return np.asarray([v / N for v in scores], dtype=np.float64)  # int / int rounds correctly
+
+    def predict(self, X) -> np.ndarray:
+        """The labels of ``<a, x> + c >= 0``, decided in exact integer arithmetic for integer ``X``."""
+        arr = self._features(X)
+        exact = self._exact_scores(arr)
+        positive = (
+            (exact[0] >= 0)
+            if exact is not None
+            else (np.asarray(arr, dtype=np.float64) @ self.coef_ + self.intercept_ >= 0)
+        )
+        return self._decode(np.asarray(positive, dtype=bool).astype(np.int64))
