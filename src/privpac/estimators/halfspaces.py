@@ -4,6 +4,12 @@
 :mod:`privpac.learners.large_margin`. ``privpac fit halfspace-margin data.csv --label y --domain
 0:16 --set margin=0.1 -o model.json``.
 
+privpac's other private halfspace learners need no margin but an integer grid and a small
+dimension: :class:`~privpac.estimators.PrivateFeasibilityHalfspaceClassifier` (Kaplan, Mansour,
+Stemmer, Tsfadia; ``halfspace-feasibility``) and
+:class:`~privpac.estimators.PrivateTukeyHalfspaceClassifier` (Beimel, Moran, Nissim, Stemmer;
+``halfspace-tukey``). docs/algorithms/halfspaces.md compares all of them on the same data.
+
 What "domain" means here
 ------------------------
 The learners normalise every record (``x -> x / ||x||``), so their privacy needs no bound on the
