@@ -22,6 +22,10 @@ class ExactLinearClassifierMixin:
     """``coef_``/``intercept_`` float views, ``decision_function`` and ``predict`` from
     ``coef_exact_``/``intercept_exact_`` (set by ``fit``) for a :class:`PrivateClassifierBase`."""
 
+    def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        # the dry fit that recomputes a saved model's privacy record: grid points and one label
+        return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])
+
     @property
     def coef_(self) -> np.ndarray:
         """``a`` as floats (rounded; ``coef_exact_`` is exact)."""

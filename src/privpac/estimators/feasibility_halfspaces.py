@@ -224,9 +224,6 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         self._end_fit(ledger)
         return self
 
-    def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])
-
     def _fitted_state(self) -> dict:
         return {
             "coef": [fraction_to_text(v) for v in self.coef_exact_],

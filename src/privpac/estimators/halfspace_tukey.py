@@ -213,9 +213,6 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         self._end_fit(ledger)
         return self
 
-    def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])
-
     def _fitted_state(self) -> dict:
         return {
             "coef": [fraction_to_text(v) for v in self.coef_exact_],
