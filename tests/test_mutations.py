@@ -86,6 +86,29 @@ def _count_stored_on_the_estimator(monkeypatch):
     monkeypatch.setattr(PrivateThresholdClassifier, "fit", fit)
 
 
+def _depth_reached_stored_on_the_estimator(monkeypatch):
+    """The leaks the center-point and feasibility estimators must not have: a depth in the training
+    data kept on the fitted estimator (here at a fixed public point, so the audits' small pairs show it)."""
+    from privpac.estimators import PrivateCenterPoint, PrivateLinearFeasibility
+    from privpac.geometry import tukey_depth
+    from privpac.geometry.feasibility import depth
+
+    center_fit, system_fit = PrivateCenterPoint.fit, PrivateLinearFeasibility.fit
+
+    def fit_center(self, X, y=None):
+        center_fit(self, X, y)
+        self.depth_reached_ = tukey_depth(np.zeros(np.asarray(X).shape[1], dtype=int), np.asarray(X))
+        return self
+
+    def fit_system(self, A, b=None):
+        system_fit(self, A, b)
+        self.satisfied_ = depth(np.ones(np.asarray(A).shape[1], dtype=int), np.asarray(A), np.asarray(b))
+        return self
+
+    monkeypatch.setattr(PrivateCenterPoint, "fit", fit_center)
+    monkeypatch.setattr(PrivateLinearFeasibility, "fit", fit_system)
+
+
 def _choosing_below_its_precondition(monkeypatch):
     monkeypatch.setattr(choosing_module, "choosing_min_size", lambda *args, **kwargs: 1.0)
 
@@ -201,6 +224,11 @@ MUTANTS = [
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
     ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
     ("an exact count stored on the estimator", _count_stored_on_the_estimator, ["em-learner"]),
+    (
+        "the depth reached stored on the estimator",
+        _depth_reached_stored_on_the_estimator,
+        ["center-point-3d", "linear-feasibility-3d"],
+    ),
     ("the choosing mechanism below its size precondition", _choosing_below_its_precondition, ["choosing"]),
     ("a domain bound derived from the data", _domain_from_the_data, ["em-learner"]),
     (

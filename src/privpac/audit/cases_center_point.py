@@ -31,7 +31,7 @@ import numpy as np
 from ..estimators.center_point import PrivateCenterPoint
 from ..learners import center_point_baselines
 from .registry import AuditCase, NeighbourPair, register
-from .release import call_release, fit_release
+from .release import call_release, cell_view, fit_release
 
 # (mode, B, label, dataset, neighbour)
 _PAIRS = [
@@ -67,6 +67,37 @@ register(
         delta=1e-3,  # RecConcave needs delta > 0; the exponential mode records (epsilon, 0) and is audited there
         trials=1_500,
         reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; spec bmns-center-points A3-A4, B3",
+    )
+)
+
+
+# d = 3 (FindTukey's exact LPs): too many random paths to enumerate (millions of first-coordinate
+# candidates at B = 1), so an empirical audit on the cell of the center (see ``cell_view``).
+_PAIRS_3D = [
+    ("a stack gains a point off it", [[0, 0, 0]] * 4, [[0, 0, 0]] * 3 + [[1, 1, -1]]),
+    ("a diagonal broken by a point", [[-1, -1, -1], [0, 0, 0], [1, 1, 1], [0, 0, 0]],
+     [[-1, -1, -1], [0, 0, 0], [1, 1, 1], [1, -1, 1]]),
+]  # fmt: skip
+
+
+def _pairs_3d(eps, delta):
+    return [NeighbourPair(f"d=3: {label} (exponential, B=1)", ("exponential", 1, a), ("exponential", 1, b))
+            for label, a, b in _PAIRS_3D]  # fmt: skip
+
+
+register(
+    AuditCase(
+        name="center-point-3d",
+        description="PrivateCenterPoint.fit (FindTukey) in d=3: exact LPs per coordinate; empirical, on the "
+        "center's grid cell",
+        release=_release,
+        pairs=_pairs_3d,
+        epsilon=1.0,
+        delta=1e-3,
+        trials=600,
+        exact=False,
+        views=lambda release, data: cell_view(release, "center"),
+        reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; spec bmns-center-points A2, A4",
     )
 )
 

@@ -22,11 +22,13 @@ same per-coordinate argument (a sensitivity-1 exact quality over a public domain
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from ..estimators.linear_feasibility import PrivateLinearFeasibility
 from .registry import AuditCase, NeighbourPair, register
-from .release import fit_release
+from .release import cell_view, fit_release
 
 # (mode, X, label, (A, b), (A', b'))
 _PAIRS = [
@@ -64,5 +66,35 @@ register(
         delta=1e-3,  # RecConcave needs delta > 0; the exponential mode records (epsilon, 0) and is audited there
         trials=1_500,
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 3.7, 6.2",
+    )
+)
+
+
+# D = 3 (exact LPs per level): too many random paths to enumerate, so an empirical audit on the
+# cell of the solution (see ``cell_view``); X = 1, four constraints.
+_PAIRS_3D = [
+    ("D=3: x, y, z >= 0 and x + y + z >= 1; the last turns round",
+     ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], [0, 0, 0, 1]),
+     ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [-1, -1, -1]], [0, 0, 0, 1])),
+]  # fmt: skip
+
+
+def _pairs_3d(eps, delta):
+    return [NeighbourPair(f"{label} (expmech, X=1)", ("expmech", 1, a), ("expmech", 1, b)) for label, a, b in _PAIRS_3D]
+
+
+register(
+    AuditCase(
+        name="linear-feasibility-3d",
+        description="PrivateLinearFeasibility.fit (FindDeepPoint) in D=3: exact LPs per level; empirical, on the "
+        "solution's grid cell",
+        release=_release,
+        pairs=_pairs_3d,
+        epsilon=1.0,
+        delta=1e-3,
+        trials=600,
+        exact=False,
+        views=lambda release, data: cell_view(release, "solution", Fraction(4)),  # the box is [-6, 6]^3
+        reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 6.2",
     )
 )

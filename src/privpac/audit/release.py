@@ -159,3 +159,19 @@ def mask_release(release: Release, keys: set[str] | frozenset[str]) -> Release:
         return value
 
     return json.dumps(walk(json.loads(release)), sort_keys=True, separators=(",", ":"))
+
+
+def cell_view(release: Release, key: str, cell_width: Fraction = Fraction(1, 2)) -> list[tuple[str, str]]:
+    """A discrete view of a fitted model whose state ``key`` holds an exact rational vector.
+
+    Vectors drawn from huge candidate domains almost never repeat, so the raw release gives an
+    empirical audit nothing to count: the view is the grid cell of width ``cell_width`` that
+    holds the vector, beside the rest of the release with the vector (its state ``key``, its
+    attribute ``key_`` and the summary that prints it) masked. A post-processing of the release,
+    so a violation in the view is one in the release.
+    """
+    from ..formatting import fraction_from_text
+
+    state = json.loads(release)["model"]["state"]
+    cell = tuple(math.floor(fraction_from_text(v) / cell_width) for v in state[key])
+    return [("discrete", f"cell {cell} {mask_release(release, {key, key + '_', 'summary'})}")]
