@@ -9,12 +9,10 @@ scored in floating point. Post-processing of the private output: no privacy ques
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..errors import DataError
-from ..geometry._exact import as_integer_points
+from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..validation import check_array
 
 
@@ -52,9 +50,7 @@ class ExactLinearClassifierMixin:
             ints, _ = as_integer_points(arr, "X")
         except DataError:
             return None
-        N = math.lcm(*(v.denominator for v in (*self.coef_exact_, self.intercept_exact_)))
-        a = np.asarray([int(v * N) for v in self.coef_exact_], dtype=object)
-        return ints.astype(object) @ a + int(self.intercept_exact_ * N), N
+        return exact_affine_scores(self.coef_exact_, self.intercept_exact_, ints)
 
     def decision_function(self, X) -> np.ndarray:
         """``<coef_, x> + intercept_``: exact then rounded on integer points, float otherwise

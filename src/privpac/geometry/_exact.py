@@ -177,3 +177,14 @@ def exact_products(U: np.ndarray, Z: np.ndarray) -> np.ndarray:
     if d * max_abs(U) * max_abs(Z) < INT64_SAFE and U.dtype != object and Z.dtype != object:
         return U.astype(np.int64) @ Z.astype(np.int64).T
     return U.astype(object) @ Z.astype(object).T
+
+
+def exact_affine_scores(a, c, ints: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(N (<a, x> + c), N)`` for integer points ``ints`` (rows) and rationals ``a``, ``c``, with
+    ``N >= 1`` their common denominator: exact Python integers, so the sign decides a grid point's
+    side of a halfspace without rounding."""
+    coef = [Fraction(v) for v in a]
+    c = Fraction(c)
+    N = math.lcm(*(v.denominator for v in (*coef, c)))
+    num = np.asarray([int(v * N) for v in coef], dtype=object)
+    return ints.astype(object) @ num + int(c * N), N

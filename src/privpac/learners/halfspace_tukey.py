@@ -76,7 +76,7 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..bounds.bmns import blumer_realizable
 from ..errors import DataError, InvalidParameterError
-from ..geometry._exact import as_integer_points
+from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
 from ..optimize.recconcave import levels, required_quality
@@ -403,11 +403,8 @@ def chunk_halfspaces(x: np.ndarray, y01: np.ndarray, m: int, B: int) -> np.ndarr
 def halfspace_predict(a, w, X) -> np.ndarray:
     """``1[a.x >= w]`` for integer points ``X`` and exact rationals ``a``, ``w`` (integer arithmetic)."""
     arr, _ = as_integer_points(X, "X", d=len(a))
-    den = 1
-    for v in (*a, w):
-        den = den * Fraction(v).denominator // math.gcd(den, Fraction(v).denominator)
-    num = np.asarray([int(Fraction(v) * den) for v in a], dtype=object)
-    return (arr.astype(object) @ num >= int(Fraction(w) * den)).astype(np.int64)
+    scores, _ = exact_affine_scores(a, -Fraction(w), arr)
+    return (scores >= 0).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
