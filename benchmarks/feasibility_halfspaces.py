@@ -1,6 +1,7 @@
 """The KMST halfspace learners (LearnHalfSpace, the PAC learner) in d = 1: fit time and errors.
 
-    python benchmarks/feasibility_halfspaces.py      # writes benchmarks/results/feasibility_halfspaces.csv
+    python benchmarks/feasibility_halfspaces.py             # writes benchmarks/results/feasibility_halfspaces.csv
+    python benchmarks/feasibility_halfspaces.py --only done # writes benchmarks/results/feasibility_halfspaces_done.csv
 
 Data: ``m`` points uniform on the grid ``[[-X, X]]`` labelled 1 iff ``x >= t`` (realisable, the
 threshold ``t`` drawn per seed). Each cell fits ``PrivateFeasibilityHalfspaceClassifier`` with the
@@ -9,10 +10,16 @@ time (one shared core, exact arithmetic), the training error (max and median) an
 error on the grid (the uniform law, computed exactly over the ``2X + 1`` points; max and median),
 next to the plan's sufficient size for error ``alpha = 0.1`` with probability ``1 - beta = 0.9``.
 The machine is shared: only timings from one run are comparable.
+
+``--only done`` measures issue 12's criterion: the margin-1 ERM learner with the exponential mechanism
+on realisable 2-D data on the grid ``[[-128, 128]]^2`` (``privpac.datasets.make_grid_halfspace_data``,
+a fresh target per run), epsilon = 1: the share of runs whose *training* error is at most 0.1, for
+every ``m`` up to the exact envelope of FindDeepPoint in ``D = 3`` (``MAX_CONSTRAINTS_3D``).
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import time
 import warnings
@@ -24,6 +31,7 @@ from privpac.estimators import PrivateFeasibilityHalfspaceClassifier
 from privpac.learners.feasibility_halfspaces import plan_halfspace_learner
 
 OUT = Path(__file__).parent / "results" / "feasibility_halfspaces.csv"
+DONE_OUT = Path(__file__).parent / "results" / "feasibility_halfspaces_done.csv"
 
 
 def sample(m: int, X: int, seed: int):
@@ -33,7 +41,47 @@ def sample(m: int, X: int, seed: int):
     return x, (x[:, 0] >= t).astype(int), t
 
 
+def done_criterion(sizes=(50, 100, 150), runs: int = 20, B: int = 128) -> None:
+    from privpac.datasets import make_grid_halfspace_data
+    from privpac.datasets.grid_halfspaces import grid_halfspace_target
+
+    rows = []
+    for m in sizes:
+        errors, times = [], []
+        for seed in range(runs):
+            data = make_grid_halfspace_data(m, 2, B, target=grid_halfspace_target(2, B, rng=seed), rng=seed + 1)
+            est = PrivateFeasibilityHalfspaceClassifier(epsilon=1.0, domain=B, random_state=seed)
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(data.X, data.y)
+            times.append(time.perf_counter() - t0)
+            errors.append(float(np.mean(est.predict(data.X) != data.y)))
+        row = {
+            "d": 2,
+            "B": B,
+            "m": m,
+            "epsilon": 1.0,
+            "runs": runs,
+            "share_train_error_le_0.1": round(float(np.mean(np.asarray(errors) <= 0.1)), 3),
+            "train_error_median": round(float(np.median(errors)), 4),
+            "train_error_p90": round(float(np.quantile(errors, 0.9)), 4),
+            "fit_seconds_median": round(float(np.median(times)), 2),
+        }
+        print(row, flush=True)
+        rows.append(row)
+    with DONE_OUT.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["done"], help="run only the done-criterion measurement")
+    if parser.parse_args().only == "done":
+        done_criterion()
+        return
     cells = [("erm", "margin-1", 8, m, 1.0) for m in (100, 1_000, 10_000)]
     cells += [("pac", "margin-1", 8, m, 1.0) for m in (1_000, 10_000)]
     cells += [("erm", "paper", 8, m, 1.0) for m in (100, 1_000, 10_000)]

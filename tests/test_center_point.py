@@ -22,10 +22,18 @@ from privpac.cli import main
 from privpac.domains import Grid, IntegerDomain
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import MODELS, PrivateCenterPoint
-from privpac.geometry import depth_intervals, interval_quality, tukey_depth
+from privpac.geometry import FINITE_DIRECTION_LIMIT, depth_intervals, directional_depth, interval_quality, tukey_depth
 from privpac.geometry.rational_domain import rational_domain
 from privpac.io import load_model, save_model
-from privpac.learners.center_point import MAX_POINTS_3D, find_tukey, plan_find_tukey, promise_values
+from privpac.learners.center_point import (
+    MAX_POINTS_3D,
+    directional_domain,
+    find_tukey,
+    n_net_directions,
+    net_directions,
+    plan_find_tukey,
+    promise_values,
+)
 from privpac.learners.center_point_baselines import coordinatewise_median
 from privpac.learners.coordinatewise import choose_composition
 
@@ -287,3 +295,113 @@ def test_saved_model_round_trip_and_the_command_line(tmp_path):
     assert (
         load_model(out).center_ == PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=2, random_state=1).fit(X).center_
     )
+
+
+# -- directional depth over the public net (any d) ---------------------------------------------------
+
+
+def test_the_net_is_public_primitive_and_holds_the_axes():
+    for d, K in ((1, 1), (2, 1), (3, 1), (5, 1), (2, 2), (3, 2)):
+        U = net_directions(d, K)
+        assert U.shape[1] == d and np.all(np.abs(U) <= K)
+        assert np.all(np.gcd.reduce(np.abs(U), axis=1) == 1)  # primitive
+        first = U[np.arange(len(U)), np.argmax(U != 0, axis=1)]
+        assert np.all(first > 0)  # one of each +- pair
+        assert len({tuple(u) for u in U}) == len(U)
+        assert {tuple(e) for e in np.eye(d, dtype=int)} <= {tuple(u) for u in U}
+        if K == 1:
+            assert len(U) == n_net_directions(d) == (3**d - 1) // 2
+    assert len(net_directions(2, 2)) == 8  # (1,0),(0,1),(1,1),(1,-1),(1,2),(1,-2),(2,1),(2,-1)
+
+
+def test_directional_interval_ends_are_domain_members_and_agree_with_the_last_slice():
+    """Property (P) of the directional domains in d = 3, 4 (every level-interval end is a candidate),
+    and the certified LP of coordinate d - 1 against the exact line slice of coordinate d: at the end
+    ``hi`` of a level the last coordinate still has a non-empty slice at that level, and just beyond
+    it none."""
+    rng = np.random.default_rng(7)
+    checked = 0
+    for trial in range(10):
+        d = 3 + trial % 2
+        B = int(rng.integers(1, 4))
+        S = rng.integers(-B, B + 1, size=(int(rng.integers(2, 9)), d))
+        if trial % 3 == 0:
+            S[:, 1] = S[:, 0]  # a flat set
+        U = net_directions(d)
+        prefix, t = (), 1
+        for i in range(1, d + 1):
+            dom = directional_domain(B, d, i, t)
+            ints = depth_intervals(S, prefix, directions=U)
+            for r, (lo, hi) in enumerate(ints, start=1):
+                assert lo in dom and hi in dom, (S, prefix, lo, hi)
+                checked += 1
+                if i == d - 1:
+                    inside = depth_intervals(S, (*prefix, hi), directions=U)
+                    beyond = depth_intervals(S, (*prefix, hi + Fraction(1, 10**6)), directions=U)
+                    assert len(inside) >= r and len(beyond) < r, (S, prefix, r, hi)
+            q = interval_quality(dom, ints)
+            v = dom.select(int(q.argmax()))
+            _, qq = dom.canonical_pair(v)
+            prefix, t = (*prefix, v), t * qq
+    assert checked > 40
+
+
+def test_directional_quality_has_sensitivity_one_in_four_dimensions():
+    rng = np.random.default_rng(8)
+    U = net_directions(4)
+    for _ in range(4):
+        S = rng.integers(-2, 3, size=(7, 4))
+        T = S.copy()
+        T[int(rng.integers(0, 7))] = rng.integers(-2, 3, size=4)
+        for prefix in ((), (Fraction(1, 2),), (Fraction(0), Fraction(-1, 3))):
+            dom = directional_domain(2, 4, len(prefix) + 1, 6)
+            qs = interval_quality(dom, depth_intervals(S, prefix, directions=U))
+            qt = interval_quality(dom, depth_intervals(T, prefix, directions=U))
+            starts = {int(j) for j in (*qs.starts, *qt.starts)}
+            points = sorted({k for j in starts for k in (j - 1, j) if 0 <= k <= qs.T} | {qs.T})
+            assert len(points) > 3
+            for k in points:  # both functions are constant between these points
+                assert abs(qs(k) - qt(k)) <= 1
+
+
+def test_directional_depth_at_the_sufficient_size_in_four_dimensions():
+    B, eps, d = 1, 100.0, 4
+    n = plan_find_tukey(10, d, B, eps, depth="directional").sufficient_n + 1
+    rng = np.random.default_rng(9)
+    grid = rng.integers(-B, B + 1, size=(n, d))
+    datasets = {
+        "uniform on the grid": grid,
+        "flat (x_4 = x_1)": np.column_stack([grid[:, :3], grid[:, 0]]),
+        "one repeated point": np.tile([[1, -1, 0, 1]], (n, 1)),
+    }
+    U = net_directions(d)
+    for what, X in datasets.items():
+        for seed in range(2):
+            est = _fit_quietly(PrivateCenterPoint(epsilon=eps, domain=B, depth="directional", random_state=seed), X)
+            depth = directional_depth(est.center_, X, U)
+            assert len(est.center_) == d and depth >= n / (2 * (d + 1)), (what, seed, est.center_, depth)
+            if what == "one repeated point":
+                assert est.center_ == (1, -1, 0, 1)
+
+
+def test_directional_refusals_and_the_command_line(tmp_path):
+    with pytest.raises(InvalidParameterError, match="depth='directional'"):
+        PrivateCenterPoint(domain=2).fit(np.zeros((4, 5), dtype=int))
+    with pytest.raises(InvalidParameterError, match="depth"):
+        PrivateCenterPoint(domain=2, depth="median").fit(np.zeros((4, 2), dtype=int))
+    too_many = FINITE_DIRECTION_LIMIT // n_net_directions(9) + 1  # refused from the shape: the points are not read
+    with pytest.raises(InvalidParameterError, match="FINITE_DIRECTION_LIMIT"):
+        PrivateCenterPoint(domain=2, depth="directional").fit(np.full((too_many, 9), 7))
+    X = np.random.default_rng(10).integers(-2, 3, size=(40, 5))
+    csv = tmp_path / "points.csv"
+    csv.write_text("a,b,c,d,e\n" + "\n".join(",".join(str(v) for v in row) for row in X) + "\n")
+    args = ["centerpoint", str(csv), "--domain", "-2:2", "--depth", "directional", "--seed", "3"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "directional depth" in result.output and "total spent: epsilon=1, delta=0" in result.output
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        est = PrivateCenterPoint(epsilon=1.0, domain=2, depth="directional", random_state=3).fit(X)
+    assert f"({', '.join(str(v) for v in est.center_)})" in result.output
+    refused = CliRunner().invoke(main, ["centerpoint", str(csv), "--domain", "-2:2"])
+    assert refused.exit_code != 0 and "depth" in refused.output

@@ -227,7 +227,7 @@ MUTANTS = [
     (
         "the depth reached stored on the estimator",
         _depth_reached_stored_on_the_estimator,
-        ["center-point-3d", "linear-feasibility-3d"],
+        ["center-point-3d", "center-point-directional-4d", "linear-feasibility-3d"],
     ),
     ("the choosing mechanism below its size precondition", _choosing_below_its_precondition, ["choosing"]),
     ("a domain bound derived from the data", _domain_from_the_data, ["em-learner"]),
@@ -236,7 +236,11 @@ MUTANTS = [
         _interior_point_at_four_times_its_share,
         ["rectangle-composition"],
     ),
-    ("a center-point candidate domain built from the data", _center_point_domain_from_the_data, ["center-point"]),
+    (
+        "a center-point candidate domain built from the data",
+        _center_point_domain_from_the_data,
+        ["center-point", "center-point-directional"],
+    ),
     ("a one-shot quality counting depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
     (
         "one-shot center-point candidates cut to the data's bounding box",

@@ -642,7 +642,9 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, 
 
 @main.command()
 @click.argument("data", type=click.Path(exists=True, dir_okay=False))
-@click.option("--columns", default=None, help="Comma-separated integer columns, one to three (default: all).")
+@click.option(
+    "--columns", default=None, help="Comma-separated integer columns (default: all); one to three in Tukey depth."
+)
 @click.option("--domain", "domain_spec", required=True, help="Public box per column: -B:B (integers).")
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP (exponential mode).")
@@ -653,14 +655,22 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, 
     show_default=True,
     help="Per-coordinate optimiser; recconcave needs --delta > 0.",
 )
+@click.option(
+    "--depth",
+    type=click.Choice(["tukey", "directional"]),
+    default="tukey",
+    show_default=True,
+    help="tukey: exact, one to three columns; directional: a public net of directions, any number of columns "
+    "(the point need not lie in the convex hull).",
+)
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
-def centerpoint(data, columns, domain_spec, epsilon, delta, mode, beta, seed):
-    """A private center point of one to three CSV columns (FindTukey), with its ledger.
+def centerpoint(data, columns, domain_spec, epsilon, delta, mode, depth, beta, seed):
+    """A private center point of CSV columns (FindTukey), with its ledger.
 
     A point of high Tukey depth, inside the convex hull of the data with high probability once
     there are enough records (Beimel, Moran, Nissim, Stemmer 2019); the data are integers in the
-    public box --domain -B:B.
+    public box --domain -B:B. Four or more columns need --depth directional.
     """
     from .estimators import PrivateCenterPoint
     from .io import read_csv
@@ -671,12 +681,18 @@ def centerpoint(data, columns, domain_spec, epsilon, delta, mode, beta, seed):
     if missing:
         _fail(f"columns not in {data}: {', '.join(missing)}; columns: {', '.join(table)}")
     est = PrivateCenterPoint(
-        epsilon=epsilon, delta=delta, domain=parse_domain(domain_spec), mode=mode, beta=beta, random_state=seed
+        epsilon=epsilon,
+        delta=delta,
+        domain=parse_domain(domain_spec),
+        mode=mode,
+        depth=depth,
+        beta=beta,
+        random_state=seed,
     ).fit(_stack(table, names))
     exact = ", ".join(str(v) for v in est.center_)
     approx = ", ".join(f"{v:.6g}" for v in est.center_float_)
     click.echo(f"private center point of ({', '.join(names)}): ({exact}) ~ ({approx})")
-    click.echo(f"FindTukey: {mode} per coordinate, {est.composition_} composition")
+    click.echo(f"FindTukey: {mode} per coordinate, {est.composition_} composition, {depth} depth")
     click.echo(_privacy_text(est.privacy_spent_))
     click.echo("privacy ledger")
     for line in est.ledger_.lines():

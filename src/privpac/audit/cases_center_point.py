@@ -102,6 +102,62 @@ register(
 )
 
 
+# Directional depth over the public net (FindTukey's scalable variant, any d). d = 2 on [-2, 2]^2:
+# the net's domains are small (Q = 2, then 1), so the law of the whole fit is enumerated (at most 81
+# paths). d = 4 runs the certified LPs with prefixes of every length (the path d >= 4 takes): too
+# many paths to enumerate, so an empirical audit on the grid cell of the center.
+_PAIRS_DIRECTIONAL = [
+    ("d=2: a stack gains a point off it", 2, [[0, 0]] * 3, [[0, 0]] * 2 + [[2, -2]]),
+    ("d=2: a diagonal broken by a point", 2, [[-2, -2], [0, 0], [2, 2]], [[-2, -2], [0, 0], [2, -1]]),
+]  # fmt: skip
+_PAIRS_DIRECTIONAL_4D = [
+    ("d=4: a stack gains a point off it", 1, [[0, 0, 0, 0]] * 3, [[0, 0, 0, 0]] * 2 + [[1, -1, 1, -1]]),
+]  # fmt: skip
+
+
+def _directional_release(data, rng, eps, delta):
+    B, X = data
+    est = PrivateCenterPoint(epsilon=eps, delta=delta, domain=B, depth="directional")
+    return fit_release(est, np.asarray(X, dtype=np.int64), rng=rng)
+
+
+def _directional_pairs_from(pairs):
+    def make(eps, delta):
+        return [NeighbourPair(f"{label} (directional depth, B={B})", (B, a), (B, b)) for label, B, a, b in pairs]
+
+    return make
+
+
+register(
+    AuditCase(
+        name="center-point-directional",
+        description="PrivateCenterPoint.fit with depth='directional' (the public net of directions) in d=2 on "
+        "[-2, 2]^2: the exact law of the fit",
+        release=_directional_release,
+        pairs=_directional_pairs_from(_PAIRS_DIRECTIONAL),
+        epsilon=1.0,
+        delta=0.0,
+        trials=1_000,
+        reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; spec bmns-center-points section 7",
+    )
+)
+register(
+    AuditCase(
+        name="center-point-directional-4d",
+        description="PrivateCenterPoint.fit with depth='directional' in d=4 (certified LPs for every prefix "
+        "length); empirical, on the center's grid cell",
+        release=_directional_release,
+        pairs=_directional_pairs_from(_PAIRS_DIRECTIONAL_4D),
+        epsilon=1.0,
+        delta=0.0,
+        trials=600,
+        exact=False,
+        views=lambda release, data: cell_view(release, "center"),
+        reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; spec bmns-center-points section 7",
+    )
+)
+
+
 # (label, dataset, neighbour) on [-1, 1]^d, B = 1
 _ONE_SHOT_PAIRS = [
     ("a corner of the square moves to its centre",

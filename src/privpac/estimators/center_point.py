@@ -1,4 +1,4 @@
-"""A private center point of integer data in one, two or three dimensions (``privpac fit center-point``).
+"""A private center point of integer data (``privpac fit center-point``): exact in one to three dimensions.
 
 The estimator over :func:`~privpac.learners.center_point.find_tukey` (Beimel, Moran, Nissim,
 Stemmer, COLT 2019, Fig. 1 and Thm 3.6). A per-coordinate private median, the estimator users
@@ -17,6 +17,7 @@ from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points
 from ..learners.center_point import (
     COMPOSITIONS,
+    DEPTHS,
     MODES,
     check_points_in_box,
     check_public_size,
@@ -36,7 +37,8 @@ def box_bound(domain) -> int:
 
 
 class PrivateCenterPoint(PrivateEstimatorBase):
-    """A private point of high Tukey depth (a private center point) of integer data, ``d in {1, 2, 3}``.
+    """A private point of high Tukey depth (a private center point) of integer data, ``d in {1, 2, 3}``
+    (any ``d`` in directional depth).
 
     FindTukey (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 1, Thm 3.6) with the spec's
     A3-rational candidate domains: the output coordinates are exact rationals chosen one after the
@@ -59,6 +61,11 @@ class PrivateCenterPoint(PrivateEstimatorBase):
     composition : {"auto", "basic", "advanced"}, default="auto"
         Composition over the ``d`` coordinates; ``"auto"`` chooses from public parameters only
         (the larger per-coordinate epsilon: basic for ``d <= 3``).
+    depth : {"tukey", "directional"}, default="tukey"
+        ``"tukey"``: the exact Tukey depth (``d <= 3``; the output lies in the convex hull with high
+        probability). ``"directional"``: the depth over a public net of directions (the primitive
+        vectors of ``{-1, 0, 1}^d``), for any ``d``: same privacy, the output is deep in every
+        direction of the net but need not lie in the convex hull (spec section 7).
     beta : float, default=0.1
         Failure probability the sufficient sample size is computed for.
     random_state : None, int or RandomSource, default=None
@@ -104,6 +111,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         domain=None,
         mode="exponential",
         composition="auto",
+        depth="tukey",
         beta=0.1,
         random_state=None,
         accountant=None,
@@ -113,6 +121,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         self.domain = domain
         self.mode = mode
         self.composition = composition
+        self.depth = depth
         self.beta = beta
         self.random_state = random_state
         self.accountant = accountant
@@ -123,6 +132,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         delta = check_delta(self.delta)
         check_choice(self.mode, "mode", MODES)
         check_choice(self.composition, "composition", COMPOSITIONS)
+        check_choice(self.depth, "depth", DEPTHS)
         check_probability(self.beta, "beta")
         if self.mode == "recconcave" and delta <= 0.0:
             raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
@@ -134,7 +144,9 @@ class PrivateCenterPoint(PrivateEstimatorBase):
 
     @private_fit
     def fit(self, X, y=None):
-        """Fit on ``X`` of shape ``(n, d)``, integer points of ``[-B, B]^d``, ``d in {1, 2, 3}``; returns ``self``.
+        """Fit on ``X`` of shape ``(n, d)``, integer points of ``[-B, B]^d``; returns ``self``.
+
+        ``d in {1, 2, 3}`` in Tukey depth, any ``d`` in directional depth.
 
         ``d = 3`` is exact for ``n <= MAX_POINTS_3D`` (refused from the shape above it).
         """
@@ -142,9 +154,9 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         self._check_features(X, reset=True)
         shape = np.shape(X)
         if len(shape) == 2 and shape[1] == 0:
-            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs 1, 2 or 3 columns")
+            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs at least 1 column")
         if len(shape) == 2 and shape[0]:  # (n, d) is public: the refusal says so before anything else is read
-            check_public_size(int(shape[0]), int(shape[1]))
+            check_public_size(int(shape[0]), int(shape[1]), self.depth)
         arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
         if bound > B:
             arr = check_points_in_box(arr, B)  # raises DomainError naming the record
@@ -158,12 +170,13 @@ class PrivateCenterPoint(PrivateEstimatorBase):
             beta=self.beta,
             mode=self.mode,
             composition=self.composition,
+            depth=self.depth,
         )
         self._warn_few_records(
             n,
             plan.sufficient_n,
-            f"a center point of depth n/(2(d+1)) in [-{B}, {B}]^{d} by FindTukey ({plan.mode}, {plan.composition} "
-            f"composition) at epsilon={plan.epsilon:g}, beta={plan.beta:g}",
+            f"a center point of {plan.depth} depth n/(2(d+1)) in [-{B}, {B}]^{d} by FindTukey ({plan.mode}, "
+            f"{plan.composition} composition) at epsilon={plan.epsilon:g}, beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller domain bound B.",
             proven=True,
         )
@@ -175,6 +188,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
             beta=self.beta,
             mode=self.mode,
             composition=self.composition,
+            depth=self.depth,
             ledger=ledger,
             rng=rng,
         )
@@ -216,7 +230,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         exact = ", ".join(str(v) for v in self.center_)
         approx = ", ".join(f"{float(v):.6g}" for v in self.center_)
         return [
-            f"{self.algorithm_name}: {self.mode} per coordinate, {self.composition_} composition",
+            f"{self.algorithm_name}: {self.mode} per coordinate, {self.composition_} composition, {self.depth} depth",
             f"  center = ({exact}) ~ ({approx})",
             f"  n = {self.n_samples_}, d = {self.n_features_in_}, "
             f"domain {self.domain_.lo}:{self.domain_.hi} per feature",

@@ -19,8 +19,9 @@ Implemented exactly (integers and Fractions):
 
 * ``i = d`` (the prefix fixes all but the last coordinate, any ``d``): ``I_r`` is the slice of a
   line, one bound per direction.
-* ``d = 3, i = 1, 2``: ``I_r`` is the ``x_i``-range of ``T(r) ∩ {x_(<i) = p}``, an exact linear
-  program over the H-representation (:func:`~privpac.geometry.exact_lp.nested_coordinate_ranges`:
+* ``d >= 3, i < d`` (``d = 3`` for the exact regions, any ``d`` over a public direction set): ``I_r``
+  is the ``x_i``-range of ``T(r) ∩ {x_(<i) = p}``, an exact linear program over the
+  H-representation (:func:`~privpac.geometry.exact_lp.nested_coordinate_ranges`:
   a HiGHS basis certified in rationals, re-optimised by the exact simplex as ``c_r`` falls level by
   level).
 * ``d = 2, i = 1``: ``I_r`` is the ``x_1``-extent of the polygon ``T(r)``. For each ``t``, the slice
@@ -56,8 +57,9 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         Integer data points, counted with multiplicity.
     prefix : sequence of int or fractions.Fraction, default=()
         The fixed coordinates ``p = (x*_1, ..., x*_{i-1})``; the interval is over coordinate
-        ``i = len(prefix) + 1``. Supported: ``len(prefix) = d - 1`` (any ``d``), and every prefix
-        for ``d = 2`` and ``d = 3`` (``d = 1`` is both).
+        ``i = len(prefix) + 1``. Supported: ``len(prefix) = d - 1`` (any ``d``), every prefix
+        for ``d = 2`` and ``d = 3`` (``d = 1`` is both), and every prefix in any ``d`` when
+        ``directions`` is given.
     directions : array-like of shape (k, d), default=None
         ``None``: the exact Tukey depth regions, through ``U(S ∪ E)``
         (:func:`~privpac.geometry.complete_directions`). Otherwise a **public** integer direction
@@ -79,7 +81,8 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         Bad ``S``, or ``directions=None`` and ``C(n + d + 1, d) * n`` above
         :data:`privpac.geometry.FINITE_DIRECTION_LIMIT`.
     privpac.errors.InvalidParameterError
-        Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 4`` with ``i < d``).
+        Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 4`` with ``i < d`` and
+        ``directions=None``).
 
     Notes
     -----
@@ -108,10 +111,11 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     i = len(p) + 1
     if i > d:
         raise InvalidParameterError(f"prefix has {len(p)} coordinate(s); with d = {d} it must have at most {d - 1}")
-    if not (i == d or d in (2, 3)):
+    if not (i == d or d in (2, 3) or directions is not None):
         raise InvalidParameterError(
-            f"depth_intervals supports a prefix of length d - 1 (any d), or any prefix for d = 2 and d = 3; "
-            f"got d = {d}, prefix of length {len(p)} (d >= 4 with a shorter prefix is not implemented)"
+            f"depth_intervals supports a prefix of length d - 1 (any d), any prefix for d = 2 and d = 3, and any "
+            f"prefix over public directions; got d = {d}, prefix of length {len(p)} (the exact Tukey regions in "
+            "d >= 4 with a shorter prefix are not implemented)"
         )
     if directions is None:
         check_finite_direction_size(n, d, "depth_intervals")
@@ -124,7 +128,7 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     # c_r(u) for every direction: the r-th largest projection (one sort per direction).
     proj = exact_products(U, arr)
     C = -np.sort(-proj, axis=1)
-    if d == 3 and i < 3:
+    if d >= 3 and i < d:
         return _lp_intervals(U, C, p)
     Uo = U.astype(object)
     out: list[Interval] = []
@@ -141,10 +145,10 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
 
 
 def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list[Interval]:
-    """``d = 3``, ``i = len(p) + 1 <= 2``: ``I_r`` by exact LPs over the H-form of ``T(r) ∩ {x_(<i) = p}``.
+    """``d >= 3``, ``i = len(p) + 1 < d``: ``I_r`` by exact LPs over the H-form of ``T(r) ∩ {x_(<i) = p}``.
 
-    ``i = 1``: ``max / min x_1`` over ``{x : u.x <= c_r(u)}``; ``i = 2``: with ``x_1 = P / q``
-    substituted, ``{(x_2, x_3) : q u_(2,3) . (x_2, x_3) <= q c_r(u) - u_1 P}``, integer rows.
+    ``i = 1``: ``max / min x_1`` over ``{x : u.x <= c_r(u)}``; ``i > 1``: with ``x_(<i) = P / q``
+    substituted, ``{x_(>=i) : q u_(>=i) . x_(>=i) <= q c_r(u) - u_(<i) . P}``, integer rows.
     Levels whose ``c_r`` equals the previous level's share its interval; the others are solved by
     :func:`~privpac.geometry.exact_lp.nested_coordinate_ranges` (one certified basis re-optimised
     level by level), up to the first empty region.
@@ -160,16 +164,18 @@ def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list
         rows = U
         rhs = [C[:, r] for r in distinct]
     else:
-        q, (P,) = common_denominator(p)
+        k = len(p)
+        q, P = common_denominator(p)
         u_max, c_max = max_abs(U), max_abs(C)
-        if U.dtype != object and C.dtype != object and q * (u_max + c_max) + u_max * abs(P) < INT64_SAFE:
-            rows = U[:, 1:] * q
-            shift = U[:, 0] * P
+        bound = q * (u_max + c_max) + u_max * k * max(abs(v) for v in P)
+        if U.dtype != object and C.dtype != object and bound < INT64_SAFE:
+            rows = U[:, k:] * q
+            shift = U[:, :k] @ np.asarray(P, dtype=np.int64)
             rhs = [C[:, r] * q - shift for r in distinct]
         else:
             Uo = U.astype(object)
-            rows = _shrink_rows(Uo[:, 1:] * q)
-            shift = Uo[:, 0] * P
+            rows = _shrink_rows(Uo[:, k:] * q)
+            shift = Uo[:, :k] @ np.asarray(P, dtype=object)
             rhs = [_shrink_rows(C[:, r].astype(object) * q - shift) for r in distinct]
     ranges = nested_coordinate_ranges(rows, rhs, 0)
     out: list[Interval] = []

@@ -65,7 +65,34 @@ most ``M_u = 8 B^2`` and right-hand sides of denominator ``t``, so by Cramer's r
 (``C(n + 4, 3)`` normals times ``n`` points); ``d = 3`` is refused from the public ``n`` above
 :data:`MAX_POINTS_3D` (:func:`check_public_size`), before any point is read.
 
-Not implemented: ``d >= 4``, LearnHalfSpace (Fig. 2), the lower bounds of section 5.
+Directional depth (any dimension, ``depth="directional"``)
+----------------------------------------------------------
+Spec section 7 (the scalable variant): the exact depth regions need ``U(S ∪ E)``, about ``n^d``
+normals, out of reach for ``d >= 4``. Over a *public* direction set ``U`` the same algorithm runs
+on the directional depth ``depth_U`` (:func:`~privpac.geometry.directional_depth`): here ``U`` is
+the net :func:`net_directions` of the primitive integer vectors with entries in ``[-K, K]``
+(``K = 1`` by default: ``(3^d - 1)/2`` directions, 121 in ``d = 5``), which holds the coordinate
+axes, so every region ``T_U(r)`` lies in the data's bounding box.
+
+* Privacy: unchanged. ``depth_U`` is a minimum of sensitivity-1 counts, so it has sensitivity 1,
+  and Lemma 3.4 (sensitivity and quasi-concavity of the partial-assignment quality) holds for any
+  fixed ``U`` (spec section 7); ``U`` depends on ``(d, K)`` only. The quality is computed exactly
+  (integer projections, the ``x_i``-ranges of the polytopes ``T_U(r) ∩ {x_(<i) = p}`` by certified
+  LPs, :func:`~privpac.geometry.depth_intervals`).
+* Domains (property (P)): an interval end is a vertex coordinate of ``T_U(r) ∩ {x_(<i) = p}``,
+  the solution of ``k = d - i + 1`` equations ``u_(>=i) . z = c - u_(<i) . p`` with ``u`` in
+  ``U`` (entries at most ``K``) and right-hand sides of denominator ``t``; by Cramer's rule it is
+  ``p/(t q)`` with ``q <= Q_i = floor(sqrt(k^k K^(2k)))`` (Hadamard), inside ``[-B, B]``:
+  :func:`directional_domain`.
+* Utility: Thm 3.6's argument gives ``depth_U >= n/(2(d+1))`` with probability ``1 - beta`` for
+  ``n >= sufficient_n`` (the promise holds because ``depth_U >= td`` and a center point of Tukey
+  depth ``n/(d+1)`` exists). ``depth_U`` is only an upper bound of the Tukey depth: the output need
+  **not** lie in ``conv(S)`` (a point can be deep in every direction of the net and still outside
+  the hull). This is the price of the scalable variant; the exact Tukey depth keeps ``d <= 3``.
+* Size: ``|U| n`` is bounded by :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` from the public
+  ``(n, d, K)`` before any point is read.
+
+Not implemented: the exact Tukey depth in ``d >= 4``, the lower bounds of section 5.
 """
 
 from __future__ import annotations
@@ -80,7 +107,7 @@ from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
 from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
-from ..geometry.rational_domain import hadamard_bounds, interval_quality, rational_domain
+from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
 from ..optimize.recconcave import levels, required_quality
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
@@ -88,12 +115,15 @@ from .coordinatewise import COMPOSITIONS, choose_coordinates, coordinate_budget
 
 __all__ = [
     "COMPOSITIONS",
+    "DEPTHS",
     "MODES",
     "FindTukeyPlan",
     "FindTukeyResult",
     "box_directions",
     "check_public_size",
+    "directional_domain",
     "find_tukey",
+    "net_directions",
     "plan_find_tukey",
     "promise_values",
 ]
@@ -103,6 +133,50 @@ MODES = ("exponential", "recconcave")
 MAX_POINTS_3D = max(k for k in range(1, 400) if n_hyperplanes(k + 4, 3) * k <= FINITE_DIRECTION_LIMIT)
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2, 3)
+#: The depth FindTukey maximises: the exact Tukey depth, or the directional depth over the public net.
+DEPTHS = ("tukey", "directional")
+
+
+def n_net_directions(d: int, K: int = 1) -> int:
+    """``|net_directions(d, K)|`` without building it: at most ``((2K + 1)^d - 1) / 2`` (equal for ``K = 1``)."""
+    return ((2 * K + 1) ** d - 1) // 2
+
+
+def net_directions(d: int, K: int = 1) -> np.ndarray:
+    """The primitive integer vectors with entries in ``[-K, K]``, one of each ``±`` pair (public).
+
+    Contains the coordinate axes (so the directional regions stay in the data's bounding box). For
+    ``K = 1``: the ``(3^d - 1)/2`` nonzero vectors of ``{-1, 0, 1}^d`` whose first nonzero entry is 1.
+    """
+    d = check_int(d, "d", low=1)
+    K = check_int(K, "K", low=1)
+    if n_net_directions(d, K) > FINITE_DIRECTION_LIMIT:
+        raise InvalidParameterError(
+            f"the direction net of d = {d}, K = {K} has about {n_net_directions(d, K):,} directions, above "
+            f"FINITE_DIRECTION_LIMIT = {FINITE_DIRECTION_LIMIT:,}"
+        )
+    axis = np.arange(-K, K + 1, dtype=np.int64)
+    grid = np.stack(np.meshgrid(*([axis] * d), indexing="ij"), axis=-1).reshape(-1, d)
+    nonzero = grid[np.any(grid != 0, axis=1)]
+    first = nonzero[np.arange(len(nonzero)), np.argmax(nonzero != 0, axis=1)]
+    half = nonzero[first > 0]
+    primitive = np.gcd.reduce(np.abs(half), axis=1) == 1
+    return half[primitive]
+
+
+def directional_domain(B: int, d: int, i: int, t: int = 1, K: int = 1) -> RationalDomain:
+    """Public A3-rational candidates for coordinate ``i`` of the directional regions over :func:`net_directions`.
+
+    ``p/(t q)`` in ``[-B, B]`` with ``q <= Q_i = floor(sqrt(k^k K^(2k)))``, ``k = d - i + 1`` (module
+    docstring, "Directional depth"). Depends on ``B``, ``d``, ``i``, ``t`` and ``K`` only.
+    """
+    d = check_int(d, "d", low=1)
+    i = check_int(i, "i", low=1)
+    if i > d:
+        raise InvalidParameterError(f"coordinate i = {i} must be at most d = {d}")
+    k = d - i + 1
+    K = check_int(K, "K", low=1)
+    return RationalDomain(check_int(B, "B", low=1), check_int(t, "t", low=1), math.isqrt(k**k * K ** (2 * k)))
 
 
 def promise_values(n: int, d: int) -> list[Fraction]:
@@ -137,10 +211,12 @@ class FindTukeyPlan:
     promises: tuple[Fraction, ...]
     domain_bounds: tuple[int, ...]  # largest |D_i| over every possible running denominator
     sufficient_n: int
+    depth: str = "tukey"
 
     def describe(self) -> list[str]:
         return [
-            f"FindTukey plan: d={self.d}, B={self.B}, n={self.n}, mode={self.mode}, composition={self.composition}",
+            f"FindTukey plan: d={self.d}, B={self.B}, n={self.n}, mode={self.mode}, composition={self.composition}, "
+            f"depth={self.depth}",
             f"  per coordinate: epsilon0={self.epsilon0:.6g}, delta0={self.delta0:.3g}, alpha0={self.alpha0:g}, "
             f"beta0={self.beta0:g}",
             f"  total: epsilon={self.total[0]:.6g}, delta={self.total[1]:.3g}",
@@ -148,17 +224,28 @@ class FindTukeyPlan:
         ]
 
 
-def check_public_size(n: int, d: int) -> None:
-    """Refuse, from the public ``(n, d)`` alone, what is not implemented: ``d >= 4``, and ``d = 3`` with
-    ``C(n + 4, 3) n`` above :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the exact depth regions
-    enumerate the planes through three points of ``S ∪ E``; about ``n <= 100``)."""
+def check_public_size(n: int, d: int, depth: str = "tukey") -> None:
+    """Refuse, from the public ``(n, d)`` alone, what is not implemented: the Tukey depth in ``d >= 4``,
+    and in ``d = 3`` with ``C(n + 4, 3) n`` above :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the
+    exact depth regions enumerate the planes through three points of ``S ∪ E``; about ``n <= 100``);
+    the directional depth with ``|U| n`` above the same limit."""
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
+    check_choice(depth, "depth", DEPTHS)
+    if depth == "directional":
+        if n_net_directions(d) * n > FINITE_DIRECTION_LIMIT:
+            raise InvalidParameterError(
+                f"FindTukey over the directional net in d = {d} needs |U| * n = {n_net_directions(d) * n:,} steps, "
+                f"above FINITE_DIRECTION_LIMIT = {FINITE_DIRECTION_LIMIT:,}: use a public random subsample"
+            )
+        return
     if d not in SUPPORTED_DIMENSIONS:
         raise InvalidParameterError(
             f"FindTukey is implemented exactly for d <= 3 only, got d = {d}: for d >= 4 the exact depth regions "
-            "of a partial assignment (spec A2) are out of reach; for classification with a margin use the "
-            "large-margin learner (privpac.estimators.PrivateHalfspaceClassifier)"
+            "of a partial assignment (spec A2) are out of reach; use depth='directional' (the directional depth "
+            "over a public net of directions: the same algorithm and privacy, but the output need not lie in the "
+            "convex hull), or for classification with a margin the large-margin learner "
+            "(privpac.estimators.PrivateHalfspaceClassifier)"
         )
     if d == 3 and n_hyperplanes(n + d + 1, d) * n > FINITE_DIRECTION_LIMIT:
         raise InvalidParameterError(
@@ -169,9 +256,12 @@ def check_public_size(n: int, d: int) -> None:
         )
 
 
-def _domain_bounds(B: int, d: int) -> tuple[int, ...]:
+def _domain_bounds(B: int, d: int, depth: str = "tukey") -> tuple[int, ...]:
     """``max |D_i|`` over every running denominator ``t <= Q_1 ... Q_{i-1}`` (public)."""
-    _, Q = hadamard_bounds(B, d)
+    if depth == "directional":
+        Q = [directional_domain(B, d, i).Q for i in range(1, d + 1)]
+    else:
+        _, Q = hadamard_bounds(B, d)
     out, t_max = [], 1
     for i in range(d):
         out.append(B * t_max * Q[i] * (Q[i] + 1) + Q[i])
@@ -189,16 +279,19 @@ def plan_find_tukey(
     beta: float = 0.1,
     mode: str = "exponential",
     composition: str = "auto",
+    depth: str = "tukey",
 ) -> FindTukeyPlan:
     """The budget split, promises and sufficient sample size of FindTukey (public inputs only).
 
-    Raises :class:`~privpac.errors.InvalidParameterError` for ``d >= 3`` (not implemented),
+    ``depth="directional"`` plans the run over the public net (:func:`net_directions`, module
+    docstring). Raises :class:`~privpac.errors.InvalidParameterError` for an unsupported size
+    (:func:`check_public_size`),
     ``mode="recconcave"`` with ``delta = 0``, ``composition="advanced"`` with ``delta = 0``, or an
     advanced composition whose total exceeds ``epsilon`` (large ``epsilon``; use basic).
     """
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
-    check_public_size(n, d)
+    check_public_size(n, d, depth)
     B = check_int(B, "B", low=1)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
@@ -207,7 +300,7 @@ def plan_find_tukey(
     composition, eps0, delta0, total = coordinate_budget(composition, mode == "exponential", epsilon, delta, d)
     alpha0, beta0 = 1.0 / (2 * d), beta / d
     promises = tuple(promise_values(n, d))
-    bounds = _domain_bounds(B, d)
+    bounds = _domain_bounds(B, d, depth)
     if mode == "exponential":
         # Spec B3: n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta)).
         log_d = max(math.log(b) for b in bounds)
@@ -234,6 +327,7 @@ def plan_find_tukey(
         promises=promises,
         domain_bounds=bounds,
         sufficient_n=math.ceil(need),
+        depth=depth,
     )
 
 
@@ -308,10 +402,12 @@ def find_tukey(
     beta: float = 0.1,
     mode: str = "exponential",
     composition: str = "auto",
+    depth: str = "tukey",
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> FindTukeyResult:
-    """A private point of high Tukey depth of ``S ⊆ Z^d ∩ [-B, B]^d``, ``d in {1, 2, 3}`` (Fig. 1).
+    """A private point of high Tukey depth of ``S ⊆ Z^d ∩ [-B, B]^d``, ``d in {1, 2, 3}`` (Fig. 1),
+    or of high directional depth in any ``d`` (``depth="directional"``, module docstring).
 
     Parameters
     ----------
@@ -328,6 +424,9 @@ def find_tukey(
         full recursion (Fig. 1).
     composition : {"auto", "basic", "advanced"}, default="auto"
         How the ``d`` coordinates are composed (module docstring).
+    depth : {"tukey", "directional"}, default="tukey"
+        The exact Tukey depth (``d <= 3``), or the directional depth over the public net
+        :func:`net_directions` (any ``d``; the output need not lie in ``conv(S)``).
     ledger : PrivacyLedger, optional
         Charged (one composed block) before any noise.
     rng : None, int or RandomSource
@@ -343,19 +442,25 @@ def find_tukey(
     """
     B = check_int(B, "B", low=1)
     shape = np.shape(S)
+    check_choice(depth, "depth", DEPTHS)
     if len(shape) == 2 and shape[0] and shape[1]:  # the public sizes first: nothing unsupported reads a point
-        check_public_size(int(shape[0]), int(shape[1]))
+        check_public_size(int(shape[0]), int(shape[1]), depth)
     arr = check_points_in_box(S, B, name="S")
     n, d = arr.shape
-    plan = plan_find_tukey(n, d, B, epsilon, delta, beta=beta, mode=mode, composition=composition)
-    source = _direction_source(n, d, B)
-    directions = np.ones((1, 1), dtype=np.int64) if d == 1 else (box_directions(B) if source == "box" else None)
+    plan = plan_find_tukey(n, d, B, epsilon, delta, beta=beta, mode=mode, composition=composition, depth=depth)
+    if depth == "directional":
+        directions = net_directions(d)
+        domain_for = lambda i, t: directional_domain(B, d, i, t)  # noqa: E731
+    else:
+        source = _direction_source(n, d, B)
+        directions = np.ones((1, 1), dtype=np.int64) if d == 1 else (box_directions(B) if source == "box" else None)
+        domain_for = lambda i, t: rational_domain(B, d, i, t)  # noqa: E731
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindTukey")
     center = choose_coordinates(
         plan,
         d,
-        lambda i, t: rational_domain(B, d, i, t),
+        domain_for,
         lambda domain, prefix: interval_quality(domain, depth_intervals(arr, prefix, directions=directions)),
         exponential=plan.mode == "exponential",
         name="FindTukey",
