@@ -268,13 +268,40 @@ def test_practical_halfspace_on_dask_checks_every_block_before_spending(cluster)
     assert accountant.spent == (0.0, 0.0)
 
 
-@pytest.mark.parametrize("variant", ["faithful", "pure", "paper-literal"])
+def test_pure_halfspace_on_dask_is_the_in_memory_model(cluster):
+    """The pure learner reads one vector of violation counts over its net: integer sums, so the
+    fitted model is the in-memory one bit for bit, for any chunking (and a bad block is refused
+    before anything is spent)."""
+    from privpac.accountant import BudgetAccountant
+    from privpac.errors import DomainError
+    from privpac.estimators import PrivateHalfspaceClassifier
+
+    X, y = _margin_data(3000, d=2)
+
+    def make(**kw):
+        return PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.3, variant="pure", delta=0.0, random_state=4, **kw)
+
+    for kw in ({}, {"fit_intercept": True}):
+        reference = make(**kw).fit(X, y)
+        assert np.mean(reference.predict(X) == y) > 0.8
+        for chunks in (len(X), 1000, 777):
+            est = make(**kw).fit(da.from_array(X, chunks=(chunks, 2)), da.from_array(y, chunks=500))
+            assert est._fitted_state() == reference._fitted_state()
+            assert est.ledger_.lines() == reference.ledger_.lines()
+    X[2900, 1] = 1.5
+    accountant = BudgetAccountant()
+    with pytest.raises(DomainError, match="feature 1"):
+        make(accountant=accountant).fit(da.from_array(X, chunks=(700, 2)), da.from_array(y, chunks=700))
+    assert accountant.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("variant", ["faithful", "paper-literal"])
 def test_other_halfspace_variants_refuse_engine_data(cluster, variant):
     from privpac.estimators import PrivateHalfspaceClassifier
 
     X, y = _margin_data(1000)
     est = PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, variant=variant, projection_dim=2)
-    with pytest.raises(TypeError, match=f"only with variant='practical'.*variant='{variant}' needs the records"):
+    with pytest.raises(TypeError, match=f"'practical'.*'pure'.*variant='{variant}' needs the records in memory"):
         est.fit(da.from_array(X, chunks=(300, 8)), y)
 
 

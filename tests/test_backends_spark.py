@@ -69,7 +69,7 @@ def test_spark_labels_are_a_column_and_unsupported_estimators_say_so(spark):
     frame = _frame(spark, x, (x > 50).astype(np.int64))
     with pytest.raises(DataError, match="name of a column of X"):
         PrivateThresholdClassifier(domain=(0, 99), random_state=0).fit(frame, "label")
-    with pytest.raises(TypeError, match="only with variant='practical'"):
+    with pytest.raises(TypeError, match="variant='faithful' needs the records in memory"):
         PrivateHalfspaceClassifier(domain=1.0, margin=0.1, variant="faithful").fit(frame, "y")
 
 
@@ -103,6 +103,24 @@ def test_practical_halfspace_on_spark_agrees_with_memory(spark):
     frame = spark.createDataFrame(pd.DataFrame({**{n: bad[:, j] for j, n in enumerate(names)}, "y": y}))
     with pytest.raises(Exception, match="outside the declared domain"):  # raised in a task, reported by Spark
         PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, random_state=5).fit(frame.repartition(3), "y")
+
+
+def test_pure_halfspace_on_spark_is_the_in_memory_model(spark):
+    """One pass of integer violation counts over the net: the in-memory model bit for bit."""
+    from privpac.estimators import PrivateHalfspaceClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1.0, 1.0, (3000, 2))
+    y = (X @ np.array([1.0, 2.0]) > 0).astype(np.int64)
+    make = lambda: PrivateHalfspaceClassifier(  # noqa: E731
+        domain=(-1, 1), margin=0.3, variant="pure", delta=0.0, random_state=4
+    )
+    reference = make().fit(X, y)
+    frame = spark.createDataFrame(pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "y": y}))
+    for partitions in (1, 7):
+        est = make().fit(frame.repartition(partitions), "y")
+        assert est._fitted_state() == reference._fitted_state()
+        assert est.ledger_.lines() == reference.ledger_.lines()
 
 
 def _ordered_frame(spark, columns: dict, partitions: int):

@@ -240,15 +240,18 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
 
     @property
     def _fits_on_engines(self) -> bool:
-        # Noisy gradient descent reads one bounded gradient sum per step, which a backend computes
-        # partition by partition; the other variants need the records in memory.
-        return self.variant == "practical"
+        # Noisy gradient descent reads one bounded gradient sum per step and the pure learner one vector
+        # of violation counts, both sums a backend computes partition by partition; the faithful and
+        # paper-literal variants need the records in memory.
+        return self.variant in ("practical", "pure")
 
     def _engine_refusal(self) -> str:
         return (
-            f"PrivateHalfspaceClassifier fits on Dask or Spark data only with variant='practical' (the default: "
-            f"noisy gradient descent reads one gradient sum per step); variant={self.variant!r} needs the records "
-            "in memory: compute X into memory first, or use variant='practical'"
+            f"PrivateHalfspaceClassifier fits on Dask or Spark data with variant='practical' (the default: noisy "
+            f"gradient descent reads one gradient sum per step) or 'pure' (one pass of violation counts over the "
+            f"net); variant={self.variant!r} needs the records in memory (BST14 takes one step per record, in "
+            "order, and the boosted selection scores every run on the whole sample): compute X into memory first, "
+            "or use variant='practical'"
         )
 
     def __init__(
@@ -355,7 +358,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 "learner ignore records, too small a margin needs more of them).",
             )
         common = dict(ledger=ledger, rng=rng)
-        if self.variant == "practical":  # the only variant that fits on engines (_fits_on_engines)
+        if self.variant == "practical":  # fits on engines, as does "pure" (_fits_on_engines)
             data, labels_pm = (sample, None) if on_engine else (X, _plus_minus(y01))
             model = learn_margin_practical(
                 data,
@@ -388,12 +391,12 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 **common,
             )
         else:
-            labels_pm = _plus_minus(y01)
+            data, labels_pm = (sample, None) if on_engine else (X, _plus_minus(y01))
             proj = self.projection_dim
             if isinstance(proj, str) and proj == "auto" and self.constants == "paper":
                 proj = "paper"
             model = learn_margin_pure(
-                X,
+                data,
                 labels_pm,
                 gamma,
                 ledger.budget_epsilon,

@@ -220,6 +220,27 @@ class _ProjectedRecords:
         return project_records(features, self.projection), labels
 
 
+class _NetViolations:
+    """Kernel: a block's violation counts over the net (deterministic, no randomness)."""
+
+    def __init__(self, records: Callable, net: np.ndarray, threshold: float):
+        self.records, self.net, self.threshold = records, net, threshold
+
+    def __call__(self, X_block, y_block) -> np.ndarray:
+        features, labels = self.records(X_block, y_block)
+        if features.shape[0] == 0:
+            return np.zeros(self.net.shape[0], dtype=np.int64)
+        return violation_counts(features, labels, self.net, self.threshold)
+
+
+def _sum_counts(parts) -> np.ndarray:
+    parts = list(parts)
+    total = np.zeros_like(parts[0])
+    for part in parts:
+        total += part
+    return total
+
+
 def _finish(w: np.ndarray, projection: SignProjection | None, details: dict) -> MarginModel:
     coef = w.copy() if projection is None else projection.map_back(w)
     return MarginModel(coef=coef, projected_coef=w, projection=projection, details=details)
@@ -384,14 +405,21 @@ def learn_margin_pure(
     margin guarantee of the projection needs ``m ~ 1/gamma^2``); ``"paper"`` asks for ``m_paper``.
     A net with more than ``max_candidates`` points raises :class:`InvalidParameterError` before
     anything is computed.
+
+    ``X`` may be :class:`EngineRecords` (data on Dask or Spark, ``y`` ignored): the violation counts
+    of the net are sums over records, so each block returns its own counts (one pass) and the
+    driver adds them exactly; the projection is drawn on the driver before the pass and the
+    exponential mechanism runs there. Same counts, same draw, same model as in memory.
     """
-    X, y = _check_data(X, y)
+    on_engine = isinstance(X, EngineRecords)
+    if not on_engine:
+        X, y = _check_data(X, y)
     gamma = _check_margin(margin)
     epsilon = check_epsilon(epsilon)
     alpha = check_probability(alpha, "alpha")
     beta = check_probability(beta, "beta")
     max_candidates = check_int(max_candidates, "max_candidates", low=2)
-    n, d = X.shape
+    n, d = (X.n, X.d) if on_engine else X.shape
     src = as_random_source(rng)
     if isinstance(projection_dim, str) and projection_dim == "auto":
         if d > 3:
@@ -412,9 +440,16 @@ def learn_margin_pure(
             f"max_candidates={max_candidates:,}; use a smaller projection_dim, a larger margin, or raise "
             "max_candidates (time and memory grow with it)"
         )
-    projection, Z = _prepare(X, m, src)
-    net = sphere_net(dim, radius)
-    counts = violation_counts(Z, y, net, radius)
+    if on_engine:
+        projection = _draw_projection(m, d, src)
+        net = sphere_net(dim, radius)
+        counts = X.backend.map_merge(
+            _NetViolations(_ProjectedRecords(X.prepare, projection), net, radius), _sum_counts, X.X, X.y
+        )
+    else:
+        projection, Z = _prepare(X, m, src)
+        net = sphere_net(dim, radius)
+        counts = violation_counts(Z, y, net, radius)
     chosen = exponential_mechanism(
         -counts.astype(np.float64),
         epsilon,

@@ -93,6 +93,12 @@ def violation_counts(Z: np.ndarray, y: np.ndarray, W: np.ndarray, threshold: flo
         raise InvalidParameterError(f"W must have shape (k, {Z.shape[1]}), got {W.shape}")
     out = np.empty(W.shape[0], dtype=np.int64)
     for lo in range(0, W.shape[0], chunk):
-        margins = (Z @ W[lo : lo + chunk].T) * y[:, None]
-        out[lo : lo + chunk] = np.count_nonzero(margins < threshold, axis=0)
+        Wc = W[lo : lo + chunk]
+        # <w, z> summed coordinate by coordinate in a fixed order (not by a BLAS product, whose order
+        # may follow the block's shape): a record's margin is the same float wherever its block is
+        # cut, so the counts are identical in memory and on every engine partitioning.
+        dots = Z[:, :1] * Wc[:, 0]
+        for k in range(1, Z.shape[1]):
+            dots += Z[:, k : k + 1] * Wc[:, k]
+        out[lo : lo + chunk] = np.count_nonzero(dots * y[:, None] < threshold, axis=0)
     return out
