@@ -654,3 +654,36 @@ def test_above_the_envelope_engine_data_is_refused_before_collection(cluster, na
     assert accountant.spent == (0.0, 0.0) and accountant.reserved == (0.0, 0.0)
     with pytest.raises(AssertionError, match="collected"):  # within the envelope, the rows are collected
         make().fit(*(a[:40] for a in args))
+
+
+def test_cli_fits_the_grid_halfspace_classifiers_and_the_center_point_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    X, y = _geometric_data("tukey")
+    frame = pd.DataFrame({"x": X[:, 0], "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
+    dask = ["--engine", "dask", "--scheduler", cluster.scheduler.address]
+    runner = CliRunner()
+    for model in ("halfspace-tukey", "halfspace-feasibility"):
+        states = []
+        for data, engine in (("d.csv", []), ("pq", dask)):
+            out = str(tmp_path / f"{model}-{data}.json")
+            args = ["fit", model, str(tmp_path / data), "--label", "y", "--domain", "-4:4", "--seed", "3"]
+            result = runner.invoke(main, [*args, "--epsilon", "5", *engine, "-o", out])
+            assert result.exit_code == 0, result.output
+            states.append(json.loads((tmp_path / f"{model}-{data}.json").read_text())["state"])
+        assert states[0] == states[1], model
+    points = pd.DataFrame(_geometric_data("center-point")[0], columns=["a", "b"])
+    points.to_csv(tmp_path / "p.csv", index=False)
+    dd.from_pandas(points, npartitions=3).to_parquet(tmp_path / "ppq")
+    outputs = []
+    for data, engine in (("p.csv", []), ("ppq", dask)):
+        result = runner.invoke(main, ["centerpoint", str(tmp_path / data), "--domain", "-3:3", "--seed", "4", *engine])
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    assert outputs[0] == outputs[1] and "private center point of (a, b)" in outputs[0]
