@@ -574,8 +574,22 @@ def test_tukey_chunk_points_on_dask_equal_the_in_memory_chunks(cluster, monkeypa
     expected = lht.chunk_halfspaces(X, y, 40, 4)
     monkeypatch.setattr(lht, "GROUP_ROWS", 2 * plan.chunk_size + 3)
     Xd = da.from_array(X, chunks=((1000, 0, 7, 1993), 1))
-    assert np.array_equal(lht.sample_chunk_points(Xd, da.from_array(y, chunks=300), plan), expected)
+    yd = da.from_array(y, chunks=300)
+    assert np.array_equal(lht.sample_chunk_points(Xd, yd, plan), expected)
     assert np.array_equal(lht.sample_chunk_points(X, y, plan), expected)
+    from privpac.backends import DaskBackend
+
+    original = DaskBackend.map_chunks
+
+    def by_value(self, kernel, *args, **kwargs):  # a mutant: chunks formed from sorted values
+        def sorted_kernel(X_rows, y_rows):
+            order = np.argsort(np.asarray(X_rows)[:, 0], kind="stable")
+            return kernel(np.asarray(X_rows)[order], np.asarray(y_rows)[order])
+
+        return original(self, sorted_kernel, *args, **kwargs)
+
+    monkeypatch.setattr(DaskBackend, "map_chunks", by_value)
+    assert not np.array_equal(lht.sample_chunk_points(Xd, yd, plan), expected)  # the check above catches it
 
 
 @pytest.mark.parametrize("name", ["tukey", "center-point", "halfspace-feasibility"])

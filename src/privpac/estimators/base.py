@@ -179,11 +179,8 @@ class PrivateEstimatorBase(BaseEstimator):
     def _engine_refusal(self) -> str:
         """The message of the TypeError raised when engine data reaches an estimator that cannot use it."""
         return (
-            f"{type(self).__name__} does not fit on Dask or Spark data yet (the one-dimensional estimators do: "
-            "threshold, point, median, histogram, sanitizers, LabelPrivateClassifier; the geometric ones: "
-            "PrivateCenterPoint, PrivateLinearFeasibility, PrivateTukeyHalfspaceClassifier, "
-            "PrivateFeasibilityHalfspaceClassifier; and PrivateRectangleClassifier with method='composition' or "
-            "'bns', PrivateHalfspaceClassifier with variant='practical'); compute X into memory first"
+            f"{type(self).__name__} does not fit on Dask or Spark data (docs/scale.md lists what fits where); "
+            "compute X into memory first"
         )
 
     #: True where the learner itself already warns about delta >= 1/n

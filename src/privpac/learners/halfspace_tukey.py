@@ -13,7 +13,11 @@ For a labelled sample ``(x_1, y_1), ..., (x_s, y_s)`` of integer points of the p
    the tail of ``s - m k`` records dropped; optionally (``permute=True``) after a uniformly random
    permutation drawn from privpac's :class:`~privpac.random.RandomSource`, independent of the data.
    ``m`` and ``k`` are functions of ``s``, ``d``, ``B`` and the parameters only
-   (:func:`plan_learn_halfspace`).
+   (:func:`plan_learn_halfspace`). The sample may live in memory or on Dask or Spark: the chunks
+   are cut by row position where the rows live (:func:`sample_chunk_points`, through
+   :meth:`~privpac.backends.NumpyBackend.map_chunks`, the in-memory fit included) and only the
+   ``m`` chunk points reach the driver. ``permute=True`` is in memory only
+   (:func:`learn_halfspace`); the estimator chunks by position.
 2. **One consistent halfspace per chunk** (spec A5 [ENG], the figure's "uniformly at random" replaced
    by a deterministic rule, erratum 6): a primitive integer vector ``(a, w)`` with
    ``a.x >= w`` exactly on the chunk's positives and ``a.x < w`` on its negatives, entries at most
@@ -511,7 +515,8 @@ def learn_halfspace(
     n_chunks : int, optional
         The number of chunks ``m`` (public); default in :func:`plan_learn_halfspace`.
     permute : bool, default=False
-        Chunk after a uniformly random permutation drawn from ``rng`` (independent of the data).
+        Chunk after a uniformly random permutation drawn from ``rng`` (independent of the data; in
+        memory: the estimator, which also fits on engines, has no such option).
     ledger : PrivacyLedger, optional
         Charged by FindTukey (one composed block) before any data-dependent draw.
     rng : None, int or RandomSource
