@@ -27,6 +27,10 @@ each of the four directions) and the label-private threshold learner on the one-
 driver receives the distinct features of the first ``n`` rows and ``|H|`` scores). Spark reads the
 label-private data from one file (row positions refuse a read of several files, whose order Spark
 sets by their sizes); it holds the same rows in the same order.
+
+``--models tukey``: LearnHalfSpace (``PrivateTukeyHalfspaceClassifier``) on one integer feature in
+``[-8, 8]`` labelled ``x >= 1``: the chunk points are computed where the chunks live and the driver
+receives ``2 m`` integers (Spark reads one file, as for the label-private learner).
 """
 
 from __future__ import annotations
@@ -99,6 +103,22 @@ for i in range(files):
     pd.DataFrame({{"x0": x[:, 0], "x1": x[:, 1], "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
 """
 
+MAKE_GRID_DATA = """
+import sys
+import numpy as np, pandas as pd
+n, out, files = int(sys.argv[1]), sys.argv[2], 16
+rng = np.random.default_rng(0)
+per = -(-n // files)
+for i in range(files):
+    m = min(per, n - i * per)
+    if m <= 0:
+        break
+    x = rng.integers(-{grid}, {grid} + 1, m, dtype=np.int64)
+    pd.DataFrame({{"x": x, "y": (x >= 1).astype(np.int8)}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
+"""
+#: The LearnHalfSpace model's public grid bound: one integer feature in [-GRID, GRID].
+GRID = 8
+
 #: one file holding the 16 files' rows in name order (for Spark's row positions)
 ONE_FILE = """
 import sys
@@ -115,12 +135,14 @@ import json, resource, sys, time, warnings
 warnings.simplefilter("ignore")
 engine, model, path = sys.argv[1], sys.argv[2], sys.argv[3]
 from privpac.estimators import (LabelPrivateClassifier, PrivateHalfspaceClassifier, PrivateHistogram,
-                                PrivatePointClassifier, PrivateRectangleClassifier, PrivateThresholdClassifier)
+                                PrivatePointClassifier, PrivateRectangleClassifier, PrivateThresholdClassifier,
+                                PrivateTukeyHalfspaceClassifier)
 dom = (0, 2**{bits} - 1)
 columns = {{"halfspace": [f"x{{j}}" for j in range({d})], "rectangle": ["x0", "x1"]}}.get(model, ["x"])
 make = {{
     "rectangle": lambda: PrivateRectangleClassifier(domain=dom, method="composition", random_state=1),
     "label-private": lambda: LabelPrivateClassifier(domain=dom, random_state=1),
+    "tukey": lambda: PrivateTukeyHalfspaceClassifier(domain={grid}, random_state=1),
     "halfspace": lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.1, random_state=1),
     "threshold": lambda: PrivateThresholdClassifier(domain=dom, random_state=1),
     "point": lambda: PrivatePointClassifier(domain=dom, delta=1e-9, random_state=1),
@@ -144,7 +166,7 @@ elif engine == "spark":
              .config("spark.driver.memory", "2g").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     t0 = time.perf_counter()
-    frame = spark.read.parquet(path + "-one.parquet" if model == "label-private" else path)
+    frame = spark.read.parquet(path + "-one.parquet" if model in ("label-private", "tukey") else path)
     est = make().fit(frame, "y") if labelled else make().fit(frame.select("x"))
     seconds = time.perf_counter() - t0
     spark.stop()
@@ -181,10 +203,11 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [1e5] if args.quick else args.n
     rows = []
-    cell = CELL.format(bits=DOMAIN_BITS, d=MARGIN_FEATURES)
+    cell = CELL.format(bits=DOMAIN_BITS, d=MARGIN_FEATURES, grid=GRID)
     margin_models = [m for m in args.models if m == "halfspace"]
     box_models = [m for m in args.models if m == "rectangle"]
-    other_models = [m for m in args.models if m not in ("halfspace", "rectangle")]
+    grid_models = [m for m in args.models if m == "tukey"]
+    other_models = [m for m in args.models if m not in ("halfspace", "rectangle", "tukey")]
     for n in sizes:
         n = int(n)
         scratch = Path(tempfile.mkdtemp(prefix="privpac-scale-"))
@@ -202,6 +225,14 @@ def main() -> None:
                 data["box"].mkdir()
                 make_data = MAKE_BOX_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
                 subprocess.run([sys.executable, "-c", make_data, str(n), str(data["box"])], check=True)
+            if grid_models:
+                data["grid"] = scratch / "grid"
+                data["grid"].mkdir()
+                make_data = MAKE_GRID_DATA.format(grid=GRID)
+                subprocess.run([sys.executable, "-c", make_data, str(n), str(data["grid"])], check=True)
+                if "spark" in args.engines:
+                    one = f"{data['grid']}-one.parquet"
+                    subprocess.run([sys.executable, "-c", ONE_FILE, str(data["grid"]), one], check=True)
             if margin_models:
                 data["margin"] = scratch / "margin"
                 data["margin"].mkdir()
@@ -210,7 +241,7 @@ def main() -> None:
             for model in args.models:
                 answers, coefs = {}, {}
                 for engine in args.engines:
-                    dataset = {"halfspace": "margin", "rectangle": "box"}.get(model, "x")
+                    dataset = {"halfspace": "margin", "rectangle": "box", "tukey": "grid"}.get(model, "x")
                     r = _run(cell, engine, model, str(data[dataset]))
                     answers[engine], coefs[engine] = r["state"], r["coef"]
                     rows.append(
@@ -242,6 +273,8 @@ def main() -> None:
         what = f"domain [0, 2^{DOMAIN_BITS} - 1]" if other_models or box_models else ""
         if box_models:
             what += "; rectangle: composition baseline, 2 features, positives inside [0, 3 2^18)^2"
+        if grid_models:
+            what += ("; " if what else "") + f"tukey: LearnHalfSpace, one feature on [-{GRID}, {GRID}], label x >= 1"
         if margin_models:
             what += ("; " if what else "") + (
                 f"halfspace: {MARGIN_FEATURES} features in the unit ball, cosine margin 0.1, 10 noisy GD steps"

@@ -501,3 +501,230 @@ def test_cli_fits_the_composition_box_on_the_cluster(cluster, tmp_path):
         assert result.exit_code == 0, result.output
         states.append(json.loads((tmp_path / f"{data}.json").read_text())["state"])
     assert states[0] == states[1]
+
+
+@pytest.mark.parametrize("stop", [0, 1, 999, 1998, 2000])
+def test_map_chunks_stops_at_a_public_prefix(cluster, stop):
+    """``stop``: only the rows before it are chunked, on uneven and empty partitions alike."""
+    from privpac.backends import DaskBackend, NumpyBackend, chunk_bounds
+
+    x, y = _data(2000)
+    expected = [_chunk_summary(x[a:b], y[a:b]) for a, b in chunk_bounds(37, stop)]
+    assert NumpyBackend().map_chunks(_chunk_summary, 37, 2000, x.reshape(-1, 1), y, stop=stop) == expected
+    for chunks in ((3, 997, 1, 999), (0, 1500, 0, 500)):
+        X = da.from_array(x.reshape(-1, 1), chunks=(chunks, 1))
+        got = DaskBackend().map_chunks(_chunk_summary, 37, 2000, X, da.from_array(y, chunks=700), stop=stop)
+        assert got == expected, chunks
+    with pytest.raises(Exception, match="stop"):
+        NumpyBackend().map_chunks(_chunk_summary, 37, 2000, x.reshape(-1, 1), y, stop=2001)
+
+
+# -- the geometric estimators: chunk points where the data lives, or the rows to the driver --------
+
+
+def _geometric_data(name):
+    """A tiny sample for each geometric estimator: (features, second column or None)."""
+    rng = np.random.default_rng(3)
+    if name.startswith("tukey"):
+        d = 2 if name == "tukey-2d" else 1
+        X = rng.integers(-4, 5, size=(600 if d == 2 else 3000, d))
+        return X, (X @ np.arange(1, d + 1) >= 1).astype(np.int64)
+    if name == "center-point":
+        return rng.integers(-3, 4, size=(500, 2)), None
+    if name == "linear-feasibility":
+        return np.array([[1, 0], [0, 1], [-1, -1]] * 100), np.array([0, 0, -2] * 100)
+    X = np.arange(-8, 9).repeat(20).reshape(-1, 1)
+    return X, (X[:, 0] >= 3).astype(np.int64)
+
+
+def _geometric_fits():
+    from privpac.estimators import (
+        PrivateCenterPoint,
+        PrivateFeasibilityHalfspaceClassifier,
+        PrivateLinearFeasibility,
+        PrivateTukeyHalfspaceClassifier,
+    )
+
+    return {
+        "tukey": lambda: PrivateTukeyHalfspaceClassifier(domain=4, random_state=5),
+        "tukey-2d": lambda: PrivateTukeyHalfspaceClassifier(domain=4, n_chunks=12, random_state=5),
+        "center-point": lambda: PrivateCenterPoint(domain=3, random_state=5),
+        "linear-feasibility": lambda: PrivateLinearFeasibility(bound=2, random_state=5),
+        "halfspace-feasibility": lambda: PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=8, random_state=5),
+        "halfspace-feasibility-pac": lambda: PrivateFeasibilityHalfspaceClassifier(
+            epsilon=5.0, domain=8, learner="pac", mode="paper", random_state=5
+        ),
+    }
+
+
+def _fit(make, X, y):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make().fit(X) if y is None else make().fit(X, y)
+
+
+@pytest.mark.parametrize("name", sorted(_geometric_fits()))
+def test_geometric_estimators_give_the_same_model_on_dask(cluster, name, monkeypatch):
+    """Bit-identical fitted state and ledger: the Tukey classifier's chunk points are exact integers
+    computed where the chunks live; the exact learners run on the same rows in the same order."""
+    import privpac.learners.halfspace_tukey as lht
+
+    make = _geometric_fits()[name]
+    X, y = _geometric_data(name)
+    reference = _state(_fit(make, X, y))
+    if name.startswith("tukey"):  # groups of whole chunks that straddle the partitions
+        monkeypatch.setattr(lht, "GROUP_ROWS", 3 * reference[0]["chunk_size"] + 1)
+    n = len(X)
+    for chunks in ((n // 3, 1, 0, n - n // 3 - 1), 97):
+        Xd = da.from_array(X, chunks=(chunks, -1))
+        yd = None if y is None else da.from_array(y, chunks=50)
+        assert _state(_fit(make, Xd, yd)) == reference, chunks
+    names = [f"x{j}" for j in range(X.shape[1])]
+    frame = pd.DataFrame({c: X[:, j] for j, c in enumerate(names)})
+    if y is not None:
+        frame["y"] = y
+    df = dd.from_pandas(frame, npartitions=7)
+    est = _fit(make, df[names], None if y is None else df["y"])
+    assert _state(est) == reference and list(est.feature_names_in_) == names
+
+
+def test_tukey_chunk_points_on_dask_equal_the_in_memory_chunks(cluster, monkeypatch):
+    """Only the chunk points travel: H0 from the engine equals the in-memory scan of every chunk,
+    the dropped tail included (it reaches no kernel)."""
+    import privpac.learners.halfspace_tukey as lht
+
+    X, y = _geometric_data("tukey")
+    X[-1, 0] = 4  # the dropped tail differs: no effect on the chunk points
+    plan = lht.plan_learn_halfspace(len(X), 1, 4, 1.0, n_chunks=40)
+    expected = lht.chunk_halfspaces(X, y, 40, 4)
+    monkeypatch.setattr(lht, "GROUP_ROWS", 2 * plan.chunk_size + 3)
+    Xd = da.from_array(X, chunks=((1000, 0, 7, 1993), 1))
+    yd = da.from_array(y, chunks=300)
+    assert np.array_equal(lht.sample_chunk_points(Xd, yd, plan), expected)
+    assert np.array_equal(lht.sample_chunk_points(X, y, plan), expected)
+    from privpac.backends import DaskBackend
+
+    original = DaskBackend.map_chunks
+
+    def by_value(self, kernel, *args, **kwargs):  # a mutant: chunks formed from sorted values
+        def sorted_kernel(X_rows, y_rows):
+            order = np.argsort(np.asarray(X_rows)[:, 0], kind="stable")
+            return kernel(np.asarray(X_rows)[order], np.asarray(y_rows)[order])
+
+        return original(self, sorted_kernel, *args, **kwargs)
+
+    monkeypatch.setattr(DaskBackend, "map_chunks", by_value)
+    assert not np.array_equal(lht.sample_chunk_points(Xd, yd, plan), expected)  # the check above catches it
+
+
+@pytest.mark.parametrize("name", ["tukey", "center-point", "halfspace-feasibility"])
+def test_geometric_estimators_report_a_bad_value_as_in_memory(cluster, name):
+    from privpac.accountant import BudgetAccountant
+
+    make = _geometric_fits()[name]
+    X, y = _geometric_data(name)
+    X = X.astype(np.float64)
+    for row, value in ((len(X) - 5, 9.0), (len(X) // 2, 0.5)):  # outside the domain; not an integer
+        bad = X.copy()
+        bad[row, 0] = value
+        with pytest.raises(Exception) as in_memory:
+            _fit(make, bad, y)
+        accountant = BudgetAccountant()
+        with pytest.raises(type(in_memory.value)) as on_dask:
+            est = make().set_params(accountant=accountant)
+            args = (da.from_array(bad, chunks=(97, -1)),) + (() if y is None else (da.from_array(y, chunks=97),))
+            est.fit(*args)
+        assert str(on_dask.value) == str(in_memory.value)
+        assert f"X[{row}, 0]" in str(on_dask.value) and accountant.spent == (0.0, 0.0)
+
+
+def _refused_above_the_envelope():
+    """Engine samples just above an estimator's envelope (tiny: the two engine caps are lowered in
+    the test), with the error each raises."""
+    from privpac.learners.center_point import MAX_POINTS_3D
+    from privpac.learners.linear_feasibility import MAX_CONSTRAINTS_3D
+
+    rng = np.random.default_rng(0)
+    return {
+        "center-point": (rng.integers(-3, 4, size=(MAX_POINTS_3D + 1, 3)), None, "MAX_POINTS_3D|d = 3"),
+        "center-point-2d": (rng.integers(-3, 4, size=(41, 2)), None, "ENGINE_MAX_POINTS\\[2\\] = 40"),
+        "linear-feasibility": (
+            rng.integers(-2, 3, size=(MAX_CONSTRAINTS_3D + 1, 3)),
+            rng.integers(-2, 3, MAX_CONSTRAINTS_3D + 1),
+            "exact up to m = 150 constraints",
+        ),
+        "linear-feasibility-2d": (rng.integers(-2, 3, (41, 2)), rng.integers(-2, 3, 41), "CONSTRAINTS\\[2\\] = 40"),
+        "halfspace-feasibility": (rng.integers(-8, 9, (41, 1)), rng.integers(0, 2, 41), "CONSTRAINTS\\[2\\] = 40"),
+    }
+
+
+@pytest.fixture
+def small_engine_caps(monkeypatch):
+    import privpac.estimators.center_point as cp
+    import privpac.estimators.linear_feasibility as lf
+
+    monkeypatch.setattr(cp, "ENGINE_MAX_POINTS", {1: 40, 2: 40})
+    monkeypatch.setattr(lf, "ENGINE_MAX_CONSTRAINTS", {1: 40, 2: 40})
+
+
+@pytest.mark.parametrize("name", sorted(_refused_above_the_envelope()))
+def test_above_the_envelope_engine_data_is_refused_before_collection(cluster, name, monkeypatch, small_engine_caps):
+    """The count comes first and the refusal before any row leaves its partition: collecting
+    (map_chunks) raises in this test, and nothing is spent."""
+    from privpac.accountant import BudgetAccountant
+    from privpac.backends import DaskBackend
+    from privpac.errors import InvalidParameterError
+    from privpac.estimators import PrivateCenterPoint, PrivateFeasibilityHalfspaceClassifier, PrivateLinearFeasibility
+
+    def collect(*args, **kwargs):
+        raise AssertionError("the rows were collected before the envelope was checked")
+
+    monkeypatch.setattr(DaskBackend, "map_chunks", collect)
+    X, y, message = _refused_above_the_envelope()[name]
+    accountant = BudgetAccountant()
+    make = {
+        "center-point": lambda: PrivateCenterPoint(domain=3, accountant=accountant),
+        "linear-feasibility": lambda: PrivateLinearFeasibility(bound=2, accountant=accountant),
+        "halfspace-feasibility": lambda: PrivateFeasibilityHalfspaceClassifier(domain=8, accountant=accountant),
+    }[name.removesuffix("-2d")]
+    args = (da.from_array(X, chunks=(13, -1)),) + (() if y is None else (da.from_array(y, chunks=13),))
+    with pytest.raises(InvalidParameterError, match=message):
+        make().fit(*args)
+    assert accountant.spent == (0.0, 0.0) and accountant.reserved == (0.0, 0.0)
+    with pytest.raises(AssertionError, match="collected"):  # within the envelope, the rows are collected
+        make().fit(*(a[:40] for a in args))
+
+
+def test_cli_fits_the_grid_halfspace_classifiers_and_the_center_point_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    X, y = _geometric_data("tukey")
+    frame = pd.DataFrame({"x": X[:, 0], "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
+    dask = ["--engine", "dask", "--scheduler", cluster.scheduler.address]
+    runner = CliRunner()
+    for model in ("halfspace-tukey", "halfspace-feasibility"):
+        states = []
+        for data, engine in (("d.csv", []), ("pq", dask)):
+            out = str(tmp_path / f"{model}-{data}.json")
+            args = ["fit", model, str(tmp_path / data), "--label", "y", "--domain", "-4:4", "--seed", "3"]
+            result = runner.invoke(main, [*args, "--epsilon", "5", *engine, "-o", out])
+            assert result.exit_code == 0, result.output
+            states.append(json.loads((tmp_path / f"{model}-{data}.json").read_text())["state"])
+        assert states[0] == states[1], model
+    points = pd.DataFrame(_geometric_data("center-point")[0], columns=["a", "b"])
+    points.to_csv(tmp_path / "p.csv", index=False)
+    dd.from_pandas(points, npartitions=3).to_parquet(tmp_path / "ppq")
+    outputs = []
+    for data, engine in (("p.csv", []), ("ppq", dask)):
+        result = runner.invoke(main, ["centerpoint", str(tmp_path / data), "--domain", "-3:3", "--seed", "4", *engine])
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    assert outputs[0] == outputs[1] and "private center point of (a, b)" in outputs[0]

@@ -206,3 +206,114 @@ def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
                 assert list(est.feature_names_in_) == names
         with pytest.raises(TypeError, match="RandMargins reads the positive records"):
             PrivateRectangleClassifier(domain=(0, 2**20 - 1)).fit(_ordered_frame(spark, {"x": X[:, 0], "y": y}, 2), "y")
+
+
+def test_map_chunks_stops_at_a_public_prefix_on_spark(spark):
+    from privpac.backends import NumpyBackend, SparkBackend
+
+    x = np.arange(2000, dtype=np.int64) * 7 % 1000
+    y = (x > 400).astype(np.int64)
+
+    def summary(X_chunk, y_chunk):
+        v = np.asarray(X_chunk).ravel()
+        return int(v.sum()), int(np.asarray(y_chunk).sum()), int(v.size), int(v[0])
+
+    for partitions in (1, 7):
+        frame = _ordered_frame(spark, {"x": x, "y": y}, partitions)
+        for stop in (0, 999, 1998):
+            expected = NumpyBackend().map_chunks(summary, 37, 2000, x.reshape(-1, 1), y, stop=stop)
+            assert SparkBackend().map_chunks(summary, 37, 2000, frame, "y", stop=stop) == expected, (partitions, stop)
+    few = _ordered_frame(spark, {"x": x[:10], "y": y[:10]}, 13)  # more partitions than rows: some are empty
+    assert SparkBackend().map_chunks(summary, 3, 10, few, "y", stop=8) == [
+        summary(x[a : min(a + 3, 8)], y[a : min(a + 3, 8)]) for a in range(0, 8, 3)
+    ]
+
+
+def _geometric_cases():
+    from privpac.estimators import (
+        PrivateCenterPoint,
+        PrivateFeasibilityHalfspaceClassifier,
+        PrivateLinearFeasibility,
+        PrivateTukeyHalfspaceClassifier,
+    )
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(-4, 5, size=(3000, 1))
+    grid = np.arange(-8, 9).repeat(20).reshape(-1, 1)
+    return {
+        "tukey": (
+            lambda: PrivateTukeyHalfspaceClassifier(domain=4, random_state=5),
+            x,
+            (x[:, 0] >= 1).astype(np.int64),
+        ),
+        "center-point": (lambda: PrivateCenterPoint(domain=3, random_state=5), rng.integers(-3, 4, (500, 2)), None),
+        "linear-feasibility": (
+            lambda: PrivateLinearFeasibility(bound=2, random_state=5),
+            np.array([[1, 0], [0, 1], [-1, -1]] * 100),
+            np.array([0, 0, -2] * 100),
+        ),
+        "halfspace-feasibility": (
+            lambda: PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=8, random_state=5),
+            grid,
+            (grid[:, 0] >= 3).astype(np.int64),
+        ),
+    }
+
+
+def _fit(make, X, y, **kwargs):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make(**kwargs).fit(X) if y is None else make(**kwargs).fit(X, y)
+
+
+def _columns(X, y):
+    return {**{f"x{j}": X[:, j] for j in range(X.shape[1])}, **({} if y is None else {"y": y})}
+
+
+@pytest.mark.parametrize("name", sorted(_geometric_cases()))
+def test_geometric_estimators_give_the_same_model_on_spark(spark, name):
+    make, X, y = _geometric_cases()[name]
+    reference = _fit(make, X, y)
+    for partitions in (1, 7):
+        est = _fit(make, _ordered_frame(spark, _columns(X, y), partitions), None if y is None else "y")
+        assert est._fitted_state() == reference._fitted_state(), partitions
+        assert est.ledger_.lines() == reference.ledger_.lines()
+        assert list(est.feature_names_in_) == [f"x{j}" for j in range(X.shape[1])]
+
+
+@pytest.mark.parametrize("name", ["tukey", "center-point"])
+def test_geometric_estimators_report_a_bad_value_in_one_partition_on_spark(spark, name):
+    make, X, y = _geometric_cases()[name]
+    bad = X.copy()
+    bad[len(X) - 5, 0] = 9  # outside the public box, in the last partition
+    with pytest.raises(Exception) as in_memory:
+        _fit(make, bad, y)
+    message = str(in_memory.value)
+    assert f"X[{len(X) - 5}, 0] = 9 lies outside" in message
+    with pytest.raises(Exception, match=message.replace("[", "\\[").replace("]", "\\]")):
+        _fit(make, _ordered_frame(spark, _columns(bad, y), 7), None if y is None else "y")
+
+
+def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monkeypatch):
+    from privpac.backends import SparkBackend
+    from privpac.errors import InvalidParameterError
+    from privpac.estimators import PrivateCenterPoint, PrivateLinearFeasibility
+    from privpac.learners.center_point import MAX_POINTS_3D
+    from privpac.learners.linear_feasibility import MAX_CONSTRAINTS_3D
+
+    def collect(*args, **kwargs):
+        raise AssertionError("the rows were collected before the envelope was checked")
+
+    monkeypatch.setattr(SparkBackend, "map_chunks", collect)
+    rng = np.random.default_rng(0)
+    points = _ordered_frame(spark, _columns(rng.integers(-3, 4, (MAX_POINTS_3D + 1, 3)), None), 3)
+    with pytest.raises(InvalidParameterError, match="d = 3 is exact for small n only"):
+        PrivateCenterPoint(domain=3).fit(points)
+    m = MAX_CONSTRAINTS_3D + 1
+    system = _ordered_frame(spark, _columns(rng.integers(-2, 3, (m, 3)), rng.integers(-2, 3, m)), 3)
+    with pytest.raises(InvalidParameterError, match="exact up to m = 150 constraints"):
+        PrivateLinearFeasibility(bound=2).fit(system, "y")
+    with pytest.raises(AssertionError, match="collected"):  # within the envelope, the rows are collected
+        PrivateCenterPoint(domain=3).fit(points.limit(MAX_POINTS_3D))

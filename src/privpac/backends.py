@@ -98,6 +98,13 @@ def _check_rows(total: int, n_rows: int) -> None:
         raise DataError(f"the data has {total} rows, not the {n_rows} announced")
 
 
+def _stop(stop, n_rows: int) -> int:
+    """The public number of leading rows :meth:`NumpyBackend.map_chunks` chunks (``None``: all)."""
+    from .validation import check_int
+
+    return n_rows if stop is None else check_int(stop, "stop", low=0, high=n_rows)
+
+
 def _apply_to_chunks(kernel: Callable, start: int, bounds, columns) -> list[tuple[int, object]]:
     """``(chunk number, kernel(chunk rows))`` for the chunks lying wholly in a block whose first
     row is at ``start`` (runs where the block lives; deterministic)."""
@@ -128,9 +135,13 @@ class NumpyBackend:
         rest. One exact count pass locates the blocks on an engine."""
         return merge([kernel(0, *columns)])
 
-    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns) -> list:
+    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns, stop: int | None = None) -> list:
         """``[kernel(*rows of chunk t) for t in 0 .. T - 1]`` over consecutive chunks of ``chunk_size``
         rows by row position (:func:`chunk_bounds`; the last chunk may be shorter), in order.
+
+        ``stop`` (public, at most ``n_rows``): chunk the rows at positions ``0 .. stop - 1`` only; the
+        rows after them reach no kernel (sample-and-aggregate drops a tail of fewer than one chunk per
+        chunk). ``None``: every row.
 
         For sample-and-aggregate: ``chunk_size`` and ``n_rows`` are public (``n_rows`` is checked
         against the exact row count), chunks follow the row order, never record values, and a
@@ -140,7 +151,7 @@ class NumpyBackend:
         driver, so it should return a small summary (a chunk's non-private estimate).
         """
         _check_rows(len(columns[0]), n_rows)
-        bounds = chunk_bounds(chunk_size, n_rows)
+        bounds = chunk_bounds(chunk_size, _stop(stop, n_rows))
         return [kernel(*(_rows(col, a, b) for col in columns)) for a, b in bounds]
 
 
@@ -198,7 +209,7 @@ class DaskBackend:
         fn = _unpacked(kernel, unpack, positioned=True)
         return self._tree(merge, [dask.delayed(fn)(start, *block) for start, block in zip(starts, blocks)])
 
-    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns) -> list:
+    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns, stop: int | None = None) -> list:
         """See :meth:`NumpyBackend.map_chunks`. A chunk inside one partition is computed in that
         partition's task; a chunk straddling partitions in a task of its own that receives only
         its pieces (sliced where they live) and concatenates them in row order."""
@@ -207,11 +218,13 @@ class DaskBackend:
         blocks, unpack = self._blocks(columns)
         starts = self._starts(blocks)
         _check_rows(starts[-1], n_rows)
-        bounds = chunk_bounds(chunk_size, n_rows)
+        last = _stop(stop, n_rows)
+        bounds = chunk_bounds(chunk_size, last)
         ends = starts[1:]
         whole = [
             dask.delayed(_chunks_of_block)(kernel, unpack, start, bounds, *block)
-            for start, block in zip(starts, blocks)
+            for start, end, block in zip(starts, ends, blocks)
+            if start < min(end, last)  # no task for an empty partition or one past the public stop
         ]
         straddling = []
         for c, (a, b) in enumerate(bounds):
@@ -321,11 +334,12 @@ class SparkBackend:
         offset; a task reads its partition index from the task context."""
         return self._map_merge(kernel, merge, X, others, self._starts(X))
 
-    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, X, *others) -> list:
+    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, X, *others, stop: int | None = None) -> list:
         """See :meth:`NumpyBackend.map_chunks`. Each row is tagged with its position (partition
-        offsets from one exact count pass), rows are grouped by chunk number ``position //
-        chunk_size`` (a public function of the position, never of the record's values) and each
-        group, put back in row order, goes through the kernel on the executors."""
+        offsets from one exact count pass), the rows at positions ``>= stop`` are dropped, the others
+        grouped by chunk number ``position // chunk_size`` (a public function of the position,
+        never of the record's values) and each group, put back in row order, goes through the
+        kernel on the executors."""
         import pickle
 
         import pyspark.sql.functions as F
@@ -333,7 +347,8 @@ class SparkBackend:
         features = self._features(X, others)
         starts = self._starts(X)
         _check_rows(starts[-1], n_rows)
-        bounds = chunk_bounds(chunk_size, n_rows)
+        last = _stop(stop, n_rows)
+        bounds = chunk_bounds(chunk_size, last)
         k = bounds[0][1] - bounds[0][0] if bounds else 1
         row = "__privpac_row"
 
@@ -358,6 +373,8 @@ class SparkBackend:
         from pyspark.sql.types import LongType, StructField, StructType
 
         tagged = X.mapInArrow(positions, StructType([*X.schema.fields, StructField(row, LongType(), False)]))
+        if last < n_rows:
+            tagged = tagged.filter(F.col(row) < F.lit(int(last)))
         grouped = tagged.groupBy(F.expr(f"{row} div {int(k)}").alias("__privpac_chunk"))  # exact integer division
         rows = grouped.applyInPandas(apply, "chunk long, result binary").collect()
         results = {int(r.chunk): pickle.loads(r.result) for r in rows}

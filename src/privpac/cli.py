@@ -641,7 +641,7 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, 
 
 
 @main.command()
-@click.argument("data", type=click.Path(exists=True, dir_okay=False))
+@click.argument("data", type=click.Path(exists=True))
 @click.option(
     "--columns", default=None, help="Comma-separated integer columns (default: all); one to three in Tukey depth."
 )
@@ -665,17 +665,19 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, 
 )
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
-def centerpoint(data, columns, domain_spec, epsilon, delta, mode, depth, beta, seed):
+@_engine_options
+def centerpoint(data, columns, domain_spec, epsilon, delta, mode, depth, beta, seed, engine, scheduler):
     """A private center point of CSV columns (FindTukey), with its ledger.
 
     A point of high Tukey depth, inside the convex hull of the data with high probability once
     there are enough records (Beimel, Moran, Nissim, Stemmer 2019); the data are integers in the
-    public box --domain -B:B. Four or more columns need --depth directional.
+    public box --domain -B:B. Four or more columns need --depth directional. With --engine dask the
+    rows are counted partition by partition and brought to the driver only within the estimator's
+    public size envelope.
     """
     from .estimators import PrivateCenterPoint
-    from .io import read_csv
 
-    table = read_csv(data)
+    table, client = _read_data(data, engine, scheduler)
     names = [c.strip() for c in columns.split(",")] if columns else list(table)
     missing = [c for c in names if c not in table]
     if missing:
@@ -688,7 +690,9 @@ def centerpoint(data, columns, domain_spec, epsilon, delta, mode, depth, beta, s
         depth=depth,
         beta=beta,
         random_state=seed,
-    ).fit(_stack(table, names))
+    ).fit(table[names] if engine == "dask" else _stack(table, names))
+    if client is not None:
+        client.close()
     exact = ", ".join(str(v) for v in est.center_)
     approx = ", ".join(f"{v:.6g}" for v in est.center_float_)
     click.echo(f"private center point of ({', '.join(names)}): ({exact}) ~ ({approx})")

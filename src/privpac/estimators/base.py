@@ -31,13 +31,13 @@ from sklearn.utils.validation import validate_data
 
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
-from ..backends import is_engine_collection
+from ..backends import backend_for, is_engine_collection
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, InvalidParameterError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
 
-__all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS", "private_fit"]
+__all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS", "private_fit", "engine_rows"]
 
 CONSTANTS = ("tuned", "paper")
 
@@ -60,6 +60,41 @@ def private_fit(fit):
 
     wrapper.private_fit = True
     return wrapper
+
+
+def _block_rows(*block) -> int:
+    return len(block[0])
+
+
+def _chunk_rows(*chunk) -> tuple:
+    return chunk
+
+
+def engine_rows(X, y, check_size) -> tuple:
+    """The rows of engine data ``(X, y)`` on the driver, in row order, for an exact learner whose
+    public size envelope bounds its input (the center point, linear feasibility and the
+    feasibility halfspace classifier: their exact geometry reads every record).
+
+    1. one exact pass counts the records ``n`` (public under replace-one neighbours, privpac's
+       relation: the count is a statistic the other engine paths use freely too);
+    2. ``check_size(n)`` applies the estimator's envelope, a function of ``n`` and other public
+       inputs, and raises above it: no record has left its partition yet;
+    3. one chunk of all ``n`` rows by position
+       (:meth:`~privpac.backends.NumpyBackend.map_chunks`) brings them to the driver in row order,
+       exactly the in-memory sample (on Spark, from a DataFrame whose row order is its own: no
+       shuffle, one file).
+
+    The driver then holds at most the envelope's number of records. Nothing is drawn, checked or
+    charged here; the estimator's in-memory path runs on the rows returned (NumPy for a Dask array,
+    pandas for a DataFrame; ``y`` is ``None``, the label rows, or on Spark the label column).
+    """
+    backend = backend_for(X)
+    n = int(backend.map_merge(_block_rows, sum, X, y))
+    if n == 0:
+        raise DataError("X is empty: at least one record is needed")
+    check_size(n)
+    ((X_rows, y_rows),) = backend.map_chunks(_chunk_rows, n, n, X, y)
+    return X_rows, y_rows
 
 
 class PrivateEstimatorBase(BaseEstimator):
@@ -144,10 +179,8 @@ class PrivateEstimatorBase(BaseEstimator):
     def _engine_refusal(self) -> str:
         """The message of the TypeError raised when engine data reaches an estimator that cannot use it."""
         return (
-            f"{type(self).__name__} does not fit on Dask or Spark data yet (the one-dimensional estimators do: "
-            "threshold, point, median, histogram, sanitizers, LabelPrivateClassifier; and "
-            "PrivateRectangleClassifier with method='composition' or 'bns', PrivateHalfspaceClassifier with "
-            "variant='practical'); compute X into memory first"
+            f"{type(self).__name__} does not fit on Dask or Spark data (docs/scale.md lists what fits where); "
+            "compute X into memory first"
         )
 
     #: True where the learner itself already warns about delta >= 1/n

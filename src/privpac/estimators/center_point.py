@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import is_engine_collection
 from ..domains import IntegerDomain, symmetric_bound
 from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
@@ -26,9 +27,30 @@ from ..learners.center_point import (
 )
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
-from .base import PrivateEstimatorBase, private_fit
+from .base import PrivateEstimatorBase, engine_rows, private_fit
 
-__all__ = ["PrivateCenterPoint", "box_bound"]
+__all__ = ["ENGINE_MAX_POINTS", "PrivateCenterPoint", "box_bound", "check_engine_size"]
+
+#: Largest number of points a fit on Dask or Spark brings to the driver, by dimension, where the
+#: exact algorithm has no envelope of its own (``d = 3`` has ``MAX_POINTS_3D``). Public caps set from
+#: the measured speed of the in-memory fit on the driver (docs/scale.md): ``d = 1`` took 19 s at
+#: ``n = 10^6`` (``B = 2^20``); ``d = 2`` took 0.5 s (``B = 3``) and 321 s (``B = 15``) at ``n = 10^4``.
+ENGINE_MAX_POINTS = {1: 10**6, 2: 10**4}
+
+
+def check_engine_size(n: int, d: int, depth: str = "tukey") -> None:
+    """Refuse engine data above what a fit brings to the driver, from the public ``(n, d)`` alone:
+    the estimator's own envelope (:func:`~privpac.learners.center_point.check_public_size`: ``d <= 3``,
+    ``MAX_POINTS_3D`` in ``d = 3``; in directional depth ``|U| n`` within ``FINITE_DIRECTION_LIMIT``),
+    then :data:`ENGINE_MAX_POINTS` in ``d = 1, 2``."""
+    check_public_size(n, d, depth)
+    cap = ENGINE_MAX_POINTS.get(d)
+    if cap is not None and n > cap:
+        raise InvalidParameterError(
+            f"PrivateCenterPoint on Dask or Spark brings the points to the driver (FindTukey's exact depths read "
+            f"every point): at most ENGINE_MAX_POINTS[{d}] = {cap:,} points in d = {d}, got n = {n:,}; fit on a "
+            "public random subsample of the points (docs/scale.md)"
+        )
 
 
 def box_bound(domain) -> int:
@@ -142,16 +164,25 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         rng = as_random_source(self.random_state)
         return self._open_ledger(eps, delta), rng, B
 
+    #: reads X through privpac.backends: engine data are counted, then brought to the driver
+    _fits_on_engines = True
+
     @private_fit
     def fit(self, X, y=None):
         """Fit on ``X`` of shape ``(n, d)``, integer points of ``[-B, B]^d``; returns ``self``.
 
         ``d in {1, 2, 3}`` in Tukey depth, any ``d`` in directional depth.
 
-        ``d = 3`` is exact for ``n <= MAX_POINTS_3D`` (refused from the shape above it).
+        ``d = 3`` is exact for ``n <= MAX_POINTS_3D`` (refused from the shape above it). ``X`` may be
+        a Dask collection or a Spark DataFrame: its rows are counted exactly where they live,
+        refused above :func:`check_engine_size`, and only then brought to the driver in row order
+        (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
         """
         ledger, rng, B = self._begin_fit()
         self._check_features(X, reset=True)
+        if is_engine_collection(X):
+            d = int(self.n_features_in_)
+            X, _ = engine_rows(X, None, lambda n: check_engine_size(n, d, self.depth))
         shape = np.shape(X)
         if len(shape) == 2 and shape[1] == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs at least 1 column")

@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..backends import is_engine_collection
 from ..domains import IntegerDomain, symmetric_bound
 from ..errors import InvalidParameterError, UtilityWarning
 from ..formatting import fraction_from_text, fraction_to_text
@@ -33,7 +34,8 @@ from ..learners.linear_feasibility import MODES as OPTIMIZERS
 from ..random import as_random_source
 from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_probability, check_real
 from ._exact_linear import ExactLinearClassifierMixin
-from .base import PrivateClassifierBase, private_fit
+from .base import PrivateClassifierBase, engine_rows, private_fit
+from .linear_feasibility import check_engine_size
 
 __all__ = ["PrivateFeasibilityHalfspaceClassifier", "grid_bound"]
 
@@ -161,11 +163,44 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         rng = as_random_source(self.random_state)
         return self._open_ledger(eps, delta), rng, G
 
+    #: reads X through privpac.backends: engine data are counted, then brought to the driver
+    _fits_on_engines = True
+
+    def _check_engine_size(self, n: int, d: int, G: int, ledger) -> None:
+        """Refuse engine data above what a fit brings to the driver, from the public ``(n, d)``: the
+        learner's own refusals (the dimension, ``MAX_CONSTRAINTS_3D`` in ``D = d + 1 = 3``, the
+        paper-mode grid's ``MAX_GRID_BITS``: :func:`plan_halfspace_learner`), then FindDeepPoint's
+        engine cap in ``D = d + 1`` (:data:`~privpac.estimators.linear_feasibility.ENGINE_MAX_CONSTRAINTS`)."""
+        check_learner_dimension(d)
+        plan_halfspace_learner(
+            n,
+            d,
+            G,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            learner=self.learner,
+            mode=self.mode,
+            optimizer=self.one_d_optimizer,
+            alpha=self.alpha,
+            beta=self.beta,
+        )
+        check_engine_size(n, d + 1, who=type(self).__name__)
+
     @private_fit
     def fit(self, X, y):
-        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-X, X]^d`` and labels ``y``; returns ``self``."""
+        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-X, X]^d`` and labels ``y``; returns ``self``.
+
+        ``X`` may be a Dask collection (``y`` from the same collection) or a Spark DataFrame (``y``
+        the name of its label column): its rows are counted exactly where they live, refused above
+        the learner's public envelope and the engine cap, and only then brought to the driver in row
+        order (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory (the
+        paper-mode PAC noise is drawn per record in that row order, as in memory).
+        """
         ledger, rng, G = self._begin_fit()
         self._check_features(X, reset=True, y=y)
+        if is_engine_collection(X):
+            d = int(self.n_features_in_)
+            X, y = engine_rows(X, y, lambda n: self._check_engine_size(n, d, G, ledger))
         arr = check_array(X, "X")  # dense, numeric, finite, non-empty
         y01 = self._validate_labels(y, arr.shape[0])
         check_learner_dimension(arr.shape[1])  # d is public: refused before any value is compared with the grid

@@ -12,8 +12,11 @@ needs no margin, only integer features in a public box::
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ..backends import backend_for, is_engine_collection
 from ..domains import IntegerDomain
 from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
@@ -23,16 +26,43 @@ from ..learners.halfspace_tukey import (
     COMPOSITIONS,
     DEPTHS,
     MODES,
-    learn_halfspace,
+    aggregate_chunk_points,
     plan_learn_halfspace,
+    sample_chunk_points,
 )
 from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
+from ..validation import (
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_int,
+    check_labels,
+    check_probability,
+)
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
 from .center_point import box_bound
 
 __all__ = ["PrivateTukeyHalfspaceClassifier"]
+
+
+def _checked_rows(B: int, labels: tuple, start: int, X_block, y_block) -> int:
+    """The number of rows of a block after checking each of them: integer points of ``[-B, B]^d``
+    with a label in the public set (errors name the row by its position in the whole sample)."""
+    if len(X_block) == 0:  # an empty partition
+        return 0
+    arr = check_points_in_box(X_block, B, first_row=start)
+    check_labels(y_block, labels, arr.shape[0])
+    return int(arr.shape[0])
+
+
+def _checked_count(X, y, B: int, labels: tuple) -> int:
+    """The exact number of records of engine data (public under replace-one neighbours), every
+    block checked where it lives before any budget is spent."""
+    n = backend_for(X).map_merge_rows(functools.partial(_checked_rows, B, labels), sum, X, y)
+    if n == 0:
+        raise DataError("X is empty: at least one record is needed")
+    return int(n)
 
 
 class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
@@ -165,20 +195,38 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
             n_chunks=self.n_chunks,
         )
 
+    #: reads X through privpac.backends: in memory, Dask or Spark (the label as a column name)
+    _fits_on_engines = True
+
     @private_fit
     def fit(self, X, y):
-        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-B, B]^d`` and labels ``y``; returns ``self``."""
+        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-B, B]^d`` and labels ``y``; returns ``self``.
+
+        ``X`` may live on an engine (a Dask array or DataFrame with ``y`` from the same collection, or
+        a Spark DataFrame with ``y`` the name of its label column): one exact pass counts ``n`` and
+        checks every record, the chunk points are computed where the chunks live and only they
+        reach the driver (:func:`~privpac.learners.halfspace_tukey.sample_chunk_points`).
+        """
         ledger, rng, B = self._begin_fit()
         self._check_features(X, reset=True, y=y)
-        shape = np.shape(X)
-        if len(shape) == 2 and shape[1] == 0:
-            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required")
-        y01 = self._validate_labels(y, shape[0] if len(shape) else None)
-        arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
-        n, d = arr.shape
-        plan = self._plan(n, d, B, ledger)  # public refusals (dimension, sizes) before the values are checked
-        if bound > B:
-            arr = check_points_in_box(arr, B)  # raises DomainError naming the record
+        if is_engine_collection(X):
+            if y is None:
+                raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+            d, labels = int(self.n_features_in_), tuple(self.labels)
+            n = _checked_count(X, y, B, labels)  # every record checked before anything is spent
+            self.classes_ = np.asarray(self.labels)
+            plan = self._plan(n, d, B, ledger)
+        else:
+            shape = np.shape(X)
+            if len(shape) == 2 and shape[1] == 0:
+                raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required")
+            y = self._validate_labels(y, shape[0] if len(shape) else None)
+            X, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
+            n, d = X.shape
+            labels = (0, 1)
+            plan = self._plan(n, d, B, ledger)  # public refusals (dimension, sizes) before the values are checked
+            if bound > B:
+                X = check_points_in_box(X, B)  # raises DomainError naming the record
         self._warn_few_records(
             n,
             plan.sufficient_s,
@@ -187,21 +235,9 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
             "Use more data, a larger epsilon or a smaller domain bound B.",
             proven=True,
         )
-        result = learn_halfspace(
-            arr,
-            y01,
-            B,
-            ledger.budget_epsilon,
-            ledger.budget_delta,
-            alpha=self.alpha,
-            beta=self.beta,
-            mode=self.mode,
-            depth=self.depth,
-            composition=self.composition,
-            n_chunks=plan.n_chunks,
-            ledger=ledger,
-            rng=rng,
-        )
+        # One path for every engine: the chunk points where the chunks live, FindTukey on the driver.
+        H0 = sample_chunk_points(X, y, plan, labels=labels)
+        result = aggregate_chunk_points(H0, plan, ledger=ledger, rng=rng)
         self.domain_ = IntegerDomain(-B, B)
         self.coef_exact_ = tuple(result.a)
         self.intercept_exact_ = -result.w

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import is_engine_collection
 from ..domains import symmetric_bound
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
@@ -28,9 +29,31 @@ from ..learners.linear_feasibility import (
 )
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
-from .base import PrivateEstimatorBase, private_fit
+from .base import PrivateEstimatorBase, engine_rows, private_fit
 
-__all__ = ["PrivateLinearFeasibility", "entry_bound"]
+__all__ = ["ENGINE_MAX_CONSTRAINTS", "PrivateLinearFeasibility", "check_engine_size", "entry_bound"]
+
+#: Largest number of constraints a fit on Dask or Spark brings to the driver, by ``D``, where the exact
+#: algorithm has no envelope of its own (``D = 3`` has ``MAX_CONSTRAINTS_3D``). Public caps set from the
+#: measured in-memory fit on the driver (docs/scale.md): ``D = 1`` took 11 s and an ``m x m`` integer
+#: array (0.8 GB) at ``m = 10^4``; ``D = 2`` took 4.3 s at ``m = 10^4`` (``X = 3``) and 171 s at
+#: ``m = 10^3`` (``X = 100``): the cost grows with ``X`` too.
+ENGINE_MAX_CONSTRAINTS = {1: 10**4, 2: 10**4}
+
+
+def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility") -> None:
+    """Refuse engine data above what a fit brings to the driver, from the public ``(m, D)`` alone: the
+    estimator's own envelope (:func:`~privpac.learners.linear_feasibility.check_public_size`:
+    ``D <= 3``, ``MAX_CONSTRAINTS_3D`` in ``D = 3``), then :data:`ENGINE_MAX_CONSTRAINTS` in ``D = 1, 2``."""
+    check_public_size(m, D)
+    cap = ENGINE_MAX_CONSTRAINTS.get(D)
+    if cap is not None and m > cap:
+        raise InvalidParameterError(
+            f"{who} on Dask or Spark brings the constraints to the driver (FindDeepPoint's exact levels read "
+            f"every constraint): at most ENGINE_MAX_CONSTRAINTS[{D}] = {cap:,} constraints in D = {D}, got "
+            f"m = {m:,}; fit on a public random subsample of the records (docs/scale.md)"
+        )
+
 
 #: The accuracy the estimator's sufficient-size warning and RecConcave promises are computed for.
 ALPHA = 0.1
@@ -138,16 +161,26 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         rng = as_random_source(self.random_state)
         return self._open_ledger(eps, delta), rng, X
 
+    #: reads A through privpac.backends: engine data are counted, then brought to the driver
+    _fits_on_engines = True
+
     @private_fit
     def fit(self, A, b=None):
         """Fit on the system ``A x >= b``: ``A`` of shape ``(m, D)``, ``b`` of shape ``(m,)``.
 
         ``D in {1, 2, 3}``; for ``D = 3`` at most ``MAX_CONSTRAINTS_3D`` constraints (refused from the shape).
+        ``A`` may be a Dask collection (``b`` from the same collection) or a Spark DataFrame (``b`` the
+        name of its right-hand-side column): its rows are counted exactly where they live, refused
+        above :func:`check_engine_size`, and only then brought to the driver in row order
+        (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
         """
         ledger, rng, X = self._begin_fit()
         if b is None:
             raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
-        self._check_features(A, reset=True)
+        self._check_features(A, reset=True, y=b)
+        if is_engine_collection(A):
+            D = int(self.n_features_in_)
+            A, b = engine_rows(A, b, lambda m: check_engine_size(m, D))
         shape = np.shape(A)
         if len(shape) == 2 and shape[1] == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs 1, 2 or 3 columns")

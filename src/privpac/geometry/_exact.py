@@ -51,14 +51,15 @@ def _pick_dtype(values: np.ndarray, bound: int) -> np.ndarray:
     return values
 
 
-def as_integer_points(S, name: str = "S", *, d: int | None = None) -> tuple[np.ndarray, int]:
+def as_integer_points(S, name: str = "S", *, d: int | None = None, first_row: int = 0) -> tuple[np.ndarray, int]:
     """An ``(n, d)`` integer array, exactly, and the largest absolute entry.
 
     Accepts integer numpy arrays, object arrays or nested lists of Python ints, and floats or
     Fractions whose values are integers (converted exactly). Refuses non-integer values, NaN,
     infinities, text, wrong shapes and empty input with :class:`privpac.errors.DataError`.
     The result is ``int64`` when every entry is below ``2**62`` in absolute value, else an object
-    array of Python ints.
+    array of Python ints. Messages name a bad entry ``name[first_row + i, j]`` (``first_row``: the
+    position of ``S``'s first row in a larger sample read block by block, :mod:`privpac.backends`).
     """
     refuse_unsupported(S, name)
     if isinstance(S, np.ndarray):
@@ -104,7 +105,8 @@ def as_integer_points(S, name: str = "S", *, d: int | None = None) -> tuple[np.n
         if bad.size:
             i, j = (int(t) for t in bad[0])
             raise DataError(
-                f"{name} must hold integers, got the non-integer value {float(arr[i, j])!r} at {name}[{i}, {j}]; "
+                f"{name} must hold integers, got the non-integer value {float(arr[i, j])!r} at "
+                f"{name}[{first_row + i}, {j}]; "
                 "scale rational data to integers by a public common denominator first"
             )
     elif kind != "O":
@@ -112,7 +114,7 @@ def as_integer_points(S, name: str = "S", *, d: int | None = None) -> tuple[np.n
     obj = np.empty(arr.shape, dtype=object)
     for i in range(n):
         for j in range(dim):
-            obj[i, j] = _entry_to_int(arr[i, j], name, f"[{i}, {j}]")
+            obj[i, j] = _entry_to_int(arr[i, j], name, f"[{first_row + i}, {j}]")
     bound = max(abs(v) for v in obj.ravel())
     return _pick_dtype(obj, bound), bound
 

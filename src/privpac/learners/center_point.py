@@ -382,14 +382,16 @@ def _direction_source(n: int, d: int, B: int) -> str:
     return "box" if box <= data else "data"
 
 
-def check_points_in_box(X, B: int, d: int | None = None, name: str = "X", what: str = "domain") -> np.ndarray:
+def check_points_in_box(
+    X, B: int, d: int | None = None, name: str = "X", what: str = "domain", first_row: int = 0
+) -> np.ndarray:
     """``X`` as an exact ``(n, d)`` integer array inside ``[-B, B]^d``; DataError or DomainError otherwise
-    (naming the first entry outside the declared ``what``)."""
-    arr, bound = as_integer_points(X, name, d=d)
+    (naming the first entry outside the declared ``what``, rows counted from ``first_row``)."""
+    arr, bound = as_integer_points(X, name, d=d, first_row=first_row)
     if bound > B:
         bad = np.argwhere(np.abs(arr.astype(object)) > B)[0]
         r, c = int(bad[0]), int(bad[1])
-        raise DomainError(f"{name}[{r}, {c}] = {arr[r, c]} lies outside the declared {what} [-{B}, {B}]")
+        raise DomainError(f"{name}[{first_row + r}, {c}] = {arr[r, c]} lies outside the declared {what} [-{B}, {B}]")
     return arr
 
 

@@ -13,7 +13,11 @@ For a labelled sample ``(x_1, y_1), ..., (x_s, y_s)`` of integer points of the p
    the tail of ``s - m k`` records dropped; optionally (``permute=True``) after a uniformly random
    permutation drawn from privpac's :class:`~privpac.random.RandomSource`, independent of the data.
    ``m`` and ``k`` are functions of ``s``, ``d``, ``B`` and the parameters only
-   (:func:`plan_learn_halfspace`).
+   (:func:`plan_learn_halfspace`). The sample may live in memory or on Dask or Spark: the chunks
+   are cut by row position where the rows live (:func:`sample_chunk_points`, through
+   :meth:`~privpac.backends.NumpyBackend.map_chunks`, the in-memory fit included) and only the
+   ``m`` chunk points reach the driver. ``permute=True`` is in memory only
+   (:func:`learn_halfspace`); the estimator chunks by position.
 2. **One consistent halfspace per chunk** (spec A5 [ENG], the figure's "uniformly at random" replaced
    by a deterministic rule, erratum 6): a primitive integer vector ``(a, w)`` with
    ``a.x >= w`` exactly on the chunk's positives and ``a.x < w`` on its negatives, entries at most
@@ -66,6 +70,7 @@ mechanism over one halfspace per labelling of the public grid, for tiny grids.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -101,7 +106,9 @@ __all__ = [
     "GENERIC_LIMIT",
     "MODES",
     "LearnHalfSpacePlan",
+    "GROUP_ROWS",
     "LearnHalfSpaceResult",
+    "aggregate_chunk_points",
     "chunk_halfspaces",
     "consistent_halfspace",
     "directional_domain",
@@ -112,6 +119,7 @@ __all__ = [
     "learn_halfspace",
     "learner_directions",
     "plan_learn_halfspace",
+    "sample_chunk_points",
 ]
 
 DEPTHS = ("tukey", "directional")
@@ -119,6 +127,8 @@ DEPTHS = ("tukey", "directional")
 DIRECTION_LIMIT = 20_000_000
 #: Largest ``(candidate halfspaces) * |X|`` the generic learner's class enumeration accepts.
 GENERIC_LIMIT = 20_000_000
+#: Rows of whole chunks one kernel call of :func:`sample_chunk_points` receives (public).
+GROUP_ROWS = 2**16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,6 +398,40 @@ def consistent_halfspace(x, y, B: int) -> tuple[int, ...]:
     return tuple(int(v) for v in chunk_halfspaces(arr, y, 1, B)[0])
 
 
+def _group_points(k: int, B: int, labels: tuple, X_rows, y_rows) -> np.ndarray:
+    """The chunk points of consecutive whole chunks of ``k`` rows: a kernel of
+    :meth:`~privpac.backends.NumpyBackend.map_chunks`, run where the rows live. Deterministic, no
+    randomness, reads its own rows only; returns ``len/k`` integer vectors of ``d + 1`` entries."""
+    arr = check_points_in_box(X_rows, B, name="X")
+    y01 = check_labels(y_rows, labels, arr.shape[0])
+    return chunk_halfspaces(arr, y01, arr.shape[0] // k, B)
+
+
+def sample_chunk_points(X, y, plan: LearnHalfSpacePlan, *, labels=(0, 1)) -> np.ndarray:
+    """The ``(m, d+1)`` chunk points ``H0`` of Fig. 2, computed where the sample lives.
+
+    ``X``, ``y``: the sample in memory (NumPy, pandas) or on an engine (a Dask collection, or a
+    Spark DataFrame with ``y`` the name of its label column; :mod:`privpac.backends`), ``labels``
+    the public label set ``(negative, positive)`` of ``y``. Chunk ``j`` is the rows at positions
+    ``j k .. (j+1) k - 1`` (``k = plan.chunk_size``), exactly as in :func:`chunk_halfspaces`; the
+    tail of ``s - m k`` rows reaches no kernel. :meth:`~privpac.backends.NumpyBackend.map_chunks`
+    hands each kernel call :data:`GROUP_ROWS` rows' worth of whole chunks (a public grouping; the
+    ``d = 1`` scan is vectorised over a group), by row position, never by value: only the chunk
+    points travel to the driver, ``(d + 1) m`` integers. Every chunk point is a function of its own
+    chunk, so the multiset ``H0`` is the same for every partitioning and engine.
+    """
+    from ..backends import backend_for
+
+    k, m = plan.chunk_size, plan.n_chunks
+    group = max(1, GROUP_ROWS // k) * k
+    kernel = functools.partial(_group_points, k, plan.B, tuple(labels))
+    parts = backend_for(X).map_chunks(kernel, group, plan.s, X, y, stop=m * k)
+    H0 = np.concatenate(parts, axis=0).astype(np.int64)
+    if H0.shape != (m, plan.d + 1):  # guards the grouping arithmetic; a public shape
+        raise RuntimeError(f"LearnHalfSpace: {H0.shape[0]} chunk points for {m} chunks")
+    return H0
+
+
 def chunk_halfspaces(x: np.ndarray, y01: np.ndarray, m: int, B: int) -> np.ndarray:
     """The ``(m, d+1)`` chunk points: chunk ``j`` is records ``j k .. (j+1) k - 1``, ``k = floor(s/m)``."""
     s, d = x.shape
@@ -471,7 +515,8 @@ def learn_halfspace(
     n_chunks : int, optional
         The number of chunks ``m`` (public); default in :func:`plan_learn_halfspace`.
     permute : bool, default=False
-        Chunk after a uniformly random permutation drawn from ``rng`` (independent of the data).
+        Chunk after a uniformly random permutation drawn from ``rng`` (independent of the data; in
+        memory: the estimator, which also fits on engines, has no such option).
     ledger : PrivacyLedger, optional
         Charged by FindTukey (one composed block) before any data-dependent draw.
     rng : None, int or RandomSource
@@ -496,14 +541,26 @@ def learn_halfspace(
         n_chunks=n_chunks,
     )
     src = as_random_source(rng)
-    ft = plan.find_tukey
-    if ledger is None:
-        ledger = PrivacyLedger(ft.epsilon, ft.delta, label="LearnHalfSpace")
     if permute:
         # A uniformly random order from the RandomSource, drawn before and independently of the data.
         order = np.argsort(src.random_words(s), kind="stable")
         arr, y01 = arr[order], y01[order]
-    H0 = chunk_halfspaces(arr, y01, plan.n_chunks, B)
+    return aggregate_chunk_points(sample_chunk_points(arr, y01, plan), plan, ledger=ledger, rng=src)
+
+
+def aggregate_chunk_points(
+    H0: np.ndarray, plan: LearnHalfSpacePlan, *, ledger: PrivacyLedger | None = None, rng=None
+) -> LearnHalfSpaceResult:
+    """Steps 3 and 4 of Fig. 2 on the driver: a private deep point ``(a*, w*)`` of the ``m`` chunk
+    points ``H0`` (:func:`sample_chunk_points`) by FindTukey, charged to ``ledger`` before any
+    draw. ``H0`` is a function of the chunks only, one chunk per point, so its replace-one
+    neighbours are the chunk-point multisets FindTukey is (epsilon, delta)-DP on (module docstring).
+    """
+    src = as_random_source(rng)
+    ft = plan.find_tukey
+    d, B = plan.d, plan.B
+    if ledger is None:
+        ledger = PrivacyLedger(ft.epsilon, ft.delta, label="LearnHalfSpace")
     M = plan.hypothesis_bound
     if plan.depth == "tukey":
         point = find_tukey(
