@@ -9,6 +9,7 @@
 * bad inputs, the ledger, determinism, row order, the saved model and the command line.
 """
 
+import json
 import warnings
 from fractions import Fraction
 
@@ -186,16 +187,16 @@ def test_depth_at_the_sufficient_size_in_two_dimensions():
 
 
 def test_recconcave_mode_runs_and_reaches_its_promise_in_one_dimension():
-    plan = plan_find_deep_point(10, 1, 2, 1.0, 1e-6, alpha=0.2, mode="recconcave")
+    plan = plan_find_deep_point(10, 1, 2, 1.0, 1e-6, alpha=0.2, one_d_optimizer="recconcave")
     m = plan.sufficient_m
     gen = np.random.default_rng(2)
     A, b = _feasible(gen, m, 1, 2, (Fraction(-1, 2),))
     for seed in range(10):
-        x = find_deep_point(A, b, 2, 1.0, 1e-6, alpha=0.2, mode="recconcave", rng=seed).solution
+        x = find_deep_point(A, b, 2, 1.0, 1e-6, alpha=0.2, one_d_optimizer="recconcave", rng=seed).solution
         assert depth(x, A, b) >= 0.8 * m
     # D = 2 runs too (no utility claim at this size)
     A2, b2 = _feasible(gen, 30, 2, 1, (Fraction(0), Fraction(0)))
-    (x1, x2) = find_deep_point(A2, b2, 1, 1.0, 1e-6, mode="recconcave", rng=0).solution
+    (x1, x2) = find_deep_point(A2, b2, 1, 1.0, 1e-6, one_d_optimizer="recconcave", rng=0).solution
     assert abs(x1) <= 2 and abs(x2) <= 2
 
 
@@ -253,7 +254,7 @@ def test_held_out_depth_on_a_feasible_system():
 
 
 def test_the_plan_is_public_and_uses_m_as_the_promise():
-    plan = plan_find_deep_point(500, 2, 3, 1.0, 1e-6, alpha=0.1, mode="recconcave")
+    plan = plan_find_deep_point(500, 2, 3, 1.0, 1e-6, alpha=0.1, one_d_optimizer="recconcave")
     assert plan.composition == "basic" and plan.epsilon0 == 0.5 and plan.delta0 == 5e-7
     assert plan.alpha0 == pytest.approx(0.1 / 12) and plan.beta0 == 0.05
     assert plan.promises == (500.0, 500.0 * (1 - 0.1 / 12))  # M = m, never a computed maximum
@@ -314,10 +315,10 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateLinearFeasibility(bound=2).fit(np.array([[0.5, 0.0], [0.0, 1.0]]), b)
     with pytest.raises(DataError):
         PrivateLinearFeasibility(bound=2).fit(np.array([[np.nan, 0.0], [0.0, 1.0]]), b)
-    with pytest.raises(InvalidParameterError, match="mode"):
-        PrivateLinearFeasibility(bound=2, mode="rec").fit(A, b)
+    with pytest.raises(InvalidParameterError, match="one_d_optimizer"):
+        PrivateLinearFeasibility(bound=2, one_d_optimizer="rec").fit(A, b)
     with pytest.raises(InvalidParameterError, match="needs delta > 0"):
-        PrivateLinearFeasibility(bound=2, mode="recconcave").fit(A, b)
+        PrivateLinearFeasibility(bound=2, one_d_optimizer="recconcave").fit(A, b)
     with pytest.raises(InvalidParameterError, match="bound"):
         PrivateLinearFeasibility(bound=(0, 3)).fit(A, b)
     with pytest.raises(InvalidParameterError, match="epsilon"):
@@ -356,6 +357,29 @@ def test_saved_model_round_trip_and_the_command_line(tmp_path):
     assert cli.solution_ == est.solution_ and cli.n_features_in_ == 2 and cli.n_samples_ == 60
     result = CliRunner().invoke(main, ["fit", "linear-feasibility", str(csv), "--label", "b", "--domain", "0:2"])
     assert result.exit_code != 0
+
+
+def test_the_optimiser_is_one_d_optimizer_as_in_the_classifier(tmp_path):
+    """One name and one spelling for FindDeepPoint's 1-D optimiser in both estimators, the CLI and saved models."""
+    from privpac.estimators import PrivateFeasibilityHalfspaceClassifier
+
+    assert "mode" not in PrivateLinearFeasibility().get_params()  # pre-1.0: no alias
+    for cls in (PrivateLinearFeasibility, PrivateFeasibilityHalfspaceClassifier):
+        assert cls().get_params()["one_d_optimizer"] == "expmech"
+    with pytest.raises(TypeError):
+        PrivateLinearFeasibility(bound=1, mode="recconcave")
+    A, b = [[1], [-1]] * 5, [0, -1] * 5
+    csv = tmp_path / "c.csv"
+    csv.write_text("a,b\n" + "".join(f"{r[0]},{v}\n" for r, v in zip(A, b)))
+    out = tmp_path / "m.json"
+    args = ["fit", "linear-feasibility", str(csv), "--label", "b", "--domain", "-1:1", "--delta", "1e-6", "--seed", "0"]
+    result = CliRunner().invoke(main, [*args, "--set", "one_d_optimizer=recconcave", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "recconcave per coordinate" in result.output
+    assert json.loads(out.read_text())["params"]["one_d_optimizer"] == "recconcave"
+    assert load_model(out).one_d_optimizer == "recconcave"
+    result = CliRunner().invoke(main, [*args, "--set", "mode=recconcave", "-o", str(out)])
+    assert result.exit_code == 1 and "no parameter 'mode'" in result.output
 
 
 # -- D = 3: the exact LP levels ------------------------------------------------------------------

@@ -30,7 +30,7 @@ from ..estimators.linear_feasibility import PrivateLinearFeasibility
 from .registry import AuditCase, NeighbourPair, register
 from .release import cell_view, fit_release
 
-# (mode, X, label, (A, b), (A', b'))
+# (one_d_optimizer, X, label, (A, b), (A', b'))
 _PAIRS = [
     ("expmech", 2, "x >= 1 three times; one turns round to x <= -1",
      ([[1], [1], [1]], [1, 1, 1]), ([[1], [1], [-1]], [1, 1, 1])),
@@ -46,13 +46,13 @@ _PAIRS = [
 
 
 def _release(data, rng, eps, delta):
-    mode, X, (A, b) = data
-    est = PrivateLinearFeasibility(epsilon=eps, delta=delta, bound=X, mode=mode)
+    optimizer, X, (A, b) = data
+    est = PrivateLinearFeasibility(epsilon=eps, delta=delta, bound=X, one_d_optimizer=optimizer)
     return fit_release(est, np.asarray(A, dtype=np.int64), np.asarray(b, dtype=np.int64), rng=rng)
 
 
 def _pairs(eps, delta):
-    return [NeighbourPair(f"{label} ({mode}, X={X})", (mode, X, a), (mode, X, b)) for mode, X, label, a, b in _PAIRS]
+    return [NeighbourPair(f"{label} ({opt}, X={X})", (opt, X, a), (opt, X, b)) for opt, X, label, a, b in _PAIRS]
 
 
 register(
@@ -63,7 +63,7 @@ register(
         release=_release,
         pairs=_pairs,
         epsilon=1.0,
-        delta=1e-3,  # RecConcave needs delta > 0; the exponential mode records (epsilon, 0) and is audited there
+        delta=1e-3,  # RecConcave needs delta > 0; the exponential mechanism records (epsilon, 0) and is audited there
         trials=1_500,
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 3.7, 6.2",
     )

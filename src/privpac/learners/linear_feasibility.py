@@ -34,10 +34,10 @@ has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is th
    :class:`~privpac.stepfunc.StepFunction` over its indices by
    :func:`~privpac.geometry.rational_domain.interval_quality` (the pattern of FindTukey,
    :mod:`privpac.learners.center_point`);
-3. ``x*_i`` is drawn by the exponential mechanism over the domain (``mode="expmech"``, spec 3.7
+3. ``x*_i`` is drawn by the exponential mechanism over the domain (``one_d_optimizer="expmech"``, spec 3.7
    item 6, pure DP, the default) or by RecConcave with promise ``r_i = (1 - alpha~)^(i-1) m``,
    accuracy ``alpha~ = alpha/(2 D (D+1))`` and failure probability ``beta/D``
-   (``mode="recconcave"``, Fig. 1);
+   (``one_d_optimizer="recconcave"``, Fig. 1);
 4. ``x*_i`` is written as ``s/(t q)`` with the smallest ``q`` and ``t <- t q``.
 
 Every level is computed (no truncation from below): the levels come out of one incremental hull
@@ -137,7 +137,7 @@ from .center_point import check_points_in_box
 from .coordinatewise import choose_coordinates, coordinate_budget
 
 __all__ = [
-    "MODES",
+    "OPTIMIZERS",
     "FindDeepPointPlan",
     "FindDeepPointResult",
     "check_public_size",
@@ -150,7 +150,8 @@ __all__ = [
     "system_levels",
 ]
 
-MODES = ("expmech", "recconcave")
+#: The per-coordinate (1-D) optimisers: the exponential mechanism and RecConcave.
+OPTIMIZERS = ("expmech", "recconcave")
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
@@ -233,7 +234,7 @@ class FindDeepPointPlan:
     delta: float
     alpha: float
     beta: float
-    mode: str
+    one_d_optimizer: str
     composition: str
     epsilon0: float
     delta0: float
@@ -245,10 +246,15 @@ class FindDeepPointPlan:
     domain_sizes: tuple[int, ...]
     sufficient_m: int
 
+    @property
+    def mode(self) -> str:
+        """``one_d_optimizer`` under the field name the coordinatewise skeleton reads (FindTukey's plans share it)."""
+        return self.one_d_optimizer
+
     def describe(self) -> list[str]:
         return [
-            f"FindDeepPoint plan: D={self.D}, X={self.X}, box R={self.R}, m={self.m}, mode={self.mode}, "
-            f"composition={self.composition}",
+            f"FindDeepPoint plan: D={self.D}, X={self.X}, box R={self.R}, m={self.m}, "
+            f"one_d_optimizer={self.one_d_optimizer}, composition={self.composition}",
             f"  per coordinate: epsilon0={self.epsilon0:.6g}, delta0={self.delta0:.3g}, alpha~={self.alpha0:.6g}, "
             f"beta0={self.beta0:g}",
             f"  total: epsilon={self.total[0]:.6g}, delta={self.total[1]:.3g}",
@@ -265,12 +271,12 @@ def plan_find_deep_point(
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    mode: str = "expmech",
+    one_d_optimizer: str = "expmech",
     composition: str = "auto",
 ) -> FindDeepPointPlan:
     """The budget split, promises and sufficient number of constraints (public inputs only).
 
-    Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 3``, ``mode="recconcave"`` or
+    Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 4``, ``one_d_optimizer="recconcave"`` or
     ``composition="advanced"`` with ``delta = 0``, or an advanced split whose total exceeds
     ``epsilon``.
     """
@@ -282,9 +288,9 @@ def plan_find_deep_point(
     delta = check_delta(delta)
     alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
     beta = check_probability(beta, "beta")
-    check_choice(mode, "mode", MODES)
-    composition, eps0, delta0, total = coordinate_budget(composition, mode == "expmech", epsilon, delta, D)
-    em = mode == "expmech"
+    check_choice(one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
+    em = one_d_optimizer == "expmech"
+    composition, eps0, delta0, total = coordinate_budget(composition, em, epsilon, delta, D)
     alpha0 = alpha / (2 * D * (D + 1))
     beta0 = beta / D
     promises = tuple(m * (1.0 - alpha0) ** i for i in range(D))
@@ -306,7 +312,7 @@ def plan_find_deep_point(
         delta=delta,
         alpha=alpha,
         beta=beta,
-        mode=mode,
+        one_d_optimizer=one_d_optimizer,
         composition=composition,
         epsilon0=eps0,
         delta0=delta0,
@@ -398,7 +404,7 @@ def find_deep_point(
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    mode: str = "expmech",
+    one_d_optimizer: str = "expmech",
     composition: str = "auto",
     ledger: PrivacyLedger | None = None,
     rng=None,
@@ -414,12 +420,12 @@ def find_deep_point(
     X : int
         The public bound of every entry.
     epsilon, delta : float
-        Total budget; the default mode and composition spend ``(epsilon, 0)``.
+        Total budget; the default optimiser and composition spend ``(epsilon, 0)``.
     alpha : float, default=0.1
         Accuracy the promises (RecConcave) and ``plan.sufficient_m`` are computed for.
     beta : float, default=0.1
         Failure probability (``beta/D`` per coordinate).
-    mode : {"expmech", "recconcave"}, default="expmech"
+    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
         The per-coordinate optimiser (module docstring).
     composition : {"auto", "basic", "advanced"}, default="auto"
     ledger : PrivacyLedger, optional
@@ -438,7 +444,9 @@ def find_deep_point(
         check_public_size(max(int(shape[0]), 1), max(int(shape[1]), 1))
     A_arr, b_arr = check_system(A, b, X)
     m, D = A_arr.shape
-    plan = plan_find_deep_point(m, D, X, epsilon, delta, alpha=alpha, beta=beta, mode=mode, composition=composition)
+    plan = plan_find_deep_point(
+        m, D, X, epsilon, delta, alpha=alpha, beta=beta, one_d_optimizer=one_d_optimizer, composition=composition
+    )
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
     convex: list = []
@@ -453,7 +461,7 @@ def find_deep_point(
         D,
         lambda i, t: _domain(X, D, i, t),
         quality_for,
-        exponential=plan.mode == "expmech",
+        exponential=plan.one_d_optimizer == "expmech",
         name="FindDeepPoint",
         over_for=lambda domain: (
             f"the rational candidates p/(t q) in [-{plan.R}, {plan.R}], q <= {domain.Q}, t from the earlier coordinates"
