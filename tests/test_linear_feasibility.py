@@ -737,9 +737,12 @@ def test_the_margin_1_learner_with_either_oracle_has_error_at_most_alpha(monkeyp
     monkeypatch.setattr(coordinatewise, "rec_concave_run", _oracle(adversarial))
     gen = np.random.default_rng(70 + d)
     alpha = 0.5
-    for _ in range(3):
-        X = gen.integers(-2, 3, size=(12 if d == 2 else 30, d))
-        y = np.where(X @ np.arange(1, d + 1) >= 1, 1, -1)  # realisable, points on one line included for d = 2
+    n = 12 if d == 2 else 30
+    samples = [gen.integers(-2, 3, size=(n, d)) for _ in range(2)]
+    samples.append(np.repeat(gen.integers(-2, 3, size=(n, 1)), d, axis=1))  # all on one line (spec 8 item 17)
+    samples.append(np.ones((n, d), dtype=np.int64))  # all points identical
+    for X in samples:
+        y = np.where(X @ np.arange(1, d + 1) >= 1, 1, -1)  # realisable
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UtilityWarning)
             h = learn_halfspace(X, y, 2, 1.0, 1e-6, one_d_optimizer="recconcave", alpha=alpha, rng=0)
