@@ -112,7 +112,7 @@ def test_cli_feasibility_prints_the_point_the_privacy_and_the_ledger(tmp_path):
         (["--domain", "0:2"], "symmetric"),
         (["--domain", "-2:2", "--label", "c"], "column 'c'"),
         (["--domain", "-2:2", "--features", "a1,a3"], "a3"),
-        (["--domain", "-2:2", "--mode", "recconcave"], "delta > 0"),
+        (["--domain", "-2:2", "--one-d-optimizer", "recconcave"], "delta > 0"),
     ):
         res = runner.invoke(main, ["feasibility", str(data), *args])
         assert res.exit_code == 1 and message in res.output and "Traceback" not in res.output, res.output

@@ -30,6 +30,7 @@ linear_feasibility_estimator = importlib.import_module("privpac.estimators.linea
 feasibility_halfspaces_estimator = importlib.import_module("privpac.estimators.feasibility_halfspaces")
 center_point_baselines = importlib.import_module("privpac.learners.center_point_baselines")
 halfspace_tukey_learner = importlib.import_module("privpac.learners.halfspace_tukey")
+linear_feasibility_learner = importlib.import_module("privpac.learners.linear_feasibility")
 
 
 def _halved_laplace(monkeypatch):
@@ -155,6 +156,26 @@ def _linear_feasibility_bound_from_the_data(monkeypatch):
     monkeypatch.setattr(linear_feasibility_estimator, "find_deep_point", find_deep_point)
 
 
+def _truncation_level_from_the_data(monkeypatch):
+    """RecConcave's truncation ``max(Q, tau)`` with ``tau`` read off the levels: the top level reached
+    minus one when it reaches the promise, no truncation otherwise (the public ``tau_i`` is replaced)."""
+    plans = []
+    plan_original = linear_feasibility_learner.plan_find_deep_point
+    quality_original = linear_feasibility_learner.coordinate_quality
+
+    def plan_find_deep_point(*args, **kwargs):
+        plans.append(plan_original(*args, **kwargs))
+        return plans[-1]
+
+    def coordinate_quality(domain, convex, prefix, D, tau=0):
+        top = len(linear_feasibility_learner.level_intervals(convex, tuple(prefix), D))
+        reached = top >= plans[-1].promises[len(prefix)]
+        return quality_original(domain, convex, prefix, D, tau=top - 1 if tau and reached else 0)
+
+    monkeypatch.setattr(linear_feasibility_learner, "plan_find_deep_point", plan_find_deep_point)
+    monkeypatch.setattr(linear_feasibility_learner, "coordinate_quality", coordinate_quality)
+
+
 def _one_class_shortcut(monkeypatch):
     original = feasibility_halfspaces_estimator.learn_halfspace
 
@@ -251,6 +272,11 @@ MUTANTS = [
         "a linear-feasibility box and domain built from the data",
         _linear_feasibility_bound_from_the_data,
         ["linear-feasibility"],
+    ),
+    (
+        "RecConcave truncated at a level read off the data",
+        _truncation_level_from_the_data,
+        ["linear-feasibility --pair a hundred"],  # the pair where the data-dependent tau flattens one side
     ),
     (
         "a one-class sample answered without the mechanism",

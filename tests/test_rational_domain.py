@@ -6,9 +6,14 @@
   and second coordinate after a member of D_1) is a member of the domain;
 * the step-function quality equals the pointwise quality (and the exact depth) at every index of
   tiny domains, gives every pair of one rational the same value, is quasi-concave and has
-  sensitivity 1.
+  sensitivity 1;
+* the simplest-fraction search against a brute force, and the integer "mode C" domain
+  (Kaplan, Mansour, Stemmer, Tsfadia; spec ``kmst-halfspaces`` 3.7 item 5): strictly monotone
+  decoding, ranks and counts against the listed values, every ``p/(t q)`` with ``q <= U`` a member,
+  the denominator chain, and the truncated quality ``max(Q, floor)``.
 """
 
+import math
 import random
 from fractions import Fraction
 
@@ -19,10 +24,12 @@ from privpac.errors import InvalidParameterError
 from privpac.geometry import depth_intervals, tukey_depth
 from privpac.geometry.rational_domain import (
     RationalDomain,
+    SimplestFractionDomain,
     floor_sum,
     hadamard_bounds,
     interval_quality,
     rational_domain,
+    simplest_fraction,
 )
 from privpac.learners.center_point import box_directions
 
@@ -200,3 +207,87 @@ def test_interval_quality_refuses_bad_input():
     with pytest.raises(InvalidParameterError):
         interval_quality("not a domain", [])
     assert interval_quality(D, []).max() == 0
+
+
+# -- the simplest fraction and the mode C domain ----------------------------------------------------
+
+
+def _brute_simplest(lo, hi, lo_closed, hi_closed):
+    """The fraction of smallest denominator (then smallest |value|) in the interval, by listing."""
+    for q in range(1, 500):
+        found = [
+            Fraction(p, q)
+            for p in range(math.floor(lo * q) - 1, math.ceil(hi * q) + 2)
+            if (Fraction(p, q) > lo or (Fraction(p, q) == lo and lo_closed))
+            and (Fraction(p, q) < hi or (Fraction(p, q) == hi and hi_closed))
+        ]
+        if found:
+            return min(found, key=abs)
+    return None
+
+
+def test_simplest_fraction_matches_a_brute_force():
+    rnd = random.Random(5)
+    for _ in range(800):
+        lo = Fraction(rnd.randint(-60, 60), rnd.randint(1, 15))
+        hi = lo + Fraction(rnd.randint(0, 20), rnd.randint(1, 30))
+        lc, hc = rnd.random() < 0.5, rnd.random() < 0.5
+        assert simplest_fraction(lo, hi, lo_closed=lc, hi_closed=hc) == _brute_simplest(lo, hi, lc, hc), (lo, hi)
+    assert simplest_fraction(Fraction(1, 2), Fraction(1, 2), hi_closed=False) is None
+    assert simplest_fraction(Fraction(7, 3), None, lo_closed=False) == 3
+    assert simplest_fraction(Fraction(10**40 + 1, 10**40), Fraction(10**40 + 2, 10**40)).denominator > 10**19
+
+
+@pytest.mark.parametrize("B, t, U", [(1, 1, 1), (2, 3, 4), (3, 1, 5), (1, 6, 3)])
+def test_mode_c_decoding_is_strictly_monotone_and_ranks_agree_with_the_list(B, t, U):
+    dom = SimplestFractionDomain(B, t, U)
+    values = [dom.select(k) for k in range(dom.size)]
+    assert dom.size == 2 * B * t * U * U + 1 and values[0] == -B and values[-1] == B
+    assert all(x < y for x, y in zip(values, values[1:]))  # monotone decoding: Q o phi keeps its shape
+    for k, v in enumerate(values):
+        z = k - B * t * U * U
+        assert Fraction(z, U * U) <= v * t < Fraction(z + 1, U * U)  # phi(z) t lies in the cell of z
+        assert dom.rank(v) == dom.first_index(v) == dom.last_index(v) == k
+        s, u = dom.canonical_pair(v)
+        assert Fraction(s, u * t) == v and (u <= U or u == U * U)
+    for q in range(1, U + 1):  # every p/(t q), q <= U, in [-B, B] is a member
+        for p in range(-B * t * q, B * t * q + 1):
+            assert Fraction(p, t * q) in dom
+    rnd = random.Random(B * 100 + t * 10 + U)
+    for _ in range(300):
+        v = Fraction(rnd.randint(-40 * B, 40 * B), rnd.randint(1, 37))
+        assert dom.count_lt(v) == sum(x < v for x in values)
+        assert dom.count_le(v) == sum(x <= v for x in values)
+    with pytest.raises(InvalidParameterError):
+        dom.select(dom.size)
+    with pytest.raises(InvalidParameterError, match="not in the domain"):
+        dom.canonical_pair(Fraction(1, 2 * U * U * t + 1))
+
+
+def test_mode_c_denominator_chain_divides_every_earlier_output():
+    """``t_i = u t_(i-1)``: the denominator of every chosen value divides the running denominator."""
+    rnd = random.Random(8)
+    for _ in range(50):
+        t, outputs = 1, []
+        for U in (3, 7, 5):
+            dom = SimplestFractionDomain(2, t, U)
+            v = dom.select(rnd.randrange(dom.size))
+            _, u = dom.canonical_pair(v)
+            t *= u
+            outputs.append(v)
+            assert all(t % x.denominator == 0 for x in outputs)
+
+
+@pytest.mark.parametrize("make", [lambda: RationalDomain(2, 1, 3), lambda: SimplestFractionDomain(2, 1, 3)])
+def test_the_truncated_quality_is_max_of_the_quality_and_the_floor(make):
+    dom = make()
+    intervals = [(Fraction(-2), Fraction(2)), (Fraction(-1), Fraction(3, 2)), (Fraction(0), Fraction(1))]
+    intervals += [(Fraction(1, 3), Fraction(1, 2)), (Fraction(1, 3), Fraction(1, 3))]
+    base = interval_quality(dom, intervals)
+    for floor in range(0, 7):
+        truncated = interval_quality(dom, intervals, floor=floor)
+        for k in range(dom.size):
+            q = int(base(k))
+            assert int(truncated(k)) == (q if q > floor else floor)
+    with pytest.raises(InvalidParameterError):
+        interval_quality(dom, intervals, floor=-1)

@@ -609,9 +609,15 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP.")
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
-@click.option("--mode", type=click.Choice(["expmech", "recconcave"]), default="expmech", show_default=True)
+@click.option(
+    "--one-d-optimizer",
+    type=click.Choice(["expmech", "recconcave"]),
+    default="expmech",
+    show_default=True,
+    help="Per-coordinate optimiser: the exponential mechanism (pure DP) or RecConcave (needs --delta > 0).",
+)
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
-def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, seed):
+def feasibility(data, label, features, domain_spec, epsilon, delta, beta, one_d_optimizer, seed):
     """A private point x satisfying most constraints <a_l, x> >= b_l of a CSV (one constraint a row).
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia 2020, Fig. 2): neighbouring systems differ in
@@ -628,7 +634,9 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, mode, 
     if missing:
         _fail(f"columns not in {data}: {', '.join(missing)}")
     dom = parse_domain(domain_spec) if ":" in domain_spec else int(eval_int(domain_spec))
-    est = PrivateLinearFeasibility(epsilon=epsilon, delta=delta, bound=dom, mode=mode, beta=beta, random_state=seed)
+    est = PrivateLinearFeasibility(
+        epsilon=epsilon, delta=delta, bound=dom, one_d_optimizer=one_d_optimizer, beta=beta, random_state=seed
+    )
     est.fit(_stack(columns, names), columns[label])
     exact = ", ".join(str(v) for v in est.solution_)
     approx = ", ".join(f"{float(v):.6g}" for v in est.solution_)

@@ -10,8 +10,16 @@ candidate domain, and every draw of RecConcave.
 * ``D = 1``, ``X = 2`` (14 candidates ``p/q``, ``q <= 2``, in ``[-2, 2]``), exponential mechanism:
   a constraint turning round, a constraint moving to the far end, a zero row switching from always
   to never satisfied, and an infeasible system becoming feasible;
-* ``D = 1``, ``X = 3`` (39 candidates: RecConcave's recursion runs), RecConcave: a stack of equal
-  constraints losing one to the opposite ray.
+* ``D = 1``, ``X = 3`` (39 candidates: RecConcave's recursion runs), RecConcave with its default
+  truncation from below (``Q^tau = max(Q, tau)``, ``tau = ceil((1 - alpha~) m) - 1``, spec 3.7
+  item 3): a stack of equal constraints losing one to the opposite ray; a feasible interval
+  shrinking to one point (both systems reach the top level, on different sets); a hundred equal
+  constraints losing one (``tau = 97``: RecConcave sees ``max(Q, 97)``, which a ``tau`` read off
+  the data would flatten on one system only: the mutant in ``tests/test_mutations.py``);
+* the spec's integer "mode C" domains (3.7 item 5; 17 candidates at ``X = 2``, 55 at ``X = 3``),
+  through :func:`~privpac.learners.linear_feasibility.find_deep_point` (``domain="mode-c"``; the
+  release is its output, plan and ledger): the exponential mechanism on two of the pairs above
+  and RecConcave, truncated, on the stack.
 
 ``D = 2`` has too many paths to enumerate at test speed (14 first-coordinate candidates times about
 a thousand second-coordinate candidates at ``X = 1``, one fit per path); its privacy rests on the
@@ -27,10 +35,11 @@ from fractions import Fraction
 import numpy as np
 
 from ..estimators.linear_feasibility import PrivateLinearFeasibility
+from ..learners.linear_feasibility import find_deep_point
 from .registry import AuditCase, NeighbourPair, register
-from .release import cell_view, fit_release
+from .release import call_release, cell_view, fit_release
 
-# (mode, X, label, (A, b), (A', b'))
+# (one_d_optimizer, X, label, (A, b), (A', b'), options of find_deep_point: {} runs the estimator)
 _PAIRS = [
     ("expmech", 2, "x >= 1 three times; one turns round to x <= -1",
      ([[1], [1], [1]], [1, 1, 1]), ([[1], [1], [-1]], [1, 1, 1])),
@@ -42,30 +51,55 @@ _PAIRS = [
      ([[1], [-1]], [2, 2]), ([[1], [-1]], [2, -2])),
     ("recconcave", 3, "RecConcave: a stack of x >= 1 loses one to x <= -3",
      ([[1]] * 4, [1] * 4), ([[1]] * 3 + [[-1]], [1, 1, 1, 3])),
+    ("recconcave", 3, "RecConcave: 0 <= x <= 2 and x >= 1 twice; one turns to x <= 1",
+     ([[1], [-1], [1], [1]], [0, -2, 1, 1]), ([[1], [-1], [1], [-1]], [0, -2, 1, -1])),
+    ("recconcave", 3, "RecConcave: a hundred x >= 1; one turns to x <= -3",
+     ([[1]] * 100, [1] * 100), ([[1]] * 99 + [[-1]], [1] * 99 + [3])),
 ]  # fmt: skip
+_PAIRS = [(*pair, {}) for pair in _PAIRS] + [
+    (_PAIRS[0][0], 2, *_PAIRS[0][2:], {"domain": "mode-c"}),
+    (_PAIRS[3][0], 2, *_PAIRS[3][2:], {"domain": "mode-c"}),
+    (_PAIRS[4][0], 3, *_PAIRS[4][2:], {"domain": "mode-c"}),
+]
 
 
 def _release(data, rng, eps, delta):
-    mode, X, (A, b) = data
-    est = PrivateLinearFeasibility(epsilon=eps, delta=delta, bound=X, mode=mode)
-    return fit_release(est, np.asarray(A, dtype=np.int64), np.asarray(b, dtype=np.int64), rng=rng)
+    optimizer, X, (A, b), *rest = data
+    A, b = np.asarray(A, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    options = rest[0] if rest else {}
+    if options:  # a choice the estimator does not expose: through find_deep_point itself
+        delta = 0.0 if optimizer == "expmech" else delta
+        return call_release(
+            find_deep_point, A, b, X, eps, delta, budget=(eps, delta), rng=rng, one_d_optimizer=optimizer, **options
+        )
+    est = PrivateLinearFeasibility(epsilon=eps, delta=delta, bound=X, one_d_optimizer=optimizer)
+    return fit_release(est, A, b, rng=rng)
+
+
+def _pair_label(label, optimizer, X, options) -> str:
+    extra = "".join(f", {k}={v}" for k, v in sorted(options.items()))
+    return f"{label} ({optimizer}, X={X}{extra})"
 
 
 def _pairs(eps, delta):
-    return [NeighbourPair(f"{label} ({mode}, X={X})", (mode, X, a), (mode, X, b)) for mode, X, label, a, b in _PAIRS]
+    return [
+        NeighbourPair(_pair_label(label, opt, X, options), (opt, X, a, options), (opt, X, b, options))
+        for opt, X, label, a, b, options in _PAIRS
+    ]
 
 
 register(
     AuditCase(
         name="linear-feasibility",
         description="PrivateLinearFeasibility.fit (FindDeepPoint): D=1, exponential mechanism and RecConcave "
-        "over the A3-rational domains",
+        "(truncated from below) over the A3-rational domains; find_deep_point over the mode C domains",
         release=_release,
         pairs=_pairs,
         epsilon=1.0,
-        delta=1e-3,  # RecConcave needs delta > 0; the exponential mode records (epsilon, 0) and is audited there
+        delta=1e-3,  # RecConcave needs delta > 0; the exponential mechanism records (epsilon, 0) and is audited there
         trials=1_500,
-        reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 3.7, 6.2",
+        reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 3.7, 6.2, "
+        "6.3",
     )
 )
 

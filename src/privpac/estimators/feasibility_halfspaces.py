@@ -30,7 +30,7 @@ from ..learners.feasibility_halfspaces import (
     learn_halfspace,
     plan_halfspace_learner,
 )
-from ..learners.linear_feasibility import MODES as OPTIMIZERS
+from ..learners.linear_feasibility import OPTIMIZERS
 from ..random import as_random_source
 from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_probability, check_real
 from ._exact_linear import ExactLinearClassifierMixin
@@ -214,7 +214,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             ledger.budget_delta,
             learner=self.learner,
             mode=self.mode,
-            optimizer=self.one_d_optimizer,
+            one_d_optimizer=self.one_d_optimizer,
             alpha=self.alpha,
             beta=self.beta,
         )
@@ -222,7 +222,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             n,
             plan.sufficient_m,
             f"error <= {plan.alpha:g} ({'training' if plan.learner == 'erm' else 'population'}) by the KMST "
-            f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.mode}, "
+            f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.one_d_optimizer}, "
             f"{plan.find_deep_point.composition} composition) on [-{G}, {G}]^{d} at epsilon={ledger.budget_epsilon:g}, "
             f"beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller grid bound X.",
@@ -236,7 +236,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             ledger.budget_delta,
             learner=self.learner,
             mode=self.mode,
-            optimizer=self.one_d_optimizer,
+            one_d_optimizer=self.one_d_optimizer,
             alpha=self.alpha,
             beta=self.beta,
             ledger=ledger,

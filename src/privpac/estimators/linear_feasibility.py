@@ -21,7 +21,7 @@ from ..domains import symmetric_bound
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.linear_feasibility import (
-    MODES,
+    OPTIMIZERS,
     check_public_size,
     check_system,
     find_deep_point,
@@ -83,12 +83,12 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         Total privacy budget. Neighbouring systems differ in one constraint (replace-one: ``m`` is
         public).
     delta : float, default=0.0
-        Total delta. The default mode is pure ``epsilon``-DP; ``mode="recconcave"`` needs
-        ``delta > 0``.
+        Total delta. The default optimiser is pure ``epsilon``-DP; ``one_d_optimizer="recconcave"``
+        needs ``delta > 0``.
     bound : int or IntegerDomain
         The public bound ``X``: every entry of ``A`` and ``b`` lies in ``[-X, X]``. Required.
-    mode : {"expmech", "recconcave"}, default="expmech"
-        Per-coordinate optimiser: the exponential mechanism over the candidate domain (pure DP,
+    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
+        Per-coordinate (1-D) optimiser: the exponential mechanism over the candidate domain (pure DP,
         spec 3.7 item 6) or RecConcave (the paper's Fig. 1).
     beta : float, default=0.1
         Failure probability the sufficient number of constraints is computed for.
@@ -136,7 +136,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         epsilon=1.0,
         delta=0.0,
         bound=None,
-        mode="expmech",
+        one_d_optimizer="expmech",
         beta=0.1,
         random_state=None,
         accountant=None,
@@ -144,7 +144,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         self.epsilon = epsilon
         self.delta = delta
         self.bound = bound
-        self.mode = mode
+        self.one_d_optimizer = one_d_optimizer
         self.beta = beta
         self.random_state = random_state
         self.accountant = accountant
@@ -154,10 +154,12 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         X = entry_bound(self.bound)
         eps = check_budget_epsilon(self.epsilon)
         delta = check_delta(self.delta)
-        check_choice(self.mode, "mode", MODES)
+        check_choice(self.one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
         check_probability(self.beta, "beta")
-        if self.mode == "recconcave" and delta <= 0.0:
-            raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
+        if self.one_d_optimizer == "recconcave" and delta <= 0.0:
+            raise InvalidParameterError(
+                "one_d_optimizer='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)"
+            )
         rng = as_random_source(self.random_state)
         return self._open_ledger(eps, delta), rng, X
 
@@ -189,13 +191,20 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
         m, D = A_arr.shape
         plan = plan_find_deep_point(
-            m, D, X, ledger.budget_epsilon, ledger.budget_delta, alpha=ALPHA, beta=self.beta, mode=self.mode
+            m,
+            D,
+            X,
+            ledger.budget_epsilon,
+            ledger.budget_delta,
+            alpha=ALPHA,
+            beta=self.beta,
+            one_d_optimizer=self.one_d_optimizer,
         )
         self._warn_few_records(
             m,
             plan.sufficient_m,
             f"a point satisfying {1 - ALPHA:g} m of the constraints in D = {D} with entries in [-{X}, {X}] by "
-            f"FindDeepPoint ({plan.mode}, {plan.composition} composition) at epsilon={plan.epsilon:g}, "
+            f"FindDeepPoint ({plan.one_d_optimizer}, {plan.composition} composition) at epsilon={plan.epsilon:g}, "
             f"beta={plan.beta:g}",
             "Use more constraints, a larger epsilon or a smaller bound X.",
             proven=True,
@@ -208,7 +217,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             ledger.budget_delta,
             alpha=ALPHA,
             beta=self.beta,
-            mode=self.mode,
+            one_d_optimizer=self.one_d_optimizer,
             ledger=ledger,
             rng=rng,
         )
@@ -252,7 +261,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         approx = ", ".join(f"{float(v):.6g}" for v in self.solution_)
         X = entry_bound(self.bound)
         return [
-            f"{self.algorithm_name}: {self.mode} per coordinate, {self.composition_} composition",
+            f"{self.algorithm_name}: {self.one_d_optimizer} per coordinate, {self.composition_} composition",
             f"  solution x = ({exact}) ~ ({approx})",
             f"  m = {self.n_samples_} constraints, D = {self.n_features_in_}, entries in -{X}:{X}",
         ]

@@ -12,17 +12,27 @@ so every predicate is an exact integer sign: data are integers, query points rat
 * :func:`complete_directions`, :func:`hyperplane_normals`: the direction sets ``U(S ∪ E)``, ``U(P)``.
 * :func:`rational_domain`, :class:`RationalDomain`, :func:`interval_quality`: the A3-rational candidate
   domains of FindTukey (implicit, rank/select by ``floor_sum``) and the quality over their indices.
+* :class:`SimplestFractionDomain`, :func:`simplest_fraction`: the integer "mode C" candidate domains
+  of FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia; spec ``kmst-halfspaces`` 3.7 item 5).
 """
 
 from .directional import directional_depth
 from .directions import FINITE_DIRECTION_LIMIT, complete_directions, hyperplane_normals
-from .rational_domain import RationalDomain, floor_sum, interval_quality, rational_domain
+from .rational_domain import (
+    RationalDomain,
+    SimplestFractionDomain,
+    floor_sum,
+    interval_quality,
+    rational_domain,
+    simplest_fraction,
+)
 from .regions import depth_intervals
 from .tukey import tukey_depth, tukey_depth_brute
 
 __all__ = [
     "FINITE_DIRECTION_LIMIT",
     "RationalDomain",
+    "SimplestFractionDomain",
     "complete_directions",
     "depth_intervals",
     "directional_depth",
@@ -30,6 +40,7 @@ __all__ = [
     "hyperplane_normals",
     "interval_quality",
     "rational_domain",
+    "simplest_fraction",
     "tukey_depth",
     "tukey_depth_brute",
 ]

@@ -24,6 +24,12 @@ The domain depends on ``B``, ``d``, ``i`` and ``t`` only: public inputs and earl
 outputs, never the records. Nothing here is proportional to the domain size: :meth:`count_le`
 is one ``floor_sum`` (``O(log)`` big-integer operations) and :meth:`select` a binary search
 over ``O(log(B t Q))`` of them, followed by an exact best rational approximation.
+
+The integer "mode C" domains of Kaplan, Mansour, Stemmer and Tsfadia (spec ``kmst-halfspaces``
+3.7 item 5, 6.3) live here too (:class:`SimplestFractionDomain`): the integers
+``z in [[-B t U^2, B t U^2]]`` decoded by ``phi(z) = (the fraction of denominator <= U in
+[z/U^2, (z+1)/U^2), else z/U^2) / t``, with the one simplest-fraction search of the package
+(:func:`simplest_fraction`, a continued-fraction descent in ``O(log U)`` steps).
 """
 
 from __future__ import annotations
@@ -40,7 +46,15 @@ from ..errors import InvalidParameterError
 from ..stepfunc import StepFunction
 from ..validation import check_int
 
-__all__ = ["RationalDomain", "floor_sum", "hadamard_bounds", "interval_quality", "rational_domain"]
+__all__ = [
+    "RationalDomain",
+    "SimplestFractionDomain",
+    "floor_sum",
+    "hadamard_bounds",
+    "interval_quality",
+    "rational_domain",
+    "simplest_fraction",
+]
 
 
 def floor_sum(n: int, m: int, a: int, b: int) -> int:
@@ -225,6 +239,187 @@ class RationalDomain:
         return ImplicitOrderedDomain(self.size, self.rank, self.select, name)
 
 
+def simplest_fraction(lo, hi, *, lo_closed: bool = True, hi_closed: bool = True) -> Fraction | None:
+    """The fraction of smallest denominator in the interval from ``lo`` to ``hi`` (``None`` if it is empty).
+
+    Ends are exact (``int`` or ``Fraction``); ``hi=None`` is ``+infinity``. Among integers the one of
+    smallest absolute value is returned; an interval holding no integer has exactly one fraction of
+    smallest denominator (Stern-Brocot). The descent is the continued-fraction one: peel the integer
+    part ``a = floor(lo)``, and if ``a + 1`` is not inside, recurse on the reciprocals
+    ``(1/(hi - a), 1/(lo - a))`` with the ends' closedness swapped; ``O(log(den))`` big-integer steps.
+
+    Examples
+    --------
+    >>> simplest_fraction(Fraction(3, 10), Fraction(209, 140))
+    Fraction(1, 1)
+    >>> simplest_fraction(Fraction(1, 3), Fraction(1, 2), hi_closed=False)
+    Fraction(1, 3)
+    >>> simplest_fraction(Fraction(-7, 10), Fraction(-2, 3))
+    Fraction(-2, 3)
+    """
+    lo = _as_fraction(lo)
+    hi = None if hi is None else _as_fraction(hi)
+    if hi is not None and (hi < lo or (hi == lo and not (lo_closed and hi_closed))):
+        return None
+
+    def inside(x: Fraction) -> bool:
+        above = x > lo or (x == lo and lo_closed)
+        below = hi is None or x < hi or (x == hi and hi_closed)
+        return above and below
+
+    if inside(Fraction(0)):
+        return Fraction(0)
+    if hi is not None and hi <= 0:  # all negative: mirror
+        v = simplest_fraction(-hi, -lo, lo_closed=hi_closed, hi_closed=lo_closed)
+        return None if v is None else -v
+    # 0 < lo (or lo = 0, open): continued-fraction descent, terms collected then folded.
+    terms: list[int] = []
+    while True:
+        a = math.floor(lo)
+        first = Fraction(a) if (lo == a and lo_closed) else Fraction(a + 1)
+        if inside(first):
+            terms.append(int(first))
+            break
+        # lo and hi in (a, a + 1) with neither end an integer inside: x = a + 1/y, y > 1.
+        terms.append(a)
+        new_lo = None if hi is None else 1 / (hi - a)
+        new_hi = None if lo == a else 1 / (lo - a)
+        lo, hi = (Fraction(1) if new_lo is None else new_lo), new_hi
+        lo_closed, hi_closed = (hi_closed if new_lo is not None else False), lo_closed
+    value = Fraction(terms[-1])
+    for a in reversed(terms[:-1]):
+        value = a + 1 / value
+    return value
+
+
+@dataclass(frozen=True)
+class SimplestFractionDomain:
+    """The integer "mode C" candidate domain of Kaplan, Mansour, Stemmer, Tsfadia (spec 3.7 item 5, 6.3).
+
+    Indices ``k = 0 .. size - 1`` stand for the integers ``z = k - B t U^2`` in
+    ``[[-B t U^2, B t U^2]]``, decoded by ``phi(z) = c(z) / t`` where ``c(z)`` is the unique
+    fraction of denominator at most ``U`` in ``[z/U^2, (z+1)/U^2)`` (two distinct fractions of
+    denominator ``<= U`` are at least ``1/U^2`` apart, so there is at most one), else ``z/U^2``.
+    ``phi`` is strictly increasing, so a quasi-concave quality of the value stays quasi-concave in
+    the index and a sensitivity-1 one stays sensitivity 1; every value ``p/(t q)`` with ``q <= U``
+    in ``[-B, B]`` is a member, which gives property (P) whenever ``U`` bounds the denominators of
+    the level-interval ends times ``t``. The running denominator of the next coordinate is
+    ``t u`` with ``u`` the denominator ``phi`` produced (``U^2`` for a value of the fallback), so
+    every earlier output's denominator divides it (:meth:`canonical_pair`).
+
+    Public: ``B``, ``t``, ``U`` only. Ranks and selects are plain integer arithmetic plus one
+    :func:`simplest_fraction` (``O(log U)`` steps).
+    """
+
+    B: int
+    t: int
+    U: int
+
+    def __post_init__(self):
+        check_int(self.B, "B", low=1)
+        check_int(self.t, "t", low=1)
+        check_int(self.U, "U", low=1)
+
+    @property
+    def _half(self) -> int:
+        return self.B * self.t * self.U * self.U
+
+    @property
+    def size(self) -> int:
+        return 2 * self._half + 1
+
+    @property
+    def max_index(self) -> int:
+        return self.size - 1
+
+    @property
+    def max_denominator(self) -> int:
+        return self.t * self.U * self.U
+
+    def _cell_value(self, z: int) -> Fraction:
+        """``c(z)``: the fraction of denominator ``<= U`` in ``[z/U^2, (z+1)/U^2)``, else ``z/U^2``."""
+        U2 = self.U * self.U
+        c = simplest_fraction(Fraction(z, U2), Fraction(z + 1, U2), hi_closed=False)
+        return c if c.denominator <= self.U else Fraction(z, U2)
+
+    def decode(self, z: int) -> Fraction:
+        """``phi(z)`` for an integer ``z`` in ``[[-B t U^2, B t U^2]]``."""
+        z = int(z)
+        if abs(z) > self._half:
+            raise InvalidParameterError(f"z = {z} outside [-{self._half}, {self._half}]")
+        return self._cell_value(z) / self.t
+
+    def select(self, k: int) -> Fraction:
+        """The value at index ``k`` (``phi(k - B t U^2)``, exact)."""
+        k = int(k)
+        if not 0 <= k < self.size:
+            raise InvalidParameterError(f"index {k} outside [0, {self.size - 1}]")
+        return self.decode(k - self._half)
+
+    def _cell(self, v: Fraction) -> int:
+        return math.floor(v * self.t * self.U * self.U)
+
+    def count_lt(self, v) -> int:
+        """Number of indices with value ``< v``."""
+        v = _as_fraction(v)
+        if v <= -self.B:
+            return 0
+        if v > self.B:
+            return self.size
+        z = self._cell(v)  # every z' < z decodes below v, every z' > z above
+        return z + self._half + (1 if self.decode(z) < v else 0)
+
+    def count_le(self, v) -> int:
+        """Number of indices with value ``<= v``."""
+        v = _as_fraction(v)
+        if v < -self.B:
+            return 0
+        if v >= self.B:
+            return self.size
+        z = self._cell(v)
+        return z + self._half + (1 if self.decode(z) <= v else 0)
+
+    def first_index(self, v) -> int:
+        """Index of ``v`` if it is a member, else of the first member above it."""
+        return self.count_lt(v)
+
+    def last_index(self, v) -> int:
+        """Index of ``v`` if it is a member, else of the last member below it."""
+        return self.count_le(v) - 1
+
+    def canonical_pair(self, v) -> tuple[int, int]:
+        """``(s, u)`` with ``v = s / (t u)`` and ``u`` the denominator ``phi`` produced; raises for a non-member."""
+        v = _as_fraction(v)
+        if abs(v) > self.B:
+            raise InvalidParameterError(f"{v} is not in the domain: |v| <= {self.B} is needed")
+        z = self._cell(v)
+        if self.decode(z) != v:
+            raise InvalidParameterError(
+                f"{v} is not in the domain: v * {self.t} is neither a fraction of denominator <= {self.U} nor a "
+                f"multiple of 1/{self.U * self.U} without one in its cell"
+            )
+        c = v * self.t
+        if c.denominator <= self.U:
+            return c.numerator, c.denominator
+        return z, self.U * self.U
+
+    def __contains__(self, v) -> bool:
+        try:
+            self.canonical_pair(v)
+        except InvalidParameterError:
+            return False
+        return True
+
+    def rank(self, v) -> int:
+        """The index of a member."""
+        self.canonical_pair(v)
+        return self.first_index(v)
+
+    def implicit(self, name: str = "mode C") -> ImplicitOrderedDomain:
+        """The same set as a :class:`~privpac.domains.ImplicitOrderedDomain`."""
+        return ImplicitOrderedDomain(self.size, self.rank, self.select, name)
+
+
 def rational_domain(B: int, d: int, i: int, t: int = 1) -> RationalDomain:
     """The spec's A3-rational candidate domain ``D_i`` for ``X ⊆ Z^d ∩ [-B, B]^d``.
 
@@ -261,27 +456,36 @@ def rational_domain(B: int, d: int, i: int, t: int = 1) -> RationalDomain:
     return RationalDomain(int(B), check_int(t, "t", low=1), Q[i - 1])
 
 
-def interval_quality(domain: RationalDomain, intervals) -> StepFunction:
-    """The quality ``Q(k) = max{r : select(k) in I_r}`` (0 in none) over the index space ``[0, size - 1]``.
+def interval_quality(domain, intervals, floor: int = 0) -> StepFunction:
+    """The quality ``Q(k) = max(floor, max{r : select(k) in I_r})`` (``floor`` in none) over ``[0, size - 1]``.
 
     Parameters
     ----------
-    domain : RationalDomain
+    domain : RationalDomain or SimplestFractionDomain
+        Any ordered candidate domain with ``first_index``, ``last_index`` and ``max_index``.
     intervals : sequence of (Fraction or None, Fraction or None)
         Nested closed intervals ``I_1 ⊇ I_2 ⊇ ...`` (the output of
         :func:`~privpac.geometry.depth_intervals`); ``None`` is an infinite end.
+    floor : int, default=0
+        Truncation from below (Kaplan, Mansour, Stemmer, Tsfadia, spec ``kmst-halfspaces`` 3.7
+        item 3): the levels ``r <= floor`` collapse to the constant ``floor``, so the result is
+        ``max(Q, floor)``. It must be public (a function of public parameters only); ``0`` is the
+        untruncated ``Q``.
 
     Returns
     -------
     StepFunction
         Integer values. The level ``r`` covers the indices ``first_index(lo_r) .. last_index(hi_r)``:
-        from the first pair of the smallest member ``>= lo_r`` to the last pair of the largest
-        member ``<= hi_r``, so every pair of one rational gets the same quality (ties never split
+        from the first index of the smallest member ``>= lo_r`` to the last index of the largest
+        member ``<= hi_r``, so every index of one value gets the same quality (ties never split
         a value) and the function stays quasi-concave over the index order. Exact: the breakpoints
-        are ``floor_sum`` counts, ``O(R log)`` big-integer operations for ``R`` levels.
+        are exact counts, ``O(R log)`` big-integer operations for ``R`` levels.
     """
-    if not isinstance(domain, RationalDomain):
-        raise InvalidParameterError(f"domain must be a RationalDomain, got {type(domain).__name__}")
+    if not all(hasattr(domain, name) for name in ("first_index", "last_index", "max_index")):
+        raise InvalidParameterError(
+            f"domain must be a RationalDomain or SimplestFractionDomain, got {type(domain).__name__}"
+        )
+    floor = check_int(floor, "floor", low=0)
     T = domain.max_index
     points: list[int] = []
     increments: list[int] = []
@@ -291,6 +495,8 @@ def interval_quality(domain: RationalDomain, intervals) -> StepFunction:
             lo, hi = interval
         except (TypeError, ValueError) as exc:
             raise InvalidParameterError(f"interval {level} must be a pair (lo, hi), got {interval!r}") from exc
+        if level <= floor:  # collapsed into the constant floor
+            continue
         a = 0 if lo is None else domain.first_index(_as_fraction(lo))
         b = T if hi is None else domain.last_index(_as_fraction(hi))
         if a > b:  # no member inside: neither in any deeper (nested) interval
@@ -304,5 +510,5 @@ def interval_quality(domain: RationalDomain, intervals) -> StepFunction:
             points.append(b + 1)
             increments.append(-1)
     if not points:
-        return StepFunction.constant(T, 0)
-    return StepFunction.from_increments(T, 0, points, np.asarray(increments, dtype=np.int64))
+        return StepFunction.constant(T, floor)
+    return StepFunction.from_increments(T, floor, points, np.asarray(increments, dtype=np.int64))

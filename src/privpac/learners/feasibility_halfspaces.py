@@ -201,7 +201,7 @@ def plan_halfspace_learner(
     *,
     learner: str = "erm",
     mode: str = "margin-1",
-    optimizer: str = "expmech",
+    one_d_optimizer: str = "expmech",
     alpha: float = 0.1,
     beta: float = 0.1,
 ) -> HalfspaceLearnerPlan:
@@ -234,7 +234,9 @@ def plan_halfspace_learner(
                 f"{MAX_GRID_BITS} bits FindDeepPoint is run on; use mode='margin-1' (no noise, the original grid)"
             )
         grid = noise.grid
-    fdp = _fdp.plan_find_deep_point(m, d + 1, grid, epsilon, delta, alpha=inner_alpha, beta=inner_beta, mode=optimizer)
+    fdp = _fdp.plan_find_deep_point(
+        m, d + 1, grid, epsilon, delta, alpha=inner_alpha, beta=inner_beta, one_d_optimizer=one_d_optimizer
+    )
     return HalfspaceLearnerPlan(
         learner=learner,
         mode=mode,
@@ -287,7 +289,7 @@ def learn_halfspace(
     *,
     learner: str = "erm",
     mode: str = "margin-1",
-    optimizer: str = "expmech",
+    one_d_optimizer: str = "expmech",
     alpha: float = 0.1,
     beta: float = 0.1,
     ledger: PrivacyLedger | None = None,
@@ -309,7 +311,7 @@ def learn_halfspace(
         LearnHalfSpace (Fig. 3, Thm 5.1) or the PAC learner (Thm 5.2).
     mode : {"margin-1", "paper"}, default="margin-1"
         The dual (module docstring).
-    optimizer : {"expmech", "recconcave"}, default="expmech"
+    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
         FindDeepPoint's per-coordinate optimiser.
     alpha, beta : float, default=0.1
         Target error and failure probability (they set FindDeepPoint's accuracy and the promises).
@@ -325,7 +327,7 @@ def learn_halfspace(
     if y.shape != (m,) or not np.all((y == 1) | (y == -1)):
         raise DataError(f"y_pm must hold one label in {{-1, +1}} per record ({m}), got shape {y.shape}")
     plan = plan_halfspace_learner(
-        m, d, grid, epsilon, delta, learner=learner, mode=mode, optimizer=optimizer, alpha=alpha, beta=beta
+        m, d, grid, epsilon, delta, learner=learner, mode=mode, one_d_optimizer=one_d_optimizer, alpha=alpha, beta=beta
     )
     src = as_random_source(rng)
     if ledger is None:
@@ -341,7 +343,7 @@ def learn_halfspace(
         plan.find_deep_point.delta,
         alpha=plan.inner_alpha,
         beta=plan.inner_beta,
-        mode=optimizer,
+        one_d_optimizer=one_d_optimizer,
         ledger=ledger,
         rng=src,
     )

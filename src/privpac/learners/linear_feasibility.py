@@ -28,22 +28,54 @@ has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is th
    (:meth:`~privpac.geometry.feasibility.ConvexLevel.slice`) for ``i = 2 = D``, the level interval
    itself for ``D = 1``. Never the paper's App. B.2 breakpoint list, which computes a different
    function (flag 5: Lemma 4.3/B.2 are false for ``i >= 2``);
-2. the candidate domain is public: the A3-rational domain
-   :class:`~privpac.geometry.rational_domain.RationalDomain` with bound ``R``, running denominator
-   ``t`` and denominator bound ``Q_i`` (:func:`denominator_bounds`), and the quality is turned into a
-   :class:`~privpac.stepfunc.StepFunction` over its indices by
-   :func:`~privpac.geometry.rational_domain.interval_quality` (the pattern of FindTukey,
-   :mod:`privpac.learners.center_point`);
-3. ``x*_i`` is drawn by the exponential mechanism over the domain (``mode="expmech"``, spec 3.7
-   item 6, pure DP, the default) or by RecConcave with promise ``r_i = (1 - alpha~)^(i-1) m``,
-   accuracy ``alpha~ = alpha/(2 D (D+1))`` and failure probability ``beta/D``
-   (``mode="recconcave"``, Fig. 1);
-4. ``x*_i`` is written as ``s/(t q)`` with the smallest ``q`` and ``t <- t q``.
+2. the candidate domain is public, one of two (``domain=``), both with bound ``R``, the running
+   denominator ``t`` and the denominator bound ``Q_i`` of :func:`denominator_bounds`:
 
-Every level is computed (no truncation from below): the levels come out of one incremental hull
-pass in ``O(m^2 log m)`` exact operations for ``D = 2``, so the cost saving that motivates the spec's
-truncation (3.7 item 3, a proposal and not a requirement) is not needed, and the exact ``Q_i`` is
-what both optimisers see.
+   * ``"a3-rational"`` (default): the A3-rational domain
+     :class:`~privpac.geometry.rational_domain.RationalDomain`, the pairs ``(p, q)``, ``q <= Q_i``,
+     valued ``p/(t q)`` (the pattern of FindTukey, :mod:`privpac.learners.center_point`);
+   * ``"mode-c"``: the spec's integer domain (3.7 item 5, 6.3),
+     :class:`~privpac.geometry.rational_domain.SimplestFractionDomain`: the integers
+     ``z in [[-R t U^2, R t U^2]]``, ``U = Q_i``, decoded by ``phi(z) = c(z)/t`` with ``c(z)`` the
+     fraction of denominator ``<= U`` in ``[z/U^2, (z+1)/U^2)`` (unique), else ``z/U^2``. The spec
+     takes ``U_i = ceil(i^(i/2)) V_max^i``; any ``U`` that bounds the denominators of the
+     level-interval ends times ``t`` gives property (P), and ``Q_i`` is the bound proved below
+     (smaller, so the domain is smaller);
+
+   the quality is turned into a :class:`~privpac.stepfunc.StepFunction` over the domain's indices
+   by :func:`~privpac.geometry.rational_domain.interval_quality`;
+3. ``x*_i`` is drawn by the exponential mechanism over the domain (``one_d_optimizer="expmech"``,
+   spec 3.7 item 6, pure DP, the default) or by RecConcave with promise
+   ``r_i = (1 - alpha~)^(i-1) m``, accuracy ``alpha~ = alpha/(2 D (D+1))`` and failure probability
+   ``beta/D`` (``one_d_optimizer="recconcave"``, Fig. 1), fed the truncated quality below;
+4. ``x*_i`` is written as ``s/(t q)`` (A3-rational: the smallest ``q``; mode C: ``q`` the denominator
+   ``phi`` produced, ``U^2`` for a value of the fallback) and ``t <- t q``, so the denominator of
+   every earlier output divides ``t``.
+
+Truncation from below (spec 3.7 item 3, 8 item 8; RecConcave only)
+-------------------------------------------------------------------
+RecConcave is fed ``Q^tau_i = max(Q_i, tau_i)`` with the public
+``tau_i = ceil((1 - alpha~) r_i) - 1`` (:func:`truncation_levels`, exact): the levels ``k <= tau_i``
+of the step function collapse to the constant ``tau_i`` (``interval_quality(..., floor=tau_i)``).
+
+* *Privacy*: ``tau_i`` is a function of ``m``, ``D`` and ``alpha`` only, all public;
+  ``t -> max(t, tau)`` is 1-Lipschitz, so ``|Q^tau_S - Q^tau_S'| <= |Q_S - Q_S'| <= 1`` on
+  neighbours, and RecConcave is ``(eps0, delta0)``-DP for every sensitivity-1 input. A ``tau`` read
+  off the data is not covered (the mutant "RecConcave truncated at a level read off the data" in
+  ``tests/test_mutations.py`` is flagged by the exact audit).
+* *Utility*: ``max(Q, tau)`` is quasi-concave (its superlevel sets are the whole domain or those of
+  ``Q``) with the same maximum when ``max Q > tau``; RecConcave's guarantee for it,
+  ``Q^tau(x*) >= (1 - alpha~) r_i > tau_i``, forces ``Q(x*) = Q^tau(x*)``, so Thm 3.7's chain is
+  unchanged (the recursion's quality ``L`` no longer sees the levels far below the promise).
+* *Not for the exponential mechanism*: raising every candidate of quality ``<= tau`` to weight
+  ``exp(eps0 tau / 2)`` multiplies the mass of the bad candidates by up to
+  ``exp(eps0 tau / 2)``, which on the huge domains here swamps the good ones: ``truncate=True``
+  with ``one_d_optimizer="expmech"`` is refused. ``truncate=False`` reproduces the untruncated
+  RecConcave run.
+
+Every level is still computed (the levels come out of one incremental hull pass; the saving the
+spec expects from truncation would need the oracle in ``geometry/feasibility.py`` to stop at
+``tau``).
 
 Why the domain holds a maximiser (property (P), Requirement 3.6)
 -----------------------------------------------------------------
@@ -71,9 +103,14 @@ they are ``P/q`` with ``1 <= q <= Qv = D! X^D`` (``2 X^2`` for ``D = 2``; ``X`` 
   ``R Qv``, ``R Qv`` and ``Qv``, so ``q <= Q_3 = 6 R^2 Qv^3`` (a smaller minor, when a row is
   redundant, is bounded by the same number).
 
-All values lie in ``[-R, R]`` (the hulls are inside the box). ``tests/test_linear_feasibility.py``
-checks (P) on random systems and prefixes, and on the spec's counterexample to Lemma 4.3, whose
-argmax ``[3/10, 209/140]`` at ``x*_1 = -6/5`` holds no slice-arrangement point.
+All values lie in ``[-R, R]`` (the hulls are inside the box). The argument uses only that every
+earlier output is an integer over the running denominator ``t``, which both chains keep (step 4).
+So an end ``p/(t q)``, ``q <= Q_i``, is a pair of the A3-rational domain, and, since ``end * t = p/q``
+has denominator at most ``Q_i = U``, it is the fraction ``c(z)`` of its cell ``z = floor(end t U^2)``
+in mode C: both domains hold every end. ``tests/test_linear_feasibility.py`` checks (P) for both
+domains on random systems and prefixes in ``D = 1, 2, 3`` (and that the ends' indices decode
+exactly to them), and on the spec's counterexample to Lemma 4.3, whose argmax
+``[3/10, 209/140]`` at ``x*_1 = -6/5`` holds no slice-arrangement point.
 
 Privacy
 -------
@@ -113,8 +150,9 @@ in ``docs/algorithms/linear-feasibility.md``), before any entry of the system is
 is refused the same way; the message points to the large-margin learner
 (:class:`~privpac.estimators.PrivateHalfspaceClassifier`).
 
-Not implemented: ``D >= 4``, the spec's integer "mode C" domains (the A3-rational domain above is
-the brief's fallback), LearnHalfSpace and the PAC learner (Fig. 3, Thm 5.2).
+Not implemented: ``D >= 4``, and Def 4.4's domains (replaced by the two above; Lemma 4.3, their
+justification, is false for ``i >= 2``). LearnHalfSpace and the PAC learner (Fig. 3, Thm 5.2) are
+in :mod:`privpac.learners.feasibility_halfspaces`.
 """
 
 from __future__ import annotations
@@ -129,7 +167,7 @@ from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
 from ..geometry.feasibility import arrangement_levels_3d, bounding_box_radius, convex_levels
-from ..geometry.rational_domain import RationalDomain, interval_quality
+from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
@@ -137,7 +175,8 @@ from .center_point import check_points_in_box
 from .coordinatewise import choose_coordinates, coordinate_budget
 
 __all__ = [
-    "MODES",
+    "DOMAINS",
+    "OPTIMIZERS",
     "FindDeepPointPlan",
     "FindDeepPointResult",
     "check_public_size",
@@ -148,9 +187,14 @@ __all__ = [
     "level_intervals",
     "plan_find_deep_point",
     "system_levels",
+    "truncation_levels",
 ]
 
-MODES = ("expmech", "recconcave")
+#: The per-coordinate (1-D) optimisers: the exponential mechanism and RecConcave.
+OPTIMIZERS = ("expmech", "recconcave")
+#: The public candidate domains: the A3-rational values ``p/(t q)`` (default) and the spec's integer
+#: "mode C" domain (3.7 item 5) decoded by the simplest fraction of its cell.
+DOMAINS = ("a3-rational", "mode-c")
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
@@ -205,20 +249,46 @@ def denominator_bounds(X: int, D: int) -> tuple[int, ...]:
     return (Qv, 2 * R * Qv * Qv, 6 * R * R * Qv**3)
 
 
-def _domain(X: int, D: int, i: int, t: int) -> RationalDomain:
-    """The public candidate domain of coordinate ``i`` for running denominator ``t``."""
-    return RationalDomain(bounding_box_radius(D, X), t, denominator_bounds(X, D)[i - 1])
+def _domain(X: int, D: int, i: int, t: int, domain: str = "a3-rational") -> RationalDomain | SimplestFractionDomain:
+    """The public candidate domain of coordinate ``i`` for running denominator ``t``.
+
+    ``"a3-rational"``: the values ``p/(t q)``, ``q <= Q_i``, in ``[-R, R]``; ``"mode-c"``: the integers
+    ``z in [[-R t U^2, R t U^2]]`` decoded by the fraction of denominator ``<= U`` in
+    ``[z/U^2, (z+1)/U^2)`` (else ``z/U^2``) over ``t``, with ``U = Q_i`` (module docstring).
+    """
+    R, Q = bounding_box_radius(D, X), denominator_bounds(X, D)[i - 1]
+    return RationalDomain(R, t, Q) if domain == "a3-rational" else SimplestFractionDomain(R, t, Q)
 
 
-def _domain_sizes(X: int, D: int) -> tuple[int, ...]:
-    """``max |D_i|`` over every running denominator ``t <= Q_1 ... Q_(i-1)`` (public)."""
+def _domain_sizes(X: int, D: int, domain: str = "a3-rational") -> tuple[int, ...]:
+    """``max |D_i|`` over every running denominator the earlier coordinates can produce (public).
+
+    A3-rational: ``t <= Q_1 ... Q_(i-1)``; mode C: ``t <= U_1^2 ... U_(i-1)^2`` (a value of the
+    fallback ``z/U^2`` multiplies ``t`` by ``U^2``).
+    """
     Q = denominator_bounds(X, D)
     R = bounding_box_radius(D, X)
     out, t_max = [], 1
     for i in range(D):
-        out.append(R * t_max * Q[i] * (Q[i] + 1) + Q[i])
-        t_max *= Q[i]
+        if domain == "a3-rational":
+            out.append(R * t_max * Q[i] * (Q[i] + 1) + Q[i])
+            t_max *= Q[i]
+        else:
+            out.append(2 * R * t_max * Q[i] * Q[i] + 1)
+            t_max *= Q[i] * Q[i]
     return tuple(out)
+
+
+def truncation_levels(m: int, D: int, alpha: float) -> tuple[int, ...]:
+    """``(tau_1, ..., tau_D)``, ``tau_i = max(0, ceil((1 - alpha~) r_i) - 1)``: spec 3.7 item 3, exactly.
+
+    ``r_i = (1 - alpha~)^(i-1) m`` is coordinate ``i``'s public promise and
+    ``alpha~ = alpha / (2 D (D + 1))``, both in exact ``Fraction`` arithmetic (``alpha`` is read as
+    the exact binary value of the float), so ``tau_i = ceil(m (1 - alpha~)^i) - 1``: the largest
+    integer below RecConcave's guaranteed quality ``(1 - alpha~) r_i``. Public inputs only.
+    """
+    alpha0 = Fraction(alpha) / (2 * D * (D + 1))
+    return tuple(max(0, math.ceil(m * (1 - alpha0) ** i) - 1) for i in range(1, D + 1))
 
 
 @dataclass(frozen=True)
@@ -233,8 +303,10 @@ class FindDeepPointPlan:
     delta: float
     alpha: float
     beta: float
-    mode: str
+    one_d_optimizer: str
     composition: str
+    domain: str  # "a3-rational" or "mode-c"
+    truncation: tuple[int, ...]  # the public tau_i of Q^tau = max(Q, tau) (all 0: no truncation)
     epsilon0: float
     delta0: float
     alpha0: float  # alpha~ = alpha / (2 D (D + 1))
@@ -245,10 +317,18 @@ class FindDeepPointPlan:
     domain_sizes: tuple[int, ...]
     sufficient_m: int
 
+    @property
+    def mode(self) -> str:
+        """``one_d_optimizer`` under the field name the coordinatewise skeleton reads (FindTukey's plans share it)."""
+        return self.one_d_optimizer
+
     def describe(self) -> list[str]:
         return [
-            f"FindDeepPoint plan: D={self.D}, X={self.X}, box R={self.R}, m={self.m}, mode={self.mode}, "
-            f"composition={self.composition}",
+            f"FindDeepPoint plan: D={self.D}, X={self.X}, box R={self.R}, m={self.m}, "
+            f"one_d_optimizer={self.one_d_optimizer}, composition={self.composition}, domain={self.domain}",
+            f"  truncation from below: tau={list(self.truncation)}"
+            if any(self.truncation)
+            else "  no truncation from below",
             f"  per coordinate: epsilon0={self.epsilon0:.6g}, delta0={self.delta0:.3g}, alpha~={self.alpha0:.6g}, "
             f"beta0={self.beta0:g}",
             f"  total: epsilon={self.total[0]:.6g}, delta={self.total[1]:.3g}",
@@ -265,12 +345,14 @@ def plan_find_deep_point(
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    mode: str = "expmech",
+    one_d_optimizer: str = "expmech",
     composition: str = "auto",
+    domain: str = "a3-rational",
+    truncate: bool | None = None,
 ) -> FindDeepPointPlan:
     """The budget split, promises and sufficient number of constraints (public inputs only).
 
-    Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 3``, ``mode="recconcave"`` or
+    Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 4``, ``one_d_optimizer="recconcave"`` or
     ``composition="advanced"`` with ``delta = 0``, or an advanced split whose total exceeds
     ``epsilon``.
     """
@@ -282,13 +364,24 @@ def plan_find_deep_point(
     delta = check_delta(delta)
     alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
     beta = check_probability(beta, "beta")
-    check_choice(mode, "mode", MODES)
-    composition, eps0, delta0, total = coordinate_budget(composition, mode == "expmech", epsilon, delta, D)
-    em = mode == "expmech"
+    check_choice(one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
+    check_choice(domain, "domain", DOMAINS)
+    em = one_d_optimizer == "expmech"
+    if truncate is None:
+        truncate = not em
+    elif not isinstance(truncate, bool):
+        raise InvalidParameterError(f"truncate must be True, False or None, got {truncate!r}")
+    if truncate and em:
+        raise InvalidParameterError(
+            "truncate=True is for one_d_optimizer='recconcave' only: the exponential mechanism would give every "
+            "candidate of quality <= tau the weight of tau, raising the chance of bad outputs (spec 3.7 item 3 "
+            "truncates RecConcave's input, whose guarantee only concerns qualities above tau)"
+        )
+    composition, eps0, delta0, total = coordinate_budget(composition, em, epsilon, delta, D)
     alpha0 = alpha / (2 * D * (D + 1))
     beta0 = beta / D
     promises = tuple(m * (1.0 - alpha0) ** i for i in range(D))
-    sizes = _domain_sizes(X, D)
+    sizes = _domain_sizes(X, D, domain)
     need = 0.0
     for i, size in enumerate(sizes):
         shrink = (1.0 - alpha0) ** i
@@ -306,8 +399,10 @@ def plan_find_deep_point(
         delta=delta,
         alpha=alpha,
         beta=beta,
-        mode=mode,
+        one_d_optimizer=one_d_optimizer,
         composition=composition,
+        domain=domain,
+        truncation=truncation_levels(m, D, alpha) if truncate else (0,) * D,
         epsilon0=eps0,
         delta0=delta0,
         alpha0=alpha0,
@@ -368,9 +463,14 @@ def level_intervals(convex, prefix: tuple[Fraction, ...], D: int) -> list[tuple[
     return out
 
 
-def coordinate_quality(domain: RationalDomain, convex, prefix, D: int) -> StepFunction:
-    """``Q_i`` over the indices of ``domain``: ``Q(k) = max{level : domain.select(k) in I_level}`` (0 in none)."""
-    return interval_quality(domain, level_intervals(convex, tuple(prefix), D))
+def coordinate_quality(domain, convex, prefix, D: int, tau: int = 0) -> StepFunction:
+    """``Q^tau_i = max(Q_i, tau)`` over the indices of ``domain`` (``tau = 0``: ``Q_i`` itself).
+
+    ``Q_i(k) = max{level : domain.select(k) in I_level}`` (0 in none), from the level intervals
+    (:func:`level_intervals`); the levels ``<= tau`` collapse to the constant ``tau`` (spec 3.7
+    item 3). ``tau`` must be public: :func:`truncation_levels`, never a function of the levels.
+    """
+    return interval_quality(domain, level_intervals(convex, tuple(prefix), D), floor=tau)
 
 
 def system_levels(A, b, R: int):
@@ -379,6 +479,16 @@ def system_levels(A, b, R: int):
     if A_arr.ndim == 2 and A_arr.shape[1] == 3:
         return arrangement_levels_3d(A, b, box=R)
     return convex_levels(A, b, box=R)
+
+
+def _describe_domain(domain, R: int) -> str:
+    """The candidates of a coordinate in public terms, for the ledger."""
+    if isinstance(domain, SimplestFractionDomain):
+        return (
+            f"the integers z in [-{R} t U^2, {R} t U^2], U = {domain.U}, each read as the fraction of denominator "
+            "<= U in [z/U^2, (z+1)/U^2) (else z/U^2) over t (mode C), t from the earlier coordinates"
+        )
+    return f"the rational candidates p/(t q) in [-{R}, {R}], q <= {domain.Q}, t from the earlier coordinates"
 
 
 @dataclass(frozen=True)
@@ -398,8 +508,10 @@ def find_deep_point(
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    mode: str = "expmech",
+    one_d_optimizer: str = "expmech",
     composition: str = "auto",
+    domain: str = "a3-rational",
+    truncate: bool | None = None,
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> FindDeepPointResult:
@@ -414,14 +526,22 @@ def find_deep_point(
     X : int
         The public bound of every entry.
     epsilon, delta : float
-        Total budget; the default mode and composition spend ``(epsilon, 0)``.
+        Total budget; the default optimiser and composition spend ``(epsilon, 0)``.
     alpha : float, default=0.1
         Accuracy the promises (RecConcave) and ``plan.sufficient_m`` are computed for.
     beta : float, default=0.1
         Failure probability (``beta/D`` per coordinate).
-    mode : {"expmech", "recconcave"}, default="expmech"
+    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
         The per-coordinate optimiser (module docstring).
     composition : {"auto", "basic", "advanced"}, default="auto"
+    domain : {"a3-rational", "mode-c"}, default="a3-rational"
+        The public candidate domains (module docstring): the A3-rational values ``p/(t q)`` or the
+        spec's integer mode C (3.7 item 5). Both hold every level-interval end (property (P)).
+    truncate : bool or None, default=None
+        Feed RecConcave ``Q^tau_i = max(Q_i, tau_i)`` with the public ``tau_i`` of
+        :func:`truncation_levels` (spec 3.7 item 3). ``None``: on for RecConcave, off for the
+        exponential mechanism; ``False`` reproduces the untruncated run; ``True`` with the
+        exponential mechanism is refused (module docstring).
     ledger : PrivacyLedger, optional
         Charged (one composed block) before any draw.
     rng : None, int or RandomSource
@@ -438,7 +558,19 @@ def find_deep_point(
         check_public_size(max(int(shape[0]), 1), max(int(shape[1]), 1))
     A_arr, b_arr = check_system(A, b, X)
     m, D = A_arr.shape
-    plan = plan_find_deep_point(m, D, X, epsilon, delta, alpha=alpha, beta=beta, mode=mode, composition=composition)
+    plan = plan_find_deep_point(
+        m,
+        D,
+        X,
+        epsilon,
+        delta,
+        alpha=alpha,
+        beta=beta,
+        one_d_optimizer=one_d_optimizer,
+        composition=composition,
+        domain=domain,
+        truncate=truncate,
+    )
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
     convex: list = []
@@ -446,18 +578,16 @@ def find_deep_point(
     def quality_for(domain, prefix):
         if not convex:  # the data enters here, after the whole plan is charged
             convex.append(system_levels(A_arr, b_arr, plan.R))
-        return coordinate_quality(domain, convex[0], list(prefix), D)
+        return coordinate_quality(domain, convex[0], list(prefix), D, tau=plan.truncation[len(prefix)])
 
     solution = choose_coordinates(
         plan,
         D,
-        lambda i, t: _domain(X, D, i, t),
+        lambda i, t: _domain(X, D, i, t, plan.domain),
         quality_for,
-        exponential=plan.mode == "expmech",
+        exponential=plan.one_d_optimizer == "expmech",
         name="FindDeepPoint",
-        over_for=lambda domain: (
-            f"the rational candidates p/(t q) in [-{plan.R}, {plan.R}], q <= {domain.Q}, t from the earlier coordinates"
-        ),
+        over_for=lambda domain: _describe_domain(domain, plan.R),
         ledger=ledger,
         rng=rng,
     )
