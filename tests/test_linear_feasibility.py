@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from privpac.cli import main
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
-from privpac.estimators import MODELS, PrivateLinearFeasibility
+from privpac.estimators import MODELS, PrivateFeasibilityHalfspaceClassifier, PrivateLinearFeasibility
 from privpac.geometry.feasibility import (
     arrangement_levels_3d,
     bounding_box_radius,
@@ -34,9 +34,11 @@ from privpac.geometry.feasibility import (
 from privpac.io import load_model, save_model
 from privpac.learners.linear_feasibility import (
     MAX_CONSTRAINTS_3D,
+    MAX_DISTINCT_ROWS_2D,
     _domain,
     coordinate_quality,
     denominator_bounds,
+    distinct_rows_bound,
     find_deep_point,
     level_intervals,
     plan_find_deep_point,
@@ -424,6 +426,28 @@ def test_bad_inputs_are_refused_with_clear_errors():
     plan_find_deep_point(MAX_CONSTRAINTS_3D, 3, 2, 1.0)
     with pytest.raises(InvalidParameterError, match=f"up to m = {MAX_CONSTRAINTS_3D}"):
         PrivateLinearFeasibility(bound=2).fit(np.full((m, 3), 9), np.full(m, 9))  # sizes first, not the bound
+
+
+def test_d2_refuses_more_possibly_distinct_rows_than_its_envelope_from_public_sizes():
+    """The D = 2 oracle's cost grows with the square of the distinct rows: min(m, rows the bound allows)
+    above MAX_DISTINCT_ROWS_2D is refused from (m, X) before any entry is read; a coarse grid whose
+    rows repeat is not."""
+    m = MAX_DISTINCT_ROWS_2D + 1
+    assert distinct_rows_bound(8, 2) == 17**3 > m
+    with pytest.raises(InvalidParameterError, match=f"up to {MAX_DISTINCT_ROWS_2D:,} distinct"):
+        PrivateLinearFeasibility(bound=8).fit(np.full((m, 2), 99), np.full(m, 99))  # out of range: never read
+    with pytest.raises(InvalidParameterError, match="distinct constraints"):
+        plan_find_deep_point(m, 2, 8, 1.0)
+    plan_find_deep_point(MAX_DISTINCT_ROWS_2D, 2, 8, 1.0)
+    plan_find_deep_point(10 * m, 2, 1, 1.0)  # [-1, 1]: at most 27 distinct rows
+    plan_find_deep_point(10 * m, 2, 8, 1.0, max_distinct_rows=100)  # a caller's smaller public bound
+    # The halfspace learner's dual rows (y x, -y) on [-X, X] take 2 (2X + 1) values in d = 1.
+    x = np.tile(np.arange(-8, 9), 150).reshape(-1, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        PrivateFeasibilityHalfspaceClassifier(domain=8, random_state=0).fit(x, (x[:, 0] > 2).astype(int))
+    with pytest.raises(InvalidParameterError, match="distinct constraints"):
+        PrivateFeasibilityHalfspaceClassifier(domain=1024).fit(np.zeros((m, 1), dtype=int), np.zeros(m, dtype=int))
 
 
 def test_saved_model_round_trip_and_the_command_line(tmp_path):

@@ -180,7 +180,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             ledger.budget_delta,
             learner=self.learner,
             mode=self.mode,
-            optimizer=self.one_d_optimizer,
+            one_d_optimizer=self.one_d_optimizer,
             alpha=self.alpha,
             beta=self.beta,
         )

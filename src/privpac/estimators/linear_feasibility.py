@@ -41,11 +41,13 @@ __all__ = ["ENGINE_MAX_CONSTRAINTS", "PrivateLinearFeasibility", "check_engine_s
 ENGINE_MAX_CONSTRAINTS = {1: 10**4, 2: 10**4}
 
 
-def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility") -> None:
-    """Refuse engine data above what a fit brings to the driver, from the public ``(m, D)`` alone: the
-    estimator's own envelope (:func:`~privpac.learners.linear_feasibility.check_public_size`:
-    ``D <= 3``, ``MAX_CONSTRAINTS_3D`` in ``D = 3``), then :data:`ENGINE_MAX_CONSTRAINTS` in ``D = 1, 2``."""
-    check_public_size(m, D)
+def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility", X: int | None = None) -> None:
+    """Refuse engine data above what a fit brings to the driver, from the public ``(m, D)`` (and the
+    entry bound ``X``) alone: the estimator's own envelope
+    (:func:`~privpac.learners.linear_feasibility.check_public_size`: ``D <= 3``, ``MAX_CONSTRAINTS_3D``
+    in ``D = 3``, ``MAX_DISTINCT_ROWS_2D`` in ``D = 2``), then :data:`ENGINE_MAX_CONSTRAINTS` in
+    ``D = 1, 2``."""
+    check_public_size(m, D, X)
     cap = ENGINE_MAX_CONSTRAINTS.get(D)
     if cap is not None and m > cap:
         raise InvalidParameterError(
@@ -182,12 +184,12 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         self._check_features(A, reset=True, y=b)
         if is_engine_collection(A):
             D = int(self.n_features_in_)
-            A, b = engine_rows(A, b, lambda m: check_engine_size(m, D))
+            A, b = engine_rows(A, b, lambda m: check_engine_size(m, D, X=X))
         shape = np.shape(A)
         if len(shape) == 2 and shape[1] == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs 1, 2 or 3 columns")
         if len(shape) == 2:  # public sizes: an unsupported D or m is refused before any entry is read
-            check_public_size(int(shape[0]) or 1, int(shape[1]))
+            check_public_size(int(shape[0]) or 1, int(shape[1]), X)
         A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
         m, D = A_arr.shape
         plan = plan_find_deep_point(

@@ -106,6 +106,11 @@ DUALS = ("margin-1", "paper")
 MAX_GRID_BITS = 4096
 
 
+def dual_rows_bound(d: int, X: int) -> int:
+    """Distinct dual rows ``(y x, -y)`` a sample on the grid ``[[-X, X]]^d`` can give: ``2 (2X + 1)^d`` (public)."""
+    return 2 * (2 * X + 1) ** d
+
+
 def check_learner_dimension(d) -> int:
     """``d`` if FindDeepPoint runs in ``D = d + 1`` variables, else :class:`InvalidParameterError`."""
     d = check_int(d, "d", low=1)
@@ -235,7 +240,15 @@ def plan_halfspace_learner(
             )
         grid = noise.grid
     fdp = _fdp.plan_find_deep_point(
-        m, d + 1, grid, epsilon, delta, alpha=inner_alpha, beta=inner_beta, one_d_optimizer=one_d_optimizer
+        m,
+        d + 1,
+        grid,
+        epsilon,
+        delta,
+        alpha=inner_alpha,
+        beta=inner_beta,
+        one_d_optimizer=one_d_optimizer,
+        max_distinct_rows=dual_rows_bound(d, grid),
     )
     return HalfspaceLearnerPlan(
         learner=learner,
@@ -344,6 +357,7 @@ def learn_halfspace(
         alpha=plan.inner_alpha,
         beta=plan.inner_beta,
         one_d_optimizer=one_d_optimizer,
+        max_distinct_rows=dual_rows_bound(d, plan.grid),
         ledger=ledger,
         rng=src,
     )

@@ -180,6 +180,7 @@ __all__ = [
     "FindDeepPointPlan",
     "FindDeepPointResult",
     "check_public_size",
+    "distinct_rows_bound",
     "check_system",
     "coordinate_quality",
     "denominator_bounds",
@@ -201,6 +202,12 @@ SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: feasible exact range near ``m = 10^3`` for a vectorised implementation; ``C(m + 6, 3)`` vertex
 #: candidates, measured in ``benchmarks/linear_feasibility.py``).
 MAX_CONSTRAINTS_3D = 150
+#: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
+#: (``min(m, number of distinct rows the entry bound allows)``). Its cost grows like the square of the
+#: distinct rows (``O(r^2)`` arrangement vertices and an incremental hull): about 100 s at 1,000
+#: distinct rows (``benchmarks/feasibility_halfspaces.py``, ``X = 1024``), so 2,000 already takes
+#: several minutes.
+MAX_DISTINCT_ROWS_2D = 2000
 
 _LARGE_MARGIN_HINT = (
     "for larger or higher-dimensional data with a margin use the large-margin learner "
@@ -219,10 +226,28 @@ def _check_dimension(D: int) -> int:
     return D
 
 
-def check_public_size(m: int, D: int) -> None:
-    """Refuse, from the public sizes ``(m, D)`` alone (before any entry is read), what is not implemented:
-    ``D >= 4``, and ``D = 3`` above :data:`MAX_CONSTRAINTS_3D` constraints."""
+def distinct_rows_bound(X: int, D: int) -> int:
+    """How many distinct rows ``(a, w)`` with entries in ``[[-X, X]]`` exist: ``(2X + 1)^(D + 1)`` (public)."""
+    return (2 * check_int(X, "X", low=1) + 1) ** (D + 1)
+
+
+def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: int | None = None) -> None:
+    """Refuse, from the public sizes alone (before any entry is read), what is not implemented or
+    cannot finish: ``D >= 4``, ``D = 3`` above :data:`MAX_CONSTRAINTS_3D` constraints, and (when the
+    entry bound ``X`` is given) ``D = 2`` with more than :data:`MAX_DISTINCT_ROWS_2D` possibly distinct
+    rows, ``min(m, max_distinct_rows)`` (default :func:`distinct_rows_bound`; a caller whose rows have
+    more structure passes a smaller public bound, as the halfspace learner does)."""
     D = _check_dimension(D)
+    if D == 2 and X is not None:
+        bound = distinct_rows_bound(X, D) if max_distinct_rows is None else int(max_distinct_rows)
+        rows = min(m, bound)
+        if rows > MAX_DISTINCT_ROWS_2D:
+            raise InvalidParameterError(
+                f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
+                f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's cost grows with "
+                f"their square (about 100 s at 1,000); use a public random subsample of at most "
+                f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {_LARGE_MARGIN_HINT}"
+            )
     if D == 3 and m > MAX_CONSTRAINTS_3D:
         raise InvalidParameterError(
             f"FindDeepPoint in D = 3 is exact up to m = {MAX_CONSTRAINTS_3D} constraints, got m = {m}: the exact "
@@ -349,6 +374,7 @@ def plan_find_deep_point(
     composition: str = "auto",
     domain: str = "a3-rational",
     truncate: bool | None = None,
+    max_distinct_rows: int | None = None,
 ) -> FindDeepPointPlan:
     """The budget split, promises and sufficient number of constraints (public inputs only).
 
@@ -358,8 +384,8 @@ def plan_find_deep_point(
     """
     m = check_int(m, "m", low=1)
     D = _check_dimension(D)
-    check_public_size(m, D)
     X = check_int(X, "X", low=1)
+    check_public_size(m, D, X, max_distinct_rows)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
@@ -512,6 +538,7 @@ def find_deep_point(
     composition: str = "auto",
     domain: str = "a3-rational",
     truncate: bool | None = None,
+    max_distinct_rows: int | None = None,
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> FindDeepPointResult:
@@ -542,6 +569,9 @@ def find_deep_point(
         :func:`truncation_levels` (spec 3.7 item 3). ``None``: on for RecConcave, off for the
         exponential mechanism; ``False`` reproduces the untruncated run; ``True`` with the
         exponential mechanism is refused (module docstring).
+    max_distinct_rows : int, optional
+        A public bound on the number of distinct rows (default: every row the entry bound allows),
+        for the ``D = 2`` envelope (:func:`check_public_size`).
     ledger : PrivacyLedger, optional
         Charged (one composed block) before any draw.
     rng : None, int or RandomSource
@@ -555,7 +585,7 @@ def find_deep_point(
     X = check_int(X, "X", low=1)
     shape = np.shape(A)
     if len(shape) == 2:  # the public sizes first: nothing unsupported reads an entry
-        check_public_size(max(int(shape[0]), 1), max(int(shape[1]), 1))
+        check_public_size(max(int(shape[0]), 1), max(int(shape[1]), 1), X, max_distinct_rows)
     A_arr, b_arr = check_system(A, b, X)
     m, D = A_arr.shape
     plan = plan_find_deep_point(
@@ -570,6 +600,7 @@ def find_deep_point(
         composition=composition,
         domain=domain,
         truncate=truncate,
+        max_distinct_rows=max_distinct_rows,
     )
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
