@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from privpac.errors import InvalidParameterError, UtilityWarning
+from privpac.errors import DataError, InvalidParameterError, UtilityWarning
 from privpac.estimators import PrivateCenterPoint
 from privpac.geometry import depth_intervals, tukey_depth
 from privpac.learners.center_point import box_directions, plan_find_tukey
@@ -207,8 +207,18 @@ def done_criterion(quick: bool, B: int) -> list[dict]:
     ]
 
 
+#: Domain bounds of the speed table: small boxes at n = 10^3 and 10^4, large ones where the exact
+#: depth regions still fit FINITE_DIRECTION_LIMIT (and where they are refused, with the reason).
+SPEED_SMALL_BOUNDS = (3, 5, 7, 15)
+SPEED_LARGE_BOUNDS = (63, 255, 2**15)
+
+
+def _refusal(exc: Exception) -> str:
+    return f"refused: {str(exc).splitlines()[0][:200]}"
+
+
 def speed(quick: bool) -> list[dict]:
-    """Exact 2-D Tukey depth per query, and the wall time of one 2-D center point."""
+    """Exact 2-D Tukey depth per query, and the wall time of one 2-D center point (or its refusal)."""
     rows = []
     rng = np.random.default_rng(3)
     for n in (1000, 10_000):
@@ -218,22 +228,26 @@ def speed(quick: bool) -> list[dict]:
         t0 = time.perf_counter()
         for q in queries:
             tukey_depth(q, X)
-        rows.append(
-            {"what": "tukey_depth per query (d = 2)", "B": 15, "n": n, "seconds": (time.perf_counter() - t0) / 200}
-        )
-    bounds = (3, 5) if quick else (3, 5, 7, 15)
-    for B in bounds:
-        for n in (1000, 10_000):
-            X = make_data("gaussian", n, 2, B, np.random.default_rng([B, n]))
-            t0 = time.perf_counter()
+        rows.append({"what": "tukey_depth per query (d = 2)", "B": 15, "n": n,
+                     "seconds": (time.perf_counter() - t0) / 200, "note": ""})  # fmt: skip
+    cases = [(B, n) for B in ((3, 5) if quick else SPEED_SMALL_BOUNDS) for n in (1000, 10_000)]
+    cases += [(B, n) for B in ((63,) if quick else SPEED_LARGE_BOUNDS) for n in (300, 1000, 10_000)]
+    for B, n in cases:
+        X = make_data("gaussian", n, 2, B, np.random.default_rng([B, n]))
+        t0 = time.perf_counter()
+        try:
             _fit("findtukey-exponential", X, B, 1.0, 0)
-            rows.append({"what": "PrivateCenterPoint.fit, exponential (d = 2)", "B": B, "n": n,
-                         "seconds": time.perf_counter() - t0})  # fmt: skip
+            seconds, note = time.perf_counter() - t0, ""
+        except DataError as exc:  # refused from the public (n, d, B) before the data is read
+            seconds, note = float("nan"), _refusal(exc)
+        rows.append({"what": "PrivateCenterPoint.fit, exponential (d = 2)", "B": B, "n": n,
+                     "seconds": seconds, "note": note})  # fmt: skip
     load = os.getloadavg()[0]  # the machine is shared: say how busy it was
     for row in rows:
         row["seconds"] = round(row["seconds"], 6)
         row["load_average_1min"] = round(load, 2)
-        print(f"  {row['what']}: B = {row['B']}, n = {row['n']:,}: {row['seconds']:.4g} s")
+        shown = row["note"] or f"{row['seconds']:.4g} s"
+        print(f"  {row['what']}: B = {row['B']}, n = {row['n']:,}: {shown}")
     return rows
 
 
