@@ -50,11 +50,14 @@ from pathlib import Path
 
 import numpy as np
 
-from privpac.errors import DataError, InvalidParameterError, UtilityWarning
-from privpac.estimators import PrivateCenterPoint
+from privpac.datasets import grid_halfspace_target, make_grid_halfspace_data
+from privpac.domains import IntegerDomain
+from privpac.errors import DataError, PrivpacError, UtilityWarning
+from privpac.estimators import PrivateCenterPoint, PrivateHalfspaceClassifier, PrivateTukeyHalfspaceClassifier
 from privpac.geometry import depth_intervals, tukey_depth
-from privpac.learners.center_point import box_directions, plan_find_tukey
+from privpac.learners.center_point import MAX_POINTS_3D, box_directions
 from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, coordinatewise_median, one_shot_center_point
+from privpac.learners.halfspace_tukey import generic_halfspace_learner, halfspace_predict
 from privpac.plots import _pyplot
 from privpac.progress import progress
 
@@ -80,14 +83,16 @@ def make_data(kind: str, n: int, d: int, B: int, rng: np.random.Generator) -> np
         X = np.column_stack([x, np.clip(2 * x, -B, B)])
     else:
         raise ValueError(kind)
-    if d == 3:  # a third, independent coordinate
-        X = np.column_stack([X, rng.normal(0.0, B / 3, size=n)])
+    if d >= 3:  # further independent coordinates
+        X = np.column_stack([X, rng.normal(0.0, B / 3, size=(n, d - 2))])
     return np.clip(np.rint(X), -B, B).astype(np.int64)[:, :d]
 
 
 def nonprivate_depth(X: np.ndarray, B: int) -> tuple[int, str]:
     """The Tukey median's depth (exact when affordable) or the deepest data point's."""
     n, d = X.shape
+    if d == 3:  # the exact regions over U(S ∪ E), n <= MAX_POINTS_3D
+        return len(depth_intervals(X)), "exact maximum"
     if d == 1 or n <= 10_000:
         dirs = np.ones((1, 1), dtype=np.int64) if d == 1 else box_directions(B)
         return len(depth_intervals(X, directions=dirs)), "exact maximum"
@@ -111,7 +116,12 @@ def _fit(arm: str, X: np.ndarray, B: int, eps: float, seed: int):
 
 
 def _row(kind, d, n, eps, seed, arm, depth, seconds, B, note=""):
+    """One fit's row; ``depth=None`` for a refusal (``note`` says why)."""
     target = n / (2 * (d + 1))
+    if depth is None:
+        return {"data": kind, "d": d, "B": B, "n": n, "epsilon": eps, "seed": seed, "arm": arm, "depth": "",
+                "depth_frac": "", "target_frac": round(1 / (2 * (d + 1)), 5), "reaches_target": "",
+                "seconds": "", "note": note}  # fmt: skip
     return {
         "data": kind,
         "d": d,
@@ -129,39 +139,76 @@ def _row(kind, d, n, eps, seed, arm, depth, seconds, B, note=""):
     }
 
 
-def dimension_supported(d: int, B: int) -> bool:
-    try:
-        plan_find_tukey(100, d, B, 1.0)
-    except InvalidParameterError as exc:
-        print(f"note: d = {d} skipped: PrivateCenterPoint refuses it ({exc})")
-        return False
-    return True
+#: Sizes of the depth grid per dimension (d = 3 up to the exact envelope MAX_POINTS_3D).
+GRID_SIZES = {1: (100, 300, 1000, 3000, 10_000, 100_000), 2: (100, 300, 1000, 3000, 10_000), 3: (25, 50, 100)}
+QUICK_SIZES = {1: (100, 1000, 10_000), 2: (100, 1000, 10_000), 3: (25, 50)}
+#: Dimensions recorded as refusals, at these sizes.
+REFUSED_DIMS, REFUSED_SIZES = (5,), (100, 1000)
+DEPTH_ARMS = ("findtukey-exponential", "findtukey-recconcave", "coordinate-median")
+
+
+def _seeds(quick: bool, d: int, n: int) -> int:
+    if quick:
+        return 2
+    if d == 3:
+        return 3
+    return 5 if n <= 1000 else (3 if n <= 3000 else 2)
+
+
+def refused_rows(d: int, B: int) -> list[dict]:
+    """Every arm at ``d`` in ``REFUSED_DIMS``: a row with the refusal's first line (nothing is skipped silently)."""
+    rows = []
+    for kind in KINDS:
+        for n in REFUSED_SIZES:
+            X = make_data(kind, n, d, B, np.random.default_rng([n, d, 0, KINDS.index(kind)]))
+            for eps in (0.1, 1.0):
+                try:
+                    best, how = nonprivate_depth(X, B)
+                    rows.append(_row(kind, d, n, eps, 0, "tukey-median", best, 0.0, B, how))
+                except PrivpacError as exc:
+                    rows.append(_row(kind, d, n, eps, 0, "tukey-median", None, 0.0, B, _refusal(exc)))
+                for arm in DEPTH_ARMS:
+                    try:
+                        center = _fit(arm, X, B, eps, 7)
+                    except PrivpacError as exc:
+                        rows.append(_row(kind, d, n, eps, 0, arm, None, 0.0, B, _refusal(exc)))
+                        continue
+                    try:
+                        rows.append(_row(kind, d, n, eps, 0, arm, tukey_depth(center, X), 0.0, B))
+                    except PrivpacError as exc:  # the fit runs, its exact depth cannot be evaluated
+                        rows.append(
+                            _row(kind, d, n, eps, 0, arm, None, 0.0, B, f"depth not evaluated, {_refusal(exc)}")
+                        )
+    for r in rows:
+        if r["note"].startswith(("refused", "depth not")):
+            print(f"  d = {d}, {r['arm']}: {r['note'][:150]}")
+    return rows
 
 
 def depth_grid(quick: bool, B: int) -> list[dict]:
-    sizes = (100, 1000, 10_000) if quick else (100, 300, 1000, 3000, 10_000, 100_000)
-    dims = [d for d in (1, 2, 3) if dimension_supported(d, B)]
+    sizes = QUICK_SIZES if quick else GRID_SIZES
+    assert max(sizes[3]) <= MAX_POINTS_3D
     tasks = []
-    for d in dims:
-        for n in sizes:
-            if n > 10_000 and d >= 2:
-                continue  # the exact depth regions refuse (box directions x n above the finite-direction limit)
-            seeds = 2 if quick else (5 if n <= 1000 else (3 if n <= 3000 else 2))
-            for kind in KINDS:
-                for eps in (0.1, 1.0):
-                    for seed in range(seeds):
-                        tasks.append((kind, d, n, eps, seed))
+    for d in (1, 2, 3):
+        for n in sizes[d]:
+            for seed in range(_seeds(quick, d, n)):
+                for kind in KINDS:
+                    tasks.append((kind, d, n, seed))
     rows = []
-    for kind, d, n, eps, seed in progress(tasks, desc="center points: depth grid", unit="dataset"):
+    for kind, d, n, seed in progress(tasks, desc="center points: depth grid", unit="dataset"):
         X = make_data(kind, n, d, B, np.random.default_rng([n, d, seed, KINDS.index(kind)]))
         t0 = time.perf_counter()
-        best, how = nonprivate_depth(X, B)
-        rows.append(_row(kind, d, n, eps, seed, "tukey-median", best, time.perf_counter() - t0, B, how))
-        for arm in ("findtukey-exponential", "findtukey-recconcave", "coordinate-median"):
-            t0 = time.perf_counter()
-            center = _fit(arm, X, B, eps, 1000 * seed + 7)
-            seconds = time.perf_counter() - t0
-            rows.append(_row(kind, d, n, eps, seed, arm, tukey_depth(center, X), seconds, B))
+        best, how = nonprivate_depth(X, B)  # the same data at both epsilons
+        seconds = time.perf_counter() - t0
+        for eps in (0.1, 1.0):
+            rows.append(_row(kind, d, n, eps, seed, "tukey-median", best, seconds, B, how))
+            for arm in DEPTH_ARMS:
+                t0 = time.perf_counter()
+                center = _fit(arm, X, B, eps, 1000 * seed + 7)
+                seconds_arm = time.perf_counter() - t0
+                rows.append(_row(kind, d, n, eps, seed, arm, tukey_depth(center, X), seconds_arm, B))
+    for d in REFUSED_DIMS:
+        rows.extend(refused_rows(d, B))
     return rows
 
 
@@ -205,6 +252,107 @@ def done_criterion(quick: bool, B: int) -> list[dict]:
         }
         for arm, hits in reached.items()
     ]
+
+
+#: The learner part: d = 2 on the grid [[-5, 5]]^2 (small enough for the generic learner B2).
+LEARNER_D, LEARNER_B, LEARNER_TEST = 2, 5, 2000
+LEARNER_SIZES, LEARNER_QUICK_SIZES = (100, 300, 1000, 3000, 10_000, 30_000), (100, 1000)
+LEARNER_ARMS = ("tukey-exponential", "tukey-directional", "margin-practical", "generic-em")
+PUBLIC_MARGIN = 0.1  # the large-margin learner's margin, fixed a priori (never tuned on the data)
+
+
+class _GenericEM:
+    """BMNS baseline B2: the exponential mechanism over one halfspace per labelling of the grid."""
+
+    def __init__(self, eps: float, B: int, seed: int):
+        self.eps, self.B, self.seed = eps, B, seed
+
+    def fit(self, X, y):
+        self.a, self.w = generic_halfspace_learner(X, y, self.B, self.eps, rng=self.seed)
+        return self
+
+    def predict(self, X):
+        return halfspace_predict(self.a, self.w, X)
+
+
+def _learner(arm: str, eps: float, B: int, seed: int):
+    domain = IntegerDomain(-B, B)
+    if arm in ("tukey-exponential", "tukey-directional"):
+        depth = "tukey" if arm == "tukey-exponential" else "directional"
+        return PrivateTukeyHalfspaceClassifier(epsilon=eps, domain=domain, depth=depth, random_state=seed)
+    if arm == "margin-practical":
+        return PrivateHalfspaceClassifier(epsilon=eps, delta=DELTA, domain=domain, margin=PUBLIC_MARGIN,
+                                          fit_intercept=True, random_state=seed)  # fmt: skip
+    if arm == "generic-em":
+        return _GenericEM(eps, B, seed)
+    raise ValueError(arm)
+
+
+def learner_grid(quick: bool) -> list[dict]:
+    """Test error against n of ``PrivateTukeyHalfspaceClassifier`` (LearnHalfSpace, Fig. 2) at d = 2.
+
+    Realisable data: uniform points of ``[[-5, 5]]^2`` labelled by a random grid halfspace, test
+    error on 2,000 fresh points of the same law. Against the large-margin learner (public margin
+    0.1, ``delta = 1e-6``) and the generic exponential-mechanism learner (B2). A refusal is a row
+    with its reason; an arm whose fit took more than a minute is not run at larger ``n`` (a row says so).
+    """
+    d, B = LEARNER_D, LEARNER_B
+    sizes = LEARNER_QUICK_SIZES if quick else LEARNER_SIZES
+    tasks = [(n, seed) for n in sizes for seed in range(1 if quick else 3)]
+    rows, slow = [], set()
+    for n, seed in progress(tasks, desc="center points: learner", unit="dataset"):
+        target = grid_halfspace_target(d, B, rng=seed)
+        train = make_grid_halfspace_data(n, d, B, target=target, rng=np.random.default_rng([seed, n]))
+        test = make_grid_halfspace_data(LEARNER_TEST, d, B, target=target, rng=np.random.default_rng([seed, n, 1]))
+        for eps in (0.1, 1.0):
+            for arm in LEARNER_ARMS:
+                row = {"d": d, "B": B, "n": n, "epsilon": eps, "seed": seed, "arm": arm, "test_error": "",
+                       "seconds": "", "note": ""}  # fmt: skip
+                if (arm, eps) in slow:
+                    row["note"] = "not run: a smaller n took more than 60 s"
+                    rows.append(row)
+                    continue
+                t0 = time.perf_counter()
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", UtilityWarning)
+                        est = _learner(arm, eps, B, 1000 * seed + 5).fit(train.X, train.y)
+                except PrivpacError as exc:
+                    row["note"] = _refusal(exc)
+                    rows.append(row)
+                    continue
+                seconds = time.perf_counter() - t0
+                if seconds > 60:
+                    slow.add((arm, eps))
+                row["test_error"] = round(float(np.mean(est.predict(test.X) != test.y)), 5)
+                row["seconds"] = round(seconds, 4)
+                rows.append(row)
+    return rows
+
+
+def plot_learner(rows: list[dict], path: Path) -> None:
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    colors = {"tukey-exponential": "tab:blue", "tukey-directional": "tab:cyan", "margin-practical": "tab:green",
+              "generic-em": "tab:orange"}  # fmt: skip
+    for ax, eps in zip(axes, (0.1, 1.0)):
+        for arm, color in colors.items():
+            by_n: dict = {}
+            for r in rows:
+                if r["arm"] == arm and r["epsilon"] == eps and r["test_error"] != "":
+                    by_n.setdefault(r["n"], []).append(r["test_error"])
+            if by_n:
+                pts = sorted((n, float(np.mean(v))) for n, v in by_n.items())
+                ax.plot(*zip(*pts), color=color, marker="o", ms=3, label=arm)
+        ax.set_xscale("log")
+        ax.set_xlabel("n")
+        ax.set_title(f"realisable halfspace on [[-5, 5]]^2, epsilon = {eps:g}", fontsize=9)
+    axes[0].set_ylabel("test error (mean over seeds)")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"wrote {path}")
 
 
 #: Domain bounds of the speed table: small boxes at n = 10^3 and 10^4, large ones where the exact
@@ -263,7 +411,8 @@ def summarise(rows: list[dict]) -> dict:
     """Mean depth fraction and share reaching the target per (d, data, epsilon, arm, n)."""
     out: dict = {}
     for r in rows:
-        out.setdefault((r["d"], r["data"], r["epsilon"], r["arm"], r["n"]), []).append(r)
+        if r["depth"] != "":  # refusals carry no depth
+            out.setdefault((r["d"], r["data"], r["epsilon"], r["arm"], r["n"]), []).append(r)
     return {
         k: (float(np.mean([r["depth_frac"] for r in v])), float(np.mean([r["reaches_target"] for r in v])))
         for k, v in out.items()
@@ -273,7 +422,7 @@ def summarise(rows: list[dict]) -> dict:
 def plot_depth(rows: list[dict], path: Path) -> None:
     plt = _pyplot()
     summary = summarise(rows)
-    dims = sorted({r["d"] for r in rows})
+    dims = sorted({r["d"] for r in rows if r["depth"] != ""})
     fig, axes = plt.subplots(2 * len(dims), 4, figsize=(16, 6.5 * len(dims)), squeeze=False, sharey=True)
     styles = {
         "tukey-median": ("k", "-"),
@@ -321,7 +470,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a small grid (a few minutes)")
     parser.add_argument("--bound", type=int, default=5, help="the public box [-B, B]^d of the depth grid")
-    parser.add_argument("--only", choices=["speed", "done", "toy", "grid"], default=None, help="run one part")
+    parser.add_argument(
+        "--only", choices=["speed", "done", "toy", "grid", "learner"], default=None, help="run one part"
+    )
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     suffix = "_quick" if args.quick else ""
@@ -336,6 +487,10 @@ def main() -> None:
         plot_done(done, RESULTS / f"center_points_done{suffix}.png")
     if args.only in (None, "toy"):
         write(RESULTS / f"center_points_toy{suffix}.csv", toy_grid(args.quick))
+    if args.only in (None, "learner"):
+        rows = learner_grid(args.quick)
+        write(RESULTS / f"center_points_learner{suffix}.csv", rows)
+        plot_learner(rows, RESULTS / f"center_points_learner{suffix}.png")
     if args.only in (None, "grid"):
         rows = depth_grid(args.quick, args.bound)
         write(RESULTS / f"center_points{suffix}.csv", rows)
