@@ -179,9 +179,9 @@ def refused_rows(d: int, B: int) -> list[dict]:
                         rows.append(
                             _row(kind, d, n, eps, 0, arm, None, 0.0, B, f"depth not evaluated, {_refusal(exc)}")
                         )
-    for r in rows:
-        if r["note"].startswith(("refused", "depth not")):
-            print(f"  d = {d}, {r['arm']}: {r['note'][:150]}")
+    for arm in ("tukey-median", *DEPTH_ARMS):  # one line per arm: the reason is the same at every size
+        note = next(r["note"] for r in rows if r["arm"] == arm)
+        print(f"  d = {d}, {arm}: {note[:150]}")
     return rows
 
 
