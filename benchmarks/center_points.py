@@ -12,7 +12,14 @@ Arms
   private median per coordinate (budget split evenly, pure epsilon-DP): the answer users reach for;
 * ``one-shot-B1``: :func:`~privpac.learners.center_point_baselines.one_shot_center_point` (toy grid only);
 * ``tukey-median``: non-private, the exact largest depth (the number of nested depth regions) for
-  ``n <= 10,000`` in ``d = 2`` and every ``n`` in ``d = 1``, else the deepest data point.
+  ``n <= 10,000`` in ``d = 2``, every ``n`` in ``d = 1`` and ``d = 3`` (over ``U(S ∪ E)``), else the
+  deepest data point.
+
+Dimensions: ``d = 1``; ``d = 2`` up to ``n = 10^4`` (beyond it the exact regions on ``[-5, 5]^2`` are
+refused before the data is read); ``d = 3`` at ``n = 25, 50, 100``, up to the exact envelope
+``MAX_POINTS_3D = 102``; ``d = 5`` as rows ``refused: <reason>`` for every arm (FindTukey and the
+exact depth stop at ``d = 3``; the median per coordinate runs, but the exact depth of its output
+cannot be evaluated, which its rows say).
 
 Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bound``; clipped):
 
@@ -22,20 +29,32 @@ Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bo
   them with ``k < 0``; width ``e`` in ``{-1, 0, 1}`` with probabilities 0.1, 0.8, 0.1 where ``|k| >= 3``):
   each coordinate alone has a flat median over the empty middle, and the pair must stay on the
   diagonal;
-* ``simplex``: three (``d + 1``) equal clusters at the vertices of a simplex, ``N(0, 1/4)`` each;
+* ``simplex``: three equal clusters at the vertices of a triangle (a simplex in ``d = 2``), ``N(0, 1/4)`` each;
 * ``collinear``: points on the line ``y = 2x`` (``x`` uniform in ``[-B/2, B/2]``): the hull is a segment.
 
-In ``d = 1`` every kind is the first coordinate of its 2-D version.
+In ``d = 1`` every kind is the first coordinate of its 2-D version; in ``d = 3`` and ``5`` it is the
+2-D version with further independent ``N(0, (B/3)^2)`` coordinates.
+
+The learner part (``--only learner``): ``PrivateTukeyHalfspaceClassifier`` (LearnHalfSpace, Fig. 2:
+FindTukey in dimension 3 on the chunk halfspaces) at ``d = 2`` on realisable data on the grid
+``[[-5, 5]]^2``, test error on 2,000 fresh points against ``n``, with Tukey and directional depth,
+against the large-margin learner ``PrivateHalfspaceClassifier`` (public margin 0.1, ``delta = 1e-6``)
+and the generic exponential-mechanism learner (B2). Sizes the learner refuses (more chunks than the
+exact 3-D envelope) are rows with the reason.
 
 Outputs (``benchmarks/results/``): ``center_points.csv`` (one row per fit: depth, depth / n, the
-target ``n/(2(d+1))``, seconds), ``center_points_done.csv`` (the done criterion: thin 2-D data, n =
-2,000, epsilon = 1, >= 50 seeds), ``center_points_speed.csv`` (exact 2-D Tukey depth per query and
-wall time of a 2-D center point), ``center_points_toy.csv`` (B1 on ``[-2, 2]^2``), and PNG plots
-``center_points_depth.png``, ``center_points_done.png``. ``--quick`` runs a small grid in minutes
-(files with a ``_quick`` suffix). Wall times are single-process measurements on a shared machine.
+target ``n/(2(d+1))``, seconds, or the refusal), ``center_points_done.csv`` (the done criterion: thin
+2-D data, n = 2,000, epsilon = 1, >= 50 seeds), ``center_points_speed.csv`` (exact 2-D Tukey depth per
+query and wall time of a 2-D center point, at B = 3 to 15 for n = 10^3 and 10^4 and at B = 63, 255,
+2^15 where the exact regions are not refused), ``center_points_toy.csv`` (B1 on ``[-2, 2]^2``),
+``center_points_learner.csv`` (the learner), and PNG plots ``center_points_depth.png``,
+``center_points_done.png``, ``center_points_learner.png``. ``--quick`` runs a small grid in minutes
+(files with a ``_quick`` suffix); ``--only PART`` runs one part. Wall times are single-process
+measurements on a shared machine.
 
-    PYTHONPATH=src python benchmarks/center_points.py            # full grid, 20 to 40 minutes
+    PYTHONPATH=src python benchmarks/center_points.py            # everything (see docs for the time)
     PYTHONPATH=src python benchmarks/center_points.py --quick    # a few minutes
+    PYTHONPATH=src python benchmarks/center_points.py --only speed
 """
 
 from __future__ import annotations

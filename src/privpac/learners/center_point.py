@@ -65,7 +65,8 @@ most ``M_u = 8 B^2`` and right-hand sides of denominator ``t``, so by Cramer's r
 (``C(n + 4, 3)`` normals times ``n`` points); ``d = 3`` is refused from the public ``n`` above
 :data:`MAX_POINTS_3D` (:func:`check_public_size`), before any point is read.
 
-Not implemented: ``d >= 4``, LearnHalfSpace (Fig. 2), the lower bounds of section 5.
+Not implemented: ``d >= 4``, the lower bounds of section 5. LearnHalfSpace (Fig. 2) is
+:mod:`privpac.learners.halfspace_tukey`.
 """
 
 from __future__ import annotations
