@@ -347,3 +347,24 @@ def test_tiny_datasets_run_and_spend_the_planned_budget():
             assert est.privacy_spent_ == (1.0, delta)
             again = PrivateCenterPoint(epsilon=1.0, delta=delta, domain=1, mode=mode, random_state=5).fit(X)
             assert again.center_ == est.center_
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"epsilon": 0}, "epsilon"),
+        ({"beta": 0.0}, "beta"),
+        ({"beta": 1.0}, "beta"),
+        ({"delta": 1.0}, "delta"),
+        ({"mode": "median"}, "mode"),
+        ({"composition": "fancy"}, "composition"),
+        ({"mode": "recconcave"}, "delta > 0"),
+        ({"domain": 0}, "at least 1"),
+    ],
+)
+def test_parameters_are_refused_before_the_data_is_read(params, match):
+    # Spec section 9 item 20: with data that would itself be refused (NaN, a non-integer), the
+    # parameter's own error comes first.
+    bad = np.array([[0.5, np.nan], [1.0, 0.0]])
+    with pytest.raises(InvalidParameterError, match=match):
+        PrivateCenterPoint(**{"domain": 2, **params}).fit(bad)
