@@ -12,7 +12,14 @@ Arms
   private median per coordinate (budget split evenly, pure epsilon-DP): the answer users reach for;
 * ``one-shot-B1``: :func:`~privpac.learners.center_point_baselines.one_shot_center_point` (toy grid only);
 * ``tukey-median``: non-private, the exact largest depth (the number of nested depth regions) for
-  ``n <= 10,000`` in ``d = 2`` and every ``n`` in ``d = 1``, else the deepest data point.
+  ``n <= 10,000`` in ``d = 2``, every ``n`` in ``d = 1`` and ``d = 3`` (over ``U(S ∪ E)``), else the
+  deepest data point.
+
+Dimensions: ``d = 1``; ``d = 2`` up to ``n = 10^4`` (beyond it the exact regions on ``[-5, 5]^2`` are
+refused before the data is read); ``d = 3`` at ``n = 25, 50, 100``, up to the exact envelope
+``MAX_POINTS_3D = 102``; ``d = 5`` as rows ``refused: <reason>`` for every arm (FindTukey and the
+exact depth stop at ``d = 3``; the median per coordinate runs, but the exact depth of its output
+cannot be evaluated, which its rows say).
 
 Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bound``; clipped):
 
@@ -22,20 +29,32 @@ Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bo
   them with ``k < 0``; width ``e`` in ``{-1, 0, 1}`` with probabilities 0.1, 0.8, 0.1 where ``|k| >= 3``):
   each coordinate alone has a flat median over the empty middle, and the pair must stay on the
   diagonal;
-* ``simplex``: three (``d + 1``) equal clusters at the vertices of a simplex, ``N(0, 1/4)`` each;
+* ``simplex``: three equal clusters at the vertices of a triangle (a simplex in ``d = 2``), ``N(0, 1/4)`` each;
 * ``collinear``: points on the line ``y = 2x`` (``x`` uniform in ``[-B/2, B/2]``): the hull is a segment.
 
-In ``d = 1`` every kind is the first coordinate of its 2-D version.
+In ``d = 1`` every kind is the first coordinate of its 2-D version; in ``d = 3`` and ``5`` it is the
+2-D version with further independent ``N(0, (B/3)^2)`` coordinates.
+
+The learner part (``--only learner``): ``PrivateTukeyHalfspaceClassifier`` (LearnHalfSpace, Fig. 2:
+FindTukey in dimension 3 on the chunk halfspaces) at ``d = 2`` on realisable data on the grid
+``[[-5, 5]]^2``, test error on 2,000 fresh points against ``n``, with Tukey and directional depth,
+against the large-margin learner ``PrivateHalfspaceClassifier`` (public margin 0.1, ``delta = 1e-6``)
+and the generic exponential-mechanism learner (B2). Sizes the learner refuses (more chunks than the
+exact 3-D envelope) are rows with the reason.
 
 Outputs (``benchmarks/results/``): ``center_points.csv`` (one row per fit: depth, depth / n, the
-target ``n/(2(d+1))``, seconds), ``center_points_done.csv`` (the done criterion: thin 2-D data, n =
-2,000, epsilon = 1, >= 50 seeds), ``center_points_speed.csv`` (exact 2-D Tukey depth per query and
-wall time of a 2-D center point), ``center_points_toy.csv`` (B1 on ``[-2, 2]^2``), and PNG plots
-``center_points_depth.png``, ``center_points_done.png``. ``--quick`` runs a small grid in minutes
-(files with a ``_quick`` suffix). Wall times are single-process measurements on a shared machine.
+target ``n/(2(d+1))``, seconds, or the refusal), ``center_points_done.csv`` (the done criterion: thin
+2-D data, n = 2,000, epsilon = 1, >= 50 seeds), ``center_points_speed.csv`` (exact 2-D Tukey depth per
+query and wall time of a 2-D center point, at B = 3 to 15 for n = 10^3 and 10^4 and at B = 63, 255,
+2^15 where the exact regions are not refused), ``center_points_toy.csv`` (B1 on ``[-2, 2]^2``),
+``center_points_learner.csv`` (the learner), and PNG plots ``center_points_depth.png``,
+``center_points_done.png``, ``center_points_learner.png``. ``--quick`` runs a small grid in minutes
+(files with a ``_quick`` suffix); ``--only PART`` runs one part. Wall times are single-process
+measurements on a shared machine.
 
-    PYTHONPATH=src python benchmarks/center_points.py            # full grid, 20 to 40 minutes
+    PYTHONPATH=src python benchmarks/center_points.py            # everything (see docs for the time)
     PYTHONPATH=src python benchmarks/center_points.py --quick    # a few minutes
+    PYTHONPATH=src python benchmarks/center_points.py --only speed
 """
 
 from __future__ import annotations
@@ -50,11 +69,14 @@ from pathlib import Path
 
 import numpy as np
 
-from privpac.errors import InvalidParameterError, UtilityWarning
-from privpac.estimators import PrivateCenterPoint
+from privpac.datasets import grid_halfspace_target, make_grid_halfspace_data
+from privpac.domains import IntegerDomain
+from privpac.errors import DataError, PrivpacError, UtilityWarning
+from privpac.estimators import PrivateCenterPoint, PrivateHalfspaceClassifier, PrivateTukeyHalfspaceClassifier
 from privpac.geometry import depth_intervals, tukey_depth
-from privpac.learners.center_point import box_directions, plan_find_tukey
+from privpac.learners.center_point import MAX_POINTS_3D, box_directions
 from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, coordinatewise_median, one_shot_center_point
+from privpac.learners.halfspace_tukey import generic_halfspace_learner, halfspace_predict
 from privpac.plots import _pyplot
 from privpac.progress import progress
 
@@ -80,14 +102,16 @@ def make_data(kind: str, n: int, d: int, B: int, rng: np.random.Generator) -> np
         X = np.column_stack([x, np.clip(2 * x, -B, B)])
     else:
         raise ValueError(kind)
-    if d == 3:  # a third, independent coordinate
-        X = np.column_stack([X, rng.normal(0.0, B / 3, size=n)])
+    if d >= 3:  # further independent coordinates
+        X = np.column_stack([X, rng.normal(0.0, B / 3, size=(n, d - 2))])
     return np.clip(np.rint(X), -B, B).astype(np.int64)[:, :d]
 
 
 def nonprivate_depth(X: np.ndarray, B: int) -> tuple[int, str]:
     """The Tukey median's depth (exact when affordable) or the deepest data point's."""
     n, d = X.shape
+    if d == 3:  # the exact regions over U(S ∪ E), n <= MAX_POINTS_3D
+        return len(depth_intervals(X)), "exact maximum"
     if d == 1 or n <= 10_000:
         dirs = np.ones((1, 1), dtype=np.int64) if d == 1 else box_directions(B)
         return len(depth_intervals(X, directions=dirs)), "exact maximum"
@@ -111,7 +135,12 @@ def _fit(arm: str, X: np.ndarray, B: int, eps: float, seed: int):
 
 
 def _row(kind, d, n, eps, seed, arm, depth, seconds, B, note=""):
+    """One fit's row; ``depth=None`` for a refusal (``note`` says why)."""
     target = n / (2 * (d + 1))
+    if depth is None:
+        return {"data": kind, "d": d, "B": B, "n": n, "epsilon": eps, "seed": seed, "arm": arm, "depth": "",
+                "depth_frac": "", "target_frac": round(1 / (2 * (d + 1)), 5), "reaches_target": "",
+                "seconds": "", "note": note}  # fmt: skip
     return {
         "data": kind,
         "d": d,
@@ -129,39 +158,76 @@ def _row(kind, d, n, eps, seed, arm, depth, seconds, B, note=""):
     }
 
 
-def dimension_supported(d: int, B: int) -> bool:
-    try:
-        plan_find_tukey(100, d, B, 1.0)
-    except InvalidParameterError as exc:
-        print(f"note: d = {d} skipped: PrivateCenterPoint refuses it ({exc})")
-        return False
-    return True
+#: Sizes of the depth grid per dimension (d = 3 up to the exact envelope MAX_POINTS_3D).
+GRID_SIZES = {1: (100, 300, 1000, 3000, 10_000, 100_000), 2: (100, 300, 1000, 3000, 10_000), 3: (25, 50, 100)}
+QUICK_SIZES = {1: (100, 1000, 10_000), 2: (100, 1000, 10_000), 3: (25, 50)}
+#: Dimensions recorded as refusals, at these sizes.
+REFUSED_DIMS, REFUSED_SIZES = (5,), (100, 1000)
+DEPTH_ARMS = ("findtukey-exponential", "findtukey-recconcave", "coordinate-median")
+
+
+def _seeds(quick: bool, d: int, n: int) -> int:
+    if quick:
+        return 2
+    if d == 3:
+        return 3
+    return 5 if n <= 1000 else (3 if n <= 3000 else 2)
+
+
+def refused_rows(d: int, B: int) -> list[dict]:
+    """Every arm at ``d`` in ``REFUSED_DIMS``: a row with the refusal's first line (nothing is skipped silently)."""
+    rows = []
+    for kind in KINDS:
+        for n in REFUSED_SIZES:
+            X = make_data(kind, n, d, B, np.random.default_rng([n, d, 0, KINDS.index(kind)]))
+            for eps in (0.1, 1.0):
+                try:
+                    best, how = nonprivate_depth(X, B)
+                    rows.append(_row(kind, d, n, eps, 0, "tukey-median", best, 0.0, B, how))
+                except PrivpacError as exc:
+                    rows.append(_row(kind, d, n, eps, 0, "tukey-median", None, 0.0, B, _refusal(exc)))
+                for arm in DEPTH_ARMS:
+                    try:
+                        center = _fit(arm, X, B, eps, 7)
+                    except PrivpacError as exc:
+                        rows.append(_row(kind, d, n, eps, 0, arm, None, 0.0, B, _refusal(exc)))
+                        continue
+                    try:
+                        rows.append(_row(kind, d, n, eps, 0, arm, tukey_depth(center, X), 0.0, B))
+                    except PrivpacError as exc:  # the fit runs, its exact depth cannot be evaluated
+                        rows.append(
+                            _row(kind, d, n, eps, 0, arm, None, 0.0, B, f"depth not evaluated, {_refusal(exc)}")
+                        )
+    for arm in ("tukey-median", *DEPTH_ARMS):  # one line per arm: the reason is the same at every size
+        note = next(r["note"] for r in rows if r["arm"] == arm)
+        print(f"  d = {d}, {arm}: {note[:150]}")
+    return rows
 
 
 def depth_grid(quick: bool, B: int) -> list[dict]:
-    sizes = (100, 1000, 10_000) if quick else (100, 300, 1000, 3000, 10_000, 100_000)
-    dims = [d for d in (1, 2, 3) if dimension_supported(d, B)]
+    sizes = QUICK_SIZES if quick else GRID_SIZES
+    assert max(sizes[3]) <= MAX_POINTS_3D
     tasks = []
-    for d in dims:
-        for n in sizes:
-            if n > 10_000 and d >= 2:
-                continue  # the exact depth regions refuse (box directions x n above the finite-direction limit)
-            seeds = 2 if quick else (5 if n <= 1000 else (3 if n <= 3000 else 2))
-            for kind in KINDS:
-                for eps in (0.1, 1.0):
-                    for seed in range(seeds):
-                        tasks.append((kind, d, n, eps, seed))
+    for d in (1, 2, 3):
+        for n in sizes[d]:
+            for seed in range(_seeds(quick, d, n)):
+                for kind in KINDS:
+                    tasks.append((kind, d, n, seed))
     rows = []
-    for kind, d, n, eps, seed in progress(tasks, desc="center points: depth grid", unit="dataset"):
+    for kind, d, n, seed in progress(tasks, desc="center points: depth grid", unit="dataset"):
         X = make_data(kind, n, d, B, np.random.default_rng([n, d, seed, KINDS.index(kind)]))
         t0 = time.perf_counter()
-        best, how = nonprivate_depth(X, B)
-        rows.append(_row(kind, d, n, eps, seed, "tukey-median", best, time.perf_counter() - t0, B, how))
-        for arm in ("findtukey-exponential", "findtukey-recconcave", "coordinate-median"):
-            t0 = time.perf_counter()
-            center = _fit(arm, X, B, eps, 1000 * seed + 7)
-            seconds = time.perf_counter() - t0
-            rows.append(_row(kind, d, n, eps, seed, arm, tukey_depth(center, X), seconds, B))
+        best, how = nonprivate_depth(X, B)  # the same data at both epsilons
+        seconds = time.perf_counter() - t0
+        for eps in (0.1, 1.0):
+            rows.append(_row(kind, d, n, eps, seed, "tukey-median", best, seconds, B, how))
+            for arm in DEPTH_ARMS:
+                t0 = time.perf_counter()
+                center = _fit(arm, X, B, eps, 1000 * seed + 7)
+                seconds_arm = time.perf_counter() - t0
+                rows.append(_row(kind, d, n, eps, seed, arm, tukey_depth(center, X), seconds_arm, B))
+    for d in REFUSED_DIMS:
+        rows.extend(refused_rows(d, B))
     return rows
 
 
@@ -207,8 +273,119 @@ def done_criterion(quick: bool, B: int) -> list[dict]:
     ]
 
 
+#: The learner part: d = 2 on the grid [[-5, 5]]^2 (small enough for the generic learner B2).
+LEARNER_D, LEARNER_B, LEARNER_TEST = 2, 5, 2000
+LEARNER_SIZES, LEARNER_QUICK_SIZES = (100, 300, 1000, 3000, 10_000, 30_000), (100, 1000)
+LEARNER_ARMS = ("tukey-exponential", "tukey-directional", "margin-practical", "generic-em")
+PUBLIC_MARGIN = 0.1  # the large-margin learner's margin, fixed a priori (never tuned on the data)
+
+
+class _GenericEM:
+    """BMNS baseline B2: the exponential mechanism over one halfspace per labelling of the grid."""
+
+    def __init__(self, eps: float, B: int, seed: int):
+        self.eps, self.B, self.seed = eps, B, seed
+
+    def fit(self, X, y):
+        self.a, self.w = generic_halfspace_learner(X, y, self.B, self.eps, rng=self.seed)
+        return self
+
+    def predict(self, X):
+        return halfspace_predict(self.a, self.w, X)
+
+
+def _learner(arm: str, eps: float, B: int, seed: int):
+    domain = IntegerDomain(-B, B)
+    if arm in ("tukey-exponential", "tukey-directional"):
+        depth = "tukey" if arm == "tukey-exponential" else "directional"
+        return PrivateTukeyHalfspaceClassifier(epsilon=eps, domain=domain, depth=depth, random_state=seed)
+    if arm == "margin-practical":
+        return PrivateHalfspaceClassifier(epsilon=eps, delta=DELTA, domain=domain, margin=PUBLIC_MARGIN,
+                                          fit_intercept=True, random_state=seed)  # fmt: skip
+    if arm == "generic-em":
+        return _GenericEM(eps, B, seed)
+    raise ValueError(arm)
+
+
+def learner_grid(quick: bool) -> list[dict]:
+    """Test error against n of ``PrivateTukeyHalfspaceClassifier`` (LearnHalfSpace, Fig. 2) at d = 2.
+
+    Realisable data: uniform points of ``[[-5, 5]]^2`` labelled by a random grid halfspace, test
+    error on 2,000 fresh points of the same law. Against the large-margin learner (public margin
+    0.1, ``delta = 1e-6``) and the generic exponential-mechanism learner (B2). A refusal is a row
+    with its reason; an arm whose fit took more than a minute is not run at larger ``n`` (a row says so).
+    """
+    d, B = LEARNER_D, LEARNER_B
+    sizes = LEARNER_QUICK_SIZES if quick else LEARNER_SIZES
+    tasks = [(n, seed) for n in sizes for seed in range(1 if quick else 3)]
+    rows, slow = [], set()
+    for n, seed in progress(tasks, desc="center points: learner", unit="dataset"):
+        target = grid_halfspace_target(d, B, rng=seed)
+        train = make_grid_halfspace_data(n, d, B, target=target, rng=np.random.default_rng([seed, n]))
+        test = make_grid_halfspace_data(LEARNER_TEST, d, B, target=target, rng=np.random.default_rng([seed, n, 1]))
+        for eps in (0.1, 1.0):
+            for arm in LEARNER_ARMS:
+                row = {"d": d, "B": B, "n": n, "epsilon": eps, "seed": seed, "arm": arm, "test_error": "",
+                       "seconds": "", "note": ""}  # fmt: skip
+                if (arm, eps) in slow:
+                    row["note"] = "not run: a smaller n took more than 60 s"
+                    rows.append(row)
+                    continue
+                t0 = time.perf_counter()
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", UtilityWarning)
+                        est = _learner(arm, eps, B, 1000 * seed + 5).fit(train.X, train.y)
+                except PrivpacError as exc:
+                    row["note"] = _refusal(exc)
+                    rows.append(row)
+                    continue
+                seconds = time.perf_counter() - t0
+                if seconds > 60:
+                    slow.add((arm, eps))
+                row["test_error"] = round(float(np.mean(est.predict(test.X) != test.y)), 5)
+                row["seconds"] = round(seconds, 4)
+                rows.append(row)
+    return rows
+
+
+def plot_learner(rows: list[dict], path: Path) -> None:
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    colors = {"tukey-exponential": "tab:blue", "tukey-directional": "tab:cyan", "margin-practical": "tab:green",
+              "generic-em": "tab:orange"}  # fmt: skip
+    for ax, eps in zip(axes, (0.1, 1.0)):
+        for arm, color in colors.items():
+            by_n: dict = {}
+            for r in rows:
+                if r["arm"] == arm and r["epsilon"] == eps and r["test_error"] != "":
+                    by_n.setdefault(r["n"], []).append(r["test_error"])
+            if by_n:
+                pts = sorted((n, float(np.mean(v))) for n, v in by_n.items())
+                ax.plot(*zip(*pts), color=color, marker="o", ms=3, label=arm)
+        ax.set_xscale("log")
+        ax.set_xlabel("n")
+        ax.set_title(f"realisable halfspace on [[-5, 5]]^2, epsilon = {eps:g}", fontsize=9)
+    axes[0].set_ylabel("test error (mean over seeds)")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+#: Domain bounds of the speed table: small boxes at n = 10^3 and 10^4, large ones where the exact
+#: depth regions still fit FINITE_DIRECTION_LIMIT (and where they are refused, with the reason).
+SPEED_SMALL_BOUNDS = (3, 5, 7, 15)
+SPEED_LARGE_BOUNDS = (63, 255, 2**15)
+
+
+def _refusal(exc: Exception) -> str:
+    return f"refused: {str(exc).splitlines()[0][:200]}"
+
+
 def speed(quick: bool) -> list[dict]:
-    """Exact 2-D Tukey depth per query, and the wall time of one 2-D center point."""
+    """Exact 2-D Tukey depth per query, and the wall time of one 2-D center point (or its refusal)."""
     rows = []
     rng = np.random.default_rng(3)
     for n in (1000, 10_000):
@@ -218,22 +395,26 @@ def speed(quick: bool) -> list[dict]:
         t0 = time.perf_counter()
         for q in queries:
             tukey_depth(q, X)
-        rows.append(
-            {"what": "tukey_depth per query (d = 2)", "B": 15, "n": n, "seconds": (time.perf_counter() - t0) / 200}
-        )
-    bounds = (3, 5) if quick else (3, 5, 7, 15)
-    for B in bounds:
-        for n in (1000, 10_000):
-            X = make_data("gaussian", n, 2, B, np.random.default_rng([B, n]))
-            t0 = time.perf_counter()
+        rows.append({"what": "tukey_depth per query (d = 2)", "B": 15, "n": n,
+                     "seconds": (time.perf_counter() - t0) / 200, "note": ""})  # fmt: skip
+    cases = [(B, n) for B in ((3, 5) if quick else SPEED_SMALL_BOUNDS) for n in (1000, 10_000)]
+    cases += [(B, n) for B in ((63,) if quick else SPEED_LARGE_BOUNDS) for n in (300, 1000, 10_000)]
+    for B, n in cases:
+        X = make_data("gaussian", n, 2, B, np.random.default_rng([B, n]))
+        t0 = time.perf_counter()
+        try:
             _fit("findtukey-exponential", X, B, 1.0, 0)
-            rows.append({"what": "PrivateCenterPoint.fit, exponential (d = 2)", "B": B, "n": n,
-                         "seconds": time.perf_counter() - t0})  # fmt: skip
+            seconds, note = time.perf_counter() - t0, ""
+        except DataError as exc:  # refused from the public (n, d, B) before the data is read
+            seconds, note = float("nan"), _refusal(exc)
+        rows.append({"what": "PrivateCenterPoint.fit, exponential (d = 2)", "B": B, "n": n,
+                     "seconds": seconds, "note": note})  # fmt: skip
     load = os.getloadavg()[0]  # the machine is shared: say how busy it was
     for row in rows:
         row["seconds"] = round(row["seconds"], 6)
         row["load_average_1min"] = round(load, 2)
-        print(f"  {row['what']}: B = {row['B']}, n = {row['n']:,}: {row['seconds']:.4g} s")
+        shown = row["note"] or f"{row['seconds']:.4g} s"
+        print(f"  {row['what']}: B = {row['B']}, n = {row['n']:,}: {shown}")
     return rows
 
 
@@ -249,7 +430,8 @@ def summarise(rows: list[dict]) -> dict:
     """Mean depth fraction and share reaching the target per (d, data, epsilon, arm, n)."""
     out: dict = {}
     for r in rows:
-        out.setdefault((r["d"], r["data"], r["epsilon"], r["arm"], r["n"]), []).append(r)
+        if r["depth"] != "":  # refusals carry no depth
+            out.setdefault((r["d"], r["data"], r["epsilon"], r["arm"], r["n"]), []).append(r)
     return {
         k: (float(np.mean([r["depth_frac"] for r in v])), float(np.mean([r["reaches_target"] for r in v])))
         for k, v in out.items()
@@ -259,7 +441,7 @@ def summarise(rows: list[dict]) -> dict:
 def plot_depth(rows: list[dict], path: Path) -> None:
     plt = _pyplot()
     summary = summarise(rows)
-    dims = sorted({r["d"] for r in rows})
+    dims = sorted({r["d"] for r in rows if r["depth"] != ""})
     fig, axes = plt.subplots(2 * len(dims), 4, figsize=(16, 6.5 * len(dims)), squeeze=False, sharey=True)
     styles = {
         "tukey-median": ("k", "-"),
@@ -307,7 +489,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a small grid (a few minutes)")
     parser.add_argument("--bound", type=int, default=5, help="the public box [-B, B]^d of the depth grid")
-    parser.add_argument("--only", choices=["speed", "done", "toy", "grid"], default=None, help="run one part")
+    parser.add_argument(
+        "--only", choices=["speed", "done", "toy", "grid", "learner"], default=None, help="run one part"
+    )
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
     suffix = "_quick" if args.quick else ""
@@ -322,6 +506,10 @@ def main() -> None:
         plot_done(done, RESULTS / f"center_points_done{suffix}.png")
     if args.only in (None, "toy"):
         write(RESULTS / f"center_points_toy{suffix}.csv", toy_grid(args.quick))
+    if args.only in (None, "learner"):
+        rows = learner_grid(args.quick)
+        write(RESULTS / f"center_points_learner{suffix}.csv", rows)
+        plot_learner(rows, RESULTS / f"center_points_learner{suffix}.png")
     if args.only in (None, "grid"):
         rows = depth_grid(args.quick, args.bound)
         write(RESULTS / f"center_points{suffix}.csv", rows)

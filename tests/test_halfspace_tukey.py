@@ -346,3 +346,10 @@ def test_the_bounds_calculator_reports_what_the_estimator_warns_about():
         est = PrivateTukeyHalfspaceClassifier(epsilon=1.0, delta=1e-6, domain=8, depth=depth, random_state=0)
         with pytest.warns(UtilityWarning, match=f"{plan.sufficient_s:,}"):
             est.fit(np.zeros((100, 1), dtype=int), np.zeros(100, dtype=int))
+
+
+@pytest.mark.parametrize("params", [{"alpha": 0.0}, {"alpha": 1.0}, {"beta": 0.0}, {"beta": 1.5}, {"epsilon": -1.0}])
+def test_accuracy_and_confidence_outside_the_unit_interval_are_refused_before_the_data(params):
+    # Spec section 9 item 20 for the learner: alpha, beta in (0, 1), checked before the (bad) records.
+    with pytest.raises(InvalidParameterError, match=next(iter(params))):
+        PrivateTukeyHalfspaceClassifier(domain=2, **params).fit([[0.5]], [1])

@@ -291,3 +291,57 @@ def test_the_truncated_quality_is_max_of_the_quality_and_the_floor(make):
             assert int(truncated(k)) == (q if q > floor else floor)
     with pytest.raises(InvalidParameterError):
         interval_quality(dom, intervals, floor=-1)
+
+
+def test_every_coordinates_quality_is_quasi_concave_over_its_domain():
+    # Spec section 9 item 4, for the second coordinate (d = 2) and the first of d = 3 as well: the
+    # quality over the sorted candidates rises to its maximum and then falls, with no strict dip.
+    rnd = random.Random(6)
+    checked = 0
+    for trial in range(30):
+        B = rnd.choice([1, 2])
+        if trial % 3 == 2:
+            S = np.array([[rnd.randint(-1, 1) for _ in range(3)] for _ in range(rnd.randint(1, 5))])
+            dom, prefix = rational_domain(1, 3, 1), ()
+        else:
+            S = _data(rnd, B, rnd.randint(1, 8))
+            D1 = rational_domain(B, 2, 1)
+            x1 = D1.select(rnd.randrange(D1.size))
+            dom, prefix = rational_domain(B, 2, 2, D1.canonical_pair(x1)[1]), (x1,)
+        f = interval_quality(dom, depth_intervals(S, prefix))
+        # on the pieces of the step function (a dense view is too large for d = 3)
+        values = [int(v) for v in f.values]
+        peak = int(np.argmax(values))
+        assert all(a <= b for a, b in zip(values[:peak], values[1 : peak + 1])), (S.tolist(), prefix, values)
+        assert all(a >= b for a, b in zip(values[peak:], values[peak + 1 :])), (S.tolist(), prefix, values)
+        checked += len(values) > 1
+    assert checked > 10
+
+
+def test_the_candidate_domains_are_built_without_the_data():
+    # Spec section 9 item 6: D_i is a function of (B, d, i, t) only, so it is the same for S and S'.
+    import inspect
+
+    from privpac.learners.center_point import find_tukey
+
+    assert list(inspect.signature(rational_domain).parameters) == ["B", "d", "i", "t"]
+    import privpac.learners.center_point as cp
+
+    built = []
+    original = cp.rational_domain
+
+    def spy(*args):
+        built.append(args)
+        return original(*args)
+
+    cp.rational_domain = spy
+    try:
+        S = np.array([[0, 0], [1, 1], [-1, -1], [1, -1]])
+        S2 = np.array([[0, 0], [1, 1], [-1, -1], [-1, 1]])
+        for data in (S, S2):
+            find_tukey(data, 1, 1.0, rng=3)
+    finally:
+        cp.rational_domain = original
+    assert len(built) == 4 and all(all(isinstance(a, int) for a in args) for args in built)
+    assert built[0] == built[2] == (1, 2, 1, 1)  # D_1: the same public arguments on both neighbours
+    assert built[1][:3] == built[3][:3] == (1, 2, 2)  # D_2: only t, the first output's denominator, moves

@@ -173,3 +173,17 @@ def test_keep_only_masks_outside_the_intervals(f, data):
     assert np.array_equal(g.log_lengths(finite)[finite], g.log_lengths()[finite])
     big = _scaled(g)
     assert np.allclose(big.log_lengths(finite)[finite], g.log_lengths()[finite] + 1100 * np.log(2.0))
+
+
+def test_block_max_with_blocks_wider_than_int64_on_an_int64_range():
+    # T just below 2**62 keeps the starts in int64, while RecConcave's partition can use a block
+    # width of 2**62 or more (FindTukey in d = 3, third coordinate): the indices must come out in
+    # Python integers, not overflow.
+    T = 2**62 - 5
+    f = StepFunction([0, 2**40, 2**61], [1, 7, 3], T)
+    assert f.starts.dtype != object
+    g = f.block_max(2**63, 0)  # one block holds everything
+    assert g.T == 0 and g.max() == 7
+    h = f.block_max(2**62, 2**61)  # one block from 2**61 on: the third piece only
+    assert h.T == 0 and h.max() == 3
+    assert f.block_max(2**63, 2**62) is None  # the offset lies beyond T: no block

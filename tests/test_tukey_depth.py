@@ -476,3 +476,32 @@ def test_the_vectorised_sweep_is_the_exact_sweep():
             Z = q * Z - rng.integers(-q * spread, q * spread + 1, size=(1, 2))
         Z = Z.astype(np.int64)
         assert _sweep_2d_vectorised(Z) == _sweep_2d(Z), Z.tolist()
+
+
+def test_depth_at_least_one_exactly_on_the_convex_hull_by_an_exact_lp():
+    # Spec section 9 item 1: td(x) >= 1 iff x in conv(S). Membership by an exact LP (the V-form slice
+    # of conv(S) at x_(<d), a certified rational optimum), shared with no depth code.
+    from privpac.geometry.exact_lp import hull_slice_range
+
+    rng = random.Random(31)
+    inside = outside = 0
+    for trial in range(120):
+        d = 2 if trial % 3 else 3
+        n = rng.randint(1, 7)
+        S = random_points(rng, n, d, -2, 2)
+        if trial % 5 == 1:  # collinear
+            S = [[t] + [2 * t - 1] * (d - 1) for t in (rng.randint(-2, 2) for _ in range(n))]
+        elif trial % 5 == 2:  # repeated points
+            S = [list(S[0])] * n
+        if rng.random() < 0.5:  # a convex combination (in the hull, often on its boundary)
+            w = [F(rng.randint(0, 2)) for _ in S]
+            w = [F(1)] + w[1:] if sum(w) == 0 else w
+            x = tuple(sum(wi * p[j] for wi, p in zip(w, S)) / sum(w) for j in range(d))
+        else:
+            x = tuple(random_rational(rng, -3, 3, 3) for _ in range(d))
+        rng_x = hull_slice_range(S, [1] * n, x[:-1])
+        member = rng_x is not None and rng_x[0] <= x[-1] <= rng_x[1]
+        assert (tukey_depth(x, S) >= 1) == member, (S, x)
+        inside += member
+        outside += not member
+    assert inside > 20 and outside > 20

@@ -475,10 +475,11 @@ class StepFunction:
         """
         n = self.starts.size - p0
         bounds = self._bounds(p0, self.starts.size)  # starts from p0, then T + 1
-        if bounds.dtype != object:
+        if bounds.dtype != object and width < _INT64_SAFE and offset < _INT64_SAFE:
             first = bounds[:-1].copy()
             first[0] = offset
             return (first - offset) // width, (bounds[1:] - 1 - offset) // width
+        bounds = bounds.astype(object)  # a block wider than int64 (T near 2**63): Python integers
         t = (width & -width).bit_length() - 1
         if offset:
             t = min(t, (offset & -offset).bit_length() - 1)

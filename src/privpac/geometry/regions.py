@@ -15,25 +15,22 @@ computes it as a step function: with ``T(r) = {x : td(x) >= r}`` (Fact 2.20) and
 (spec A1: ``td(x) >= r`` iff ``#{y : u.y >= u.x} >= r`` for every ``u``). With a public direction
 set ``U`` the same formula, over ``U ∪ -U``, gives the directional depth regions ``T_U(r)``.
 
-Implemented exactly (integers and Fractions):
+Implemented exactly (integers and Fractions), every level of one call at once:
 
 * ``i = d`` (the prefix fixes all but the last coordinate, any ``d``): ``I_r`` is the slice of a
-  line, one bound per direction.
-* ``d >= 3, i < d`` (``d = 3`` for the exact regions, any ``d`` over a public direction set): ``I_r``
-  is the ``x_i``-range of ``T(r) ∩ {x_(<i) = p}``, an exact linear program over the
-  H-representation (:func:`~privpac.geometry.exact_lp.nested_coordinate_ranges`:
-  a HiGHS basis certified in rationals, re-optimised by the exact simplex as ``c_r`` falls level by
-  level).
-* ``d = 2, i = 1``: ``I_r`` is the ``x_1``-extent of the polygon ``T(r)``. For each ``t``, the slice
-  ``x_1 = t`` is ``[max of lower lines, min of upper lines]``; ``g(t) = min(upper) - max(lower)`` is
-  concave and piecewise linear, so ``I_r = {t : g(t) >= 0}`` (within the vertical constraints) is found
-  from the two exact envelopes (convex-hull trick in Fractions), ``O(|U| log |U|)`` per ``r``.
+  line, one bound ``a t <= b_r`` per direction. All levels in one pass over ``int64`` arrays when a
+  bound checked up front rules out overflow: a float ratio proposes each level's binding rows, an
+  exact integer cross-multiplication over every row certifies them (levels that fail, and inputs
+  beyond ``int64``, are solved level by level in Python integers).
+* ``i < d`` (``d = 2`` and ``d = 3`` for the exact regions, any ``d`` over a public direction set):
+  ``I_r`` is the ``x_i``-range of ``T(r) ∩ {x_(<i) = p}``, an exact linear program over the
+  H-representation (:func:`~privpac.geometry.exact_lp.nested_coordinate_ranges`: a HiGHS basis
+  certified in rationals, re-optimised by the exact simplex as ``c_r`` falls level by level, a pivot
+  or two per level).
 """
 
 from __future__ import annotations
 
-import bisect
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -90,10 +87,12 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     Lemma 3.4; spec ``bmns-center-points`` section 4 (A1, A2 [ENG]) and section 7. Exact: integer
     projections, Fraction bounds; nothing is rounded, so vertices (where the maxima sit: the A2
     "spike" example) are reported exactly. Costs with ``K = |U|`` (``<= 2 C(n + d + 1, d)`` by
-    default): one ``K x n`` product and row sort, ``O(K n log n)``; then, per level ``r``, ``O(K)``
-    for ``i = d`` or ``O(K log K)`` Fraction operations for ``d = 2, i = 1``. Levels stop at the first
-    empty one, at most ``n``; a level whose ``c_r`` equals the previous level's (tied projections,
-    repeated points) reuses its interval. For ``d = 2`` with ``K ~ n^2`` this is ``O(n^3 log n)``.
+    default): one ``K x n`` product and row sort, ``O(K n log n)``; then, over the ``R <= n``
+    distinct levels (a level whose ``c_r`` equals the previous level's, from tied projections or
+    repeated points, shares its interval; levels stop at the first empty one), ``O(K R)`` ``int64``
+    work for ``i = d``, or a warm-started exact simplex for ``i < d`` (``O(K)`` per pivot). The
+    former level-by-level computation (Fraction envelopes for ``d = 2, i = 1``) is the reference of
+    ``tests/test_depth_regions_passes.py``.
 
     Examples
     --------
@@ -128,24 +127,30 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     # c_r(u) for every direction: the r-th largest projection (one sort per direction).
     proj = exact_products(U, arr)
     C = -np.sort(-proj, axis=1)
-    if d >= 3 and i < d:
+    if i < d:  # the x_i-range of a polygon or polytope, exact LPs warm-started level by level
         return _lp_intervals(U, C, p)
-    Uo = U.astype(object)
+    return _slice_intervals(U, C, p)
+
+
+def _distinct_levels(C: np.ndarray) -> list[int]:
+    """The levels ``r`` (0-based) whose ``c_r`` differs from the previous level's (ties share intervals)."""
+    if C.shape[1] == 0:
+        return []
+    changed = np.any(C[:, 1:] != C[:, :-1], axis=0)
+    return [0] + [int(r) + 1 for r in np.flatnonzero(changed)]
+
+
+def _expand(intervals: list[Interval], distinct: list[int], n: int) -> list[Interval]:
+    """One interval per level from one per distinct level (``intervals`` may stop early: empty levels)."""
     out: list[Interval] = []
-    previous: np.ndarray | None = None
-    for r in range(1, n + 1):
-        c = C[:, r - 1]
-        if previous is None or np.any(c != previous):  # equal levels (ties) are not recomputed
-            interval = _slice_interval(U, c, p) if i == d else _polygon_extent(Uo, [int(v) for v in c])
-            previous = c
-        if interval is None:
-            break
-        out.append(interval)
+    for j, interval in enumerate(intervals):
+        upto = distinct[j + 1] if j + 1 < len(distinct) else n
+        out.extend([interval] * (upto - distinct[j]))
     return out
 
 
 def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list[Interval]:
-    """``d >= 3``, ``i = len(p) + 1 < d``: ``I_r`` by exact LPs over the H-form of ``T(r) ∩ {x_(<i) = p}``.
+    """``i = len(p) + 1 < d``: ``I_r`` by exact LPs over the H-form of ``T(r) ∩ {x_(<i) = p}``.
 
     ``i = 1``: ``max / min x_1`` over ``{x : u.x <= c_r(u)}``; ``i > 1``: with ``x_(<i) = P / q``
     substituted, ``{x_(>=i) : q u_(>=i) . x_(>=i) <= q c_r(u) - u_(<i) . P}``, integer rows.
@@ -156,10 +161,7 @@ def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list
     from .exact_lp import nested_coordinate_ranges
 
     n = C.shape[1]
-    distinct: list[int] = []  # the levels r (0-based) whose c_r differs from the previous level's
-    for r in range(n):
-        if r == 0 or np.any(C[:, r] != C[:, r - 1]):
-            distinct.append(r)
+    distinct = _distinct_levels(C)
     if len(p) == 0:
         rows = U
         rhs = [C[:, r] for r in distinct]
@@ -177,12 +179,7 @@ def _lp_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list
             rows = _shrink_rows(Uo[:, k:] * q)
             shift = Uo[:, :k] @ np.asarray(P, dtype=object)
             rhs = [_shrink_rows(C[:, r].astype(object) * q - shift) for r in distinct]
-    ranges = nested_coordinate_ranges(rows, rhs, 0)
-    out: list[Interval] = []
-    for j, interval in enumerate(ranges):
-        upto = distinct[j + 1] if j + 1 < len(distinct) else n
-        out.extend([interval] * (upto - distinct[j]))
-    return out
+    return _expand(nested_coordinate_ranges(rows, rhs, 0), distinct, n)
 
 
 def _shrink_rows(A: np.ndarray) -> np.ndarray:
@@ -196,6 +193,72 @@ def _symmetric_nonzero(U: np.ndarray) -> np.ndarray:
     keep = np.array([any(int(v) != 0 for v in row) for row in U], dtype=bool)
     U = U[keep]
     return np.concatenate([U, -U], axis=0)
+
+
+#: Entries of one block of levels in the all-levels slice pass (bounds its memory to a few arrays of
+#: this many 8-byte values).
+SLICE_BLOCK = 2_000_000
+
+
+def _slice_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> list[Interval]:
+    """``i = d``: the slice ``{t : u.(p, t) <= c_r(u) for all u}`` of every level at once.
+
+    With ``p = P / q`` each direction gives ``a t <= b_r`` with ``a = q u_d`` and
+    ``b_r = q c_r(u) - u_(<d).P``. When a bound checked up front keeps every cross-product
+    ``b_k a_j`` below ``2**62``, all levels (in blocks of :data:`SLICE_BLOCK` entries) are done in
+    ``int64`` arrays: a float ratio proposes each level's binding row, and the exact test
+    ``b_k a_j - a_k b_j >= 0`` over every row certifies it (a level that fails is redone by the
+    exact :func:`_extreme_ratio`). Otherwise every level goes through :func:`_slice_interval` in
+    Python integers. Distinct levels only, up to the first empty slice.
+    """
+    n = C.shape[1]
+    distinct = _distinct_levels(C)
+    q, P = common_denominator(p)
+    u_max, c_max, p_max = max_abs(U), max_abs(C), max((abs(v) for v in P), default=0)
+    b_max = q * c_max + len(P) * u_max * p_max
+    out: list[Interval] = []
+    if U.dtype == object or C.dtype == object or b_max + q * u_max >= INT64_SAFE or 2 * q * u_max * b_max >= INT64_SAFE:
+        for r in distinct:
+            interval = _slice_interval(U, C[:, r], p)
+            if interval is None:
+                break
+            out.append(interval)
+        return _expand(out, distinct, n)
+    a = U[:, -1] * q
+    shift = U[:, :-1] @ np.asarray(P, dtype=np.int64) if P else np.zeros(len(U), dtype=np.int64)
+    zero, up, down = a == 0, a > 0, a < 0
+    step = max(1, SLICE_BLOCK // max(len(U), 1))
+    for start in range(0, len(distinct), step):
+        b = C[:, distinct[start : start + step]] * q - shift[:, None]
+        width = b.shape[1]
+        empty = np.any(b[zero] < 0, axis=0) if np.any(zero) else np.zeros(width, dtype=bool)
+        none: list[Fraction | None] = [None] * width
+        hi = _extreme_ratios(b[up], a[up], smallest=True) if np.any(up) else none
+        lo = _extreme_ratios(b[down], a[down], smallest=False) if np.any(down) else none
+        for k in range(width):
+            if empty[k] or (lo[k] is not None and hi[k] is not None and lo[k] > hi[k]):
+                return _expand(out, distinct, n)
+            out.append((lo[k], hi[k]))
+    return _expand(out, distinct, n)
+
+
+def _extreme_ratios(b: np.ndarray, a: np.ndarray, smallest: bool) -> list[Fraction]:
+    """Per column ``k`` of ``b``, ``min`` (or ``max``) over rows of ``b[:, k] / a``, exactly (``a`` of one sign).
+
+    The caller guarantees ``2 max|a| max|b| < 2**62``, so the certificate's products are exact in
+    ``int64``. Columns whose float guess fails the certificate are redone by :func:`_extreme_ratio`.
+    """
+    guess = b / a[:, None].astype(float)
+    j = np.argmin(guess, axis=0) if smallest else np.argmax(guess, axis=0)
+    cols = np.arange(b.shape[1])
+    aj, bj = a[j], b[j, cols]
+    # b_k / a_k < b_j / a_j  <=>  b_k a_j - b_j a_k < 0  (a_k a_j > 0)
+    diff = b * aj[None, :] - a[:, None] * bj[None, :]
+    wrong = np.any(diff < 0, axis=0) if smallest else np.any(diff > 0, axis=0)
+    out = [Fraction(int(x), int(y)) for x, y in zip(bj, aj)]
+    for k in np.flatnonzero(wrong):
+        out[k] = _extreme_ratio(b[:, k], a, smallest)
+    return out
 
 
 def _slice_interval(U: np.ndarray, c: np.ndarray, p: tuple[Fraction, ...]) -> Interval | None:
@@ -244,111 +307,3 @@ def _extreme_ratio(b: np.ndarray, a: np.ndarray, smallest: bool) -> Fraction:
         if len(better) == 0:
             return Fraction(int(b[j]), int(a[j]))
         j = int(better[0])
-
-
-# A line y = m x + k, exact.
-Line = tuple[Fraction, Fraction]
-
-
-def _min_envelope(lines: list[Line]) -> tuple[list[Fraction], list[Line]]:
-    """Lower envelope ``min_k (m_k x + k_k)``: breakpoints and the line active between them.
-
-    The hull is built on integers: every slope and intercept times one common denominator, so
-    the crossing comparisons are integer cross-multiplications (exact, and no Fraction arithmetic
-    in the inner loop).
-    """
-    scale = math.lcm(*(v.denominator for line in lines for v in line)) if lines else 1
-    best: dict[int, int] = {}
-    for m, k in lines:
-        M, K = m.numerator * (scale // m.denominator), k.numerator * (scale // k.denominator)
-        if M not in best or K < best[M]:
-            best[M] = K
-    stack: list[tuple[int, int]] = []
-    for M in sorted(best, reverse=True):  # at x -> -inf the steepest line is lowest
-        K = best[M]
-        # pop the top while crossing(s2, new) <= crossing(s2, s1); crossings are (K' - K2)/(M2 - M')
-        # with positive denominators because slopes decrease along the stack
-        while len(stack) >= 2:
-            (M2, K2), (M1, K1) = stack[-2], stack[-1]
-            if (K - K2) * (M2 - M1) <= (K1 - K2) * (M2 - M):
-                stack.pop()
-            else:
-                break
-        stack.append((M, K))
-    breaks = [Fraction(stack[j + 1][1] - stack[j][1], stack[j][0] - stack[j + 1][0]) for j in range(len(stack) - 1)]
-    return breaks, [(Fraction(M, scale), Fraction(K, scale)) for M, K in stack]
-
-
-def _active(env: tuple[list[Fraction], list[Line]], t: Fraction) -> Line:
-    breaks, lines = env
-    return lines[bisect.bisect_left(breaks, t)]
-
-
-def _polygon_extent(U: np.ndarray, c: list[int]) -> Interval | None:
-    """``x``-extent of ``{(x, y) : a x + b y <= c(u) for all u = (a, b)}``, or None when empty."""
-    upper: list[Line] = []  # y <= m x + k
-    neg_lower: list[Line] = []  # -y <= m x + k
-    xlo: Fraction | None = None
-    xhi: Fraction | None = None
-    for (a, b), cu in zip(((int(r[0]), int(r[1])) for r in U), c):
-        if b > 0:
-            upper.append((Fraction(-a, b), Fraction(cu, b)))
-        elif b < 0:
-            neg_lower.append((Fraction(a, b), Fraction(-cu, b)))
-        elif a > 0:
-            t = Fraction(cu, a)
-            xhi = t if xhi is None or t < xhi else xhi
-        elif a < 0:
-            t = Fraction(cu, a)
-            xlo = t if xlo is None or t > xlo else xlo
-    if xlo is not None and xhi is not None and xlo > xhi:
-        return None
-    if not upper or not neg_lower:  # the slice is never empty: only the vertical constraints bind
-        return xlo, xhi
-    # g(t) = min(upper)(t) + min(neg_lower)(t) = (top of the slice) - (bottom of the slice): concave.
-    env_u, env_l = _min_envelope(upper), _min_envelope(neg_lower)
-    cuts = sorted(set(env_u[0]) | set(env_l[0]))
-    A: Fraction | None = None  # {g >= 0} = [A, B]; None for an infinite end
-    B: Fraction | None = None
-    feasible = False
-    bounds: list[tuple[Fraction | None, Fraction | None]] = []
-    if not cuts:
-        bounds.append((None, None))
-    else:
-        bounds.append((None, cuts[0]))
-        bounds.extend(zip(cuts[:-1], cuts[1:]))
-        bounds.append((cuts[-1], None))
-    for left, right in bounds:
-        if left is None and right is None:
-            probe = Fraction(0)
-        elif left is None:
-            probe = right - 1
-        elif right is None:
-            probe = left + 1
-        else:
-            probe = (left + right) / 2
-        (m1, k1), (m2, k2) = _active(env_u, probe), _active(env_l, probe)
-        slope, icpt = m1 + m2, k1 + k2
-        lo, hi = left, right  # part of this piece where slope * t + icpt >= 0
-        if slope > 0:
-            root = -icpt / slope
-            lo = root if left is None or root > left else left
-        elif slope < 0:
-            root = -icpt / slope
-            hi = root if right is None or root < right else right
-        elif icpt < 0:
-            continue
-        if lo is not None and hi is not None and lo > hi:
-            continue
-        if not feasible:
-            A, B, feasible = lo, hi, True
-        else:
-            A = None if (A is None or lo is None) else min(A, lo)
-            B = None if (B is None or hi is None) else max(B, hi)
-    if not feasible:
-        return None
-    lo = A if xlo is None else (xlo if A is None else max(A, xlo))
-    hi = B if xhi is None else (xhi if B is None else min(B, xhi))
-    if lo is not None and hi is not None and lo > hi:
-        return None
-    return lo, hi

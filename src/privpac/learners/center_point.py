@@ -92,7 +92,8 @@ axes, so every region ``T_U(r)`` lies in the data's bounding box.
 * Size: ``|U| n`` is bounded by :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` from the public
   ``(n, d, K)`` before any point is read.
 
-Not implemented: the exact Tukey depth in ``d >= 4``, the lower bounds of section 5.
+Not implemented: the exact Tukey depth in ``d >= 4``, the lower bounds of section 5. LearnHalfSpace
+(Fig. 2) is :mod:`privpac.learners.halfspace_tukey`.
 """
 
 from __future__ import annotations
