@@ -17,9 +17,12 @@ Arms
 
 Dimensions: ``d = 1``; ``d = 2`` up to ``n = 10^4`` (beyond it the exact regions on ``[-5, 5]^2`` are
 refused before the data is read); ``d = 3`` at ``n = 25, 50, 100``, up to the exact envelope
-``MAX_POINTS_3D = 102``; ``d = 5`` as rows ``refused: <reason>`` for every arm (FindTukey and the
+``MAX_POINTS_3D = 102``; ``d = 5`` as rows ``refused: <reason>`` for every arm in Tukey depth (FindTukey and the
 exact depth stop at ``d = 3``; the median per coordinate runs, but the exact depth of its output
-cannot be evaluated, which its rows say).
+cannot be evaluated, which its rows say). ``--only directional`` (``center_points_directional.csv``):
+``d = 4, 5`` with FindTukey in directional depth over the public net of ``{-1, 0, 1}^d``
+(``depth="directional"``) against the per-coordinate median, scored by the exact directional depth
+over the same net and by exact convex-hull membership (the Tukey depth is not evaluated there).
 
 Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bound``; clipped):
 
@@ -73,8 +76,9 @@ from privpac.datasets import grid_halfspace_target, make_grid_halfspace_data
 from privpac.domains import IntegerDomain
 from privpac.errors import DataError, PrivpacError, UtilityWarning
 from privpac.estimators import PrivateCenterPoint, PrivateHalfspaceClassifier, PrivateTukeyHalfspaceClassifier
-from privpac.geometry import depth_intervals, tukey_depth
-from privpac.learners.center_point import MAX_POINTS_3D, box_directions
+from privpac.geometry import depth_intervals, directional_depth, tukey_depth
+from privpac.geometry.exact_lp import hull_slice_range
+from privpac.learners.center_point import MAX_POINTS_3D, box_directions, net_directions
 from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, coordinatewise_median, one_shot_center_point
 from privpac.learners.halfspace_tukey import generic_halfspace_learner, halfspace_predict
 from privpac.plots import _pyplot
@@ -228,6 +232,57 @@ def depth_grid(quick: bool, B: int) -> list[dict]:
                 rows.append(_row(kind, d, n, eps, seed, arm, tukey_depth(center, X), seconds_arm, B))
     for d in REFUSED_DIMS:
         rows.extend(refused_rows(d, B))
+    return rows
+
+
+#: The directional part: dimensions and sizes (FindTukey over the public net of {-1, 0, 1}^d).
+DIRECTIONAL_DIMS, DIRECTIONAL_SIZES = (4, 5), (100, 1000, 10_000)
+
+
+def _in_hull(x, X: np.ndarray) -> int:
+    """1 if ``x`` lies in ``conv(X)``, exactly: the certified LP slice of the hull at ``x_(<d)``."""
+    span = hull_slice_range(X, np.ones(len(X), dtype=np.int64), list(x[:-1]))
+    return int(span is not None and span[0] <= x[-1] <= span[1])
+
+
+def directional_grid(quick: bool, B: int) -> list[dict]:
+    """``d = 4, 5``: FindTukey in directional depth against the per-coordinate median.
+
+    The exact Tukey depth is out of reach in these dimensions (for the fits and for the evaluation),
+    so each row reports the directional depth over the same public net (exact), the net's largest
+    depth (non-private, exact: the number of non-empty regions), and whether the point lies in the
+    convex hull of the data (an exact LP).
+    """
+    rows = []
+    tasks = [
+        (kind, d, n, seed)
+        for d in DIRECTIONAL_DIMS
+        for n in (DIRECTIONAL_SIZES[:2] if quick else DIRECTIONAL_SIZES)
+        for seed in range(1 if quick or n >= 10_000 else 2)
+        for kind in KINDS
+    ]
+    for kind, d, n, seed in progress(tasks, desc="center points: directional depth", unit="dataset"):
+        X = make_data(kind, n, d, B, np.random.default_rng([n, d, seed, KINDS.index(kind), 5]))
+        U = net_directions(d)
+        t0 = time.perf_counter()
+        best = len(depth_intervals(X, directions=U))
+        seconds = time.perf_counter() - t0
+        for eps in (0.1, 1.0):
+            rows.append(_row(kind, d, n, eps, seed, "net-median (non-private)", best, seconds, B, "directional depth"))
+            for arm in ("findtukey-directional", "coordinate-median"):
+                t0 = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UtilityWarning)
+                    if arm == "coordinate-median":
+                        center = coordinatewise_median(X, B, eps, rng=1000 * seed + 7)
+                    else:
+                        seed_fit = 1000 * seed + 7
+                        est = PrivateCenterPoint(epsilon=eps, domain=B, depth="directional", random_state=seed_fit)
+                        center = est.fit(X).center_
+                seconds_arm = time.perf_counter() - t0
+                row = _row(kind, d, n, eps, seed, arm, directional_depth(center, X, U), seconds_arm, B)
+                row["note"] = f"directional depth; in the convex hull: {_in_hull(center, X)}"
+                rows.append(row)
     return rows
 
 
@@ -490,7 +545,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small grid (a few minutes)")
     parser.add_argument("--bound", type=int, default=5, help="the public box [-B, B]^d of the depth grid")
     parser.add_argument(
-        "--only", choices=["speed", "done", "toy", "grid", "learner"], default=None, help="run one part"
+        "--only", choices=["speed", "done", "toy", "grid", "learner", "directional"], default=None, help="run one part"
     )
     args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
@@ -510,6 +565,16 @@ def main() -> None:
         rows = learner_grid(args.quick)
         write(RESULTS / f"center_points_learner{suffix}.csv", rows)
         plot_learner(rows, RESULTS / f"center_points_learner{suffix}.png")
+    if args.only in (None, "directional"):
+        rows = directional_grid(args.quick, args.bound)
+        write(RESULTS / f"center_points_directional{suffix}.csv", rows)
+        summary = {}
+        for r in rows:
+            summary.setdefault((r["d"], r["n"], r["epsilon"], r["arm"]), []).append(r)
+        for (d, n, eps, arm), group in sorted(summary.items()):
+            hull = sum("hull: 1" in g["note"] for g in group) if arm != "net-median (non-private)" else "-"
+            reach = sum(int(g["reaches_target"]) for g in group)
+            print(f"  d={d} n={n} eps={eps} {arm}: {reach}/{len(group)} reach n/(2(d+1)), in hull {hull}")
     if args.only in (None, "grid"):
         rows = depth_grid(args.quick, args.bound)
         write(RESULTS / f"center_points{suffix}.csv", rows)
