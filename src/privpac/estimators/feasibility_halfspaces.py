@@ -172,7 +172,12 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         paper-mode grid's ``MAX_GRID_BITS``: :func:`plan_halfspace_learner`), then FindDeepPoint's
         engine cap in ``D = d + 1`` (:data:`~privpac.estimators.linear_feasibility.ENGINE_MAX_CONSTRAINTS`)."""
         check_learner_dimension(d)
-        plan_halfspace_learner(
+        self._plan(n, d, G, ledger)
+        check_engine_size(n, d + 1, who=type(self).__name__)
+
+    def _plan(self, n: int, d: int, G: int, ledger):
+        """The learner's public plan (its own refusals included) for ``n`` records in ``[-G, G]^d``."""
+        return plan_halfspace_learner(
             n,
             d,
             G,
@@ -184,7 +189,6 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             alpha=self.alpha,
             beta=self.beta,
         )
-        check_engine_size(n, d + 1, who=type(self).__name__)
 
     @private_fit
     def fit(self, X, y):
@@ -206,18 +210,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         check_learner_dimension(arr.shape[1])  # d is public: refused before any value is compared with the grid
         arr = check_points_in_box(arr, G, what="grid")  # integers; names the first entry outside [-G, G]
         n, d = arr.shape
-        plan = plan_halfspace_learner(
-            n,
-            d,
-            G,
-            ledger.budget_epsilon,
-            ledger.budget_delta,
-            learner=self.learner,
-            mode=self.mode,
-            one_d_optimizer=self.one_d_optimizer,
-            alpha=self.alpha,
-            beta=self.beta,
-        )
+        plan = self._plan(n, d, G, ledger)
         self._warn_few_records(
             n,
             plan.sufficient_m,
