@@ -16,7 +16,7 @@ import pytest
 
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import PrivateTukeyHalfspaceClassifier
-from privpac.geometry import depth_intervals, directional_depth
+from privpac.geometry import depth_intervals, directional_depth, interval_quality
 from privpac.learners.center_point import SUPPORTED_DIMENSIONS
 from privpac.learners.halfspace_tukey import (
     chunk_halfspaces,
@@ -164,6 +164,41 @@ def test_directional_domains_hold_every_interval_end():
             for lo, hi in depth_intervals(H0, (v1,), directions=U):
                 for v in (lo, hi):
                     assert D2.select(D2.rank(v)) == v
+
+
+def test_directional_domains_hold_every_interval_end_in_higher_dimensions():
+    """d = 3 (FindTukey in dimension 4 over U = {(x, -1)}): every level-interval end of every
+    coordinate is a member of the learner's directional domain, along an argmax prefix."""
+    gen = np.random.default_rng(5)
+    checked = 0
+    for _ in range(4):
+        B, d = 1, 3
+        M, D = hypothesis_bound(d, B), d + 1
+        U = learner_directions(d, B)
+        H0 = gen.integers(-M, M + 1, size=(int(gen.integers(2, 7)), D))
+        prefix, t = (), 1
+        for i in range(1, D + 1):
+            dom = directional_domain(M, B, D, i, t)
+            ints = depth_intervals(H0, prefix, directions=U)
+            for lo, hi in ints:
+                for v in (lo, hi):
+                    assert v is not None and dom.select(dom.rank(v)) == v, (H0.tolist(), prefix, v)
+                    checked += 1
+            v = dom.select(int(interval_quality(dom, ints).argmax()))
+            _, q = dom.canonical_pair(v)
+            prefix, t = (*prefix, v), t * q
+    assert checked > 20
+
+
+def test_directional_learner_runs_in_three_dimensions_and_tukey_depth_is_refused():
+    X = np.random.default_rng(6).integers(-1, 2, size=(60, 3))
+    y = (X @ np.array([1, 1, -1]) >= 0).astype(np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PrivateTukeyHalfspaceClassifier(epsilon=1.0, domain=1, depth="directional", random_state=2).fit(X, y)
+    assert len(est.coef_exact_) == 3 and est.predict(X).shape == (60,)
+    with pytest.raises(InvalidParameterError, match="depth='directional'"):
+        PrivateTukeyHalfspaceClassifier(epsilon=1.0, domain=1).fit(X, y)
 
 
 # -- the learner --------------------------------------------------------------------------------------

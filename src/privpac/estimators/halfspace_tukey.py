@@ -70,8 +70,10 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
 
     Sample-and-aggregate (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 2, Thm 4.2): ``m`` chunks
     by position (the tail dropped), one exact consistent halfspace ``(a, w)`` per chunk, and a private
-    point of high depth among those ``m`` points by FindTukey. Runs for ``d = 1`` (FindTukey in
-    dimension 2); larger ``d`` as soon as FindTukey supports ``d + 1``.
+    point of high depth among those ``m`` points by FindTukey. In Tukey depth it runs for ``d = 1``
+    and ``d = 2`` (FindTukey in dimension 3, within its exact envelope of about 100 chunks); in
+    directional depth (over the public ``U = {(x, -1)}`` of the grid) for any ``d`` within the public
+    limit on ``|U|`` times the number of chunks.
 
     Parameters
     ----------

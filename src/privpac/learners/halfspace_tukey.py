@@ -261,7 +261,8 @@ def plan_learn_halfspace(
     ``beta/2``) when ``s`` reaches :attr:`~LearnHalfSpacePlan.sufficient_s`; below it, a public
     balance ``min(m, floor(sqrt(s)))`` between the number of chunks (the deep point's margin) and
     their size (each chunk's accuracy). Raises :class:`~privpac.errors.InvalidParameterError` when
-    FindTukey does not run in dimension ``d + 1``, and :class:`~privpac.errors.DataError` when
+    FindTukey does not run in dimension ``d + 1`` in Tukey depth (directional depth runs in any
+    dimension), and :class:`~privpac.errors.DataError` when
     ``s < m`` (no chunk possible) or the directional mode's ``|U| m`` exceeds
     :data:`DIRECTION_LIMIT`.
     """
@@ -276,13 +277,16 @@ def plan_learn_halfspace(
     check_choice(depth, "depth", DEPTHS)
     check_choice(composition, "composition", COMPOSITIONS)
     D = d + 1
-    if D not in SUPPORTED_DIMENSIONS:
+    # Directional depth runs in any dimension (certified LPs over the public U); Tukey depth needs the
+    # exact regions, which FindTukey has in SUPPORTED_DIMENSIONS only.
+    if depth == "tukey" and D not in SUPPORTED_DIMENSIONS:
         raise InvalidParameterError(
             f"LearnHalfSpace for d = {d} runs FindTukey in dimension d + 1 = {D}, which privpac's FindTukey does "
-            f"not implement (it runs d in {SUPPORTED_DIMENSIONS}): use d <= {max(SUPPORTED_DIMENSIONS) - 1}"
+            f"not implement in Tukey depth (it runs d in {SUPPORTED_DIMENSIONS}): use d <= "
+            f"{max(SUPPORTED_DIMENSIONS) - 1}, or depth='directional' (any d, over the public directions U)"
         )
     M = hypothesis_bound(d, B)
-    probe = plan_find_tukey(1, D, M, epsilon, delta, beta=beta / 2, mode=mode, composition=composition)
+    probe = plan_find_tukey(1, D, M, epsilon, delta, beta=beta / 2, mode=mode, composition=composition, depth=depth)
     m_need = probe.sufficient_n if depth == "tukey" else _sufficient_directional(probe, M, B, D)
     a = alpha / (2 * (d + 2))
     k_need = math.ceil(blumer_realizable(D, a, beta / (2 * m_need)))
@@ -302,7 +306,7 @@ def plan_learn_halfspace(
             f"with {m} chunk points that is above DIRECTION_LIMIT = {DIRECTION_LIMIT:,} steps: use depth='tukey', "
             "a smaller B or fewer chunks"
         )
-    ft = plan_find_tukey(m, D, M, epsilon, delta, beta=beta / 2, mode=mode, composition=composition)
+    ft = plan_find_tukey(m, D, M, epsilon, delta, beta=beta / 2, mode=mode, composition=composition, depth=depth)
     return LearnHalfSpacePlan(
         s=s,
         d=d,
