@@ -331,6 +331,9 @@ def done_criterion(quick: bool, B: int) -> list[dict]:
 #: The learner part: d = 2 on the grid [[-5, 5]]^2 (small enough for the generic learner B2).
 LEARNER_D, LEARNER_B, LEARNER_TEST = 2, 5, 2000
 LEARNER_SIZES, LEARNER_QUICK_SIZES = (100, 300, 1000, 3000, 10_000, 30_000), (100, 1000)
+#: Higher dimensions (grid bound per d, kept small: directional depth uses (2B + 1)^d directions).
+LEARNER_HIGH = {3: 2, 5: 1}
+LEARNER_HIGH_SIZES = (100, 1000, 10_000)
 LEARNER_ARMS = ("tukey-exponential", "tukey-directional", "margin-practical", "generic-em")
 PUBLIC_MARGIN = 0.1  # the large-margin learner's margin, fixed a priori (never tuned on the data)
 
@@ -363,18 +366,21 @@ def _learner(arm: str, eps: float, B: int, seed: int):
 
 
 def learner_grid(quick: bool) -> list[dict]:
-    """Test error against n of ``PrivateTukeyHalfspaceClassifier`` (LearnHalfSpace, Fig. 2) at d = 2.
+    """Test error against n of ``PrivateTukeyHalfspaceClassifier`` (LearnHalfSpace, Fig. 2) at d = 2
+    (and, in the full run, d = 3 on ``[[-2, 2]]^3`` and d = 5 on ``[[-1, 1]]^5``, where only the
+    directional depth runs).
 
     Realisable data: uniform points of ``[[-5, 5]]^2`` labelled by a random grid halfspace, test
     error on 2,000 fresh points of the same law. Against the large-margin learner (public margin
     0.1, ``delta = 1e-6``) and the generic exponential-mechanism learner (B2). A refusal is a row
     with its reason; an arm whose fit took more than a minute is not run at larger ``n`` (a row says so).
     """
-    d, B = LEARNER_D, LEARNER_B
     sizes = LEARNER_QUICK_SIZES if quick else LEARNER_SIZES
-    tasks = [(n, seed) for n in sizes for seed in range(1 if quick else 3)]
+    tasks = [(LEARNER_D, LEARNER_B, n, seed) for n in sizes for seed in range(1 if quick else 3)]
+    if not quick:  # d = 3, 5: Tukey depth and the generic learner are refused (rows say so)
+        tasks += [(d, B, n, seed) for d, B in LEARNER_HIGH.items() for n in LEARNER_HIGH_SIZES for seed in range(2)]
     rows, slow = [], set()
-    for n, seed in progress(tasks, desc="center points: learner", unit="dataset"):
+    for d, B, n, seed in progress(tasks, desc="center points: learner", unit="dataset"):
         target = grid_halfspace_target(d, B, rng=seed)
         train = make_grid_halfspace_data(n, d, B, target=target, rng=np.random.default_rng([seed, n]))
         test = make_grid_halfspace_data(LEARNER_TEST, d, B, target=target, rng=np.random.default_rng([seed, n, 1]))
@@ -382,7 +388,7 @@ def learner_grid(quick: bool) -> list[dict]:
             for arm in LEARNER_ARMS:
                 row = {"d": d, "B": B, "n": n, "epsilon": eps, "seed": seed, "arm": arm, "test_error": "",
                        "seconds": "", "note": ""}  # fmt: skip
-                if (arm, eps) in slow:
+                if (d, arm, eps) in slow:
                     row["note"] = "not run: a smaller n took more than 60 s"
                     rows.append(row)
                     continue
@@ -397,7 +403,7 @@ def learner_grid(quick: bool) -> list[dict]:
                     continue
                 seconds = time.perf_counter() - t0
                 if seconds > 60:
-                    slow.add((arm, eps))
+                    slow.add((d, arm, eps))
                 row["test_error"] = round(float(np.mean(est.predict(test.X) != test.y)), 5)
                 row["seconds"] = round(seconds, 4)
                 rows.append(row)
@@ -413,7 +419,7 @@ def plot_learner(rows: list[dict], path: Path) -> None:
         for arm, color in colors.items():
             by_n: dict = {}
             for r in rows:
-                if r["arm"] == arm and r["epsilon"] == eps and r["test_error"] != "":
+                if r["d"] == LEARNER_D and r["arm"] == arm and r["epsilon"] == eps and r["test_error"] != "":
                     by_n.setdefault(r["n"], []).append(r["test_error"])
             if by_n:
                 pts = sorted((n, float(np.mean(v))) for n, v in by_n.items())
