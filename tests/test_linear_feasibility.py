@@ -773,3 +773,29 @@ def test_the_margin_1_learner_with_either_oracle_has_error_at_most_alpha(monkeyp
         predicted = np.array([1 if sum(Fraction(int(v)) * c for v, c in zip(row, h.a)) >= h.w else -1 for row in X])
         error = float(np.mean(predicted != y))
         assert error <= alpha and (adversarial or error == 0)
+
+
+def test_the_estimator_exposes_mode_c_domains_and_truncation():
+    """candidate_domain= and truncate= reach FindDeepPoint unchanged: the estimator's solution is the function's
+    with the same seed; bad values are refused before the budget is reserved."""
+    A = np.array([[1, 1], [1, -1], [-1, 2], [2, 1], [1, 0]] * 4)
+    b = np.array([1, -1, 0, 1, 0] * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        for params in (
+            {"candidate_domain": "mode-c"},
+            {"one_d_optimizer": "recconcave", "delta": 1e-6, "truncate": False},
+        ):
+            est = PrivateLinearFeasibility(bound=2, random_state=3, **params).fit(A, b)
+            kwargs = {"domain" if k == "candidate_domain" else k: v for k, v in params.items() if k != "delta"}
+            ref = find_deep_point(A, b, 2, 1.0, params.get("delta", 0.0), rng=3, **kwargs)
+            assert est.solution_ == ref.solution
+            assert all(est.get_params()[k] == v for k, v in params.items())
+    refusals = (
+        ({"candidate_domain": "dyadic"}, "candidate_domain"),
+        ({"truncate": 1}, "truncate"),
+        ({"truncate": True}, "recconcave"),
+    )
+    for bad, match in refusals:
+        with pytest.raises(InvalidParameterError, match=match):
+            PrivateLinearFeasibility(bound=2, **bad).fit(A, b)

@@ -21,6 +21,7 @@ from ..domains import symmetric_bound
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.linear_feasibility import (
+    DOMAINS,
     OPTIMIZERS,
     check_public_size,
     check_system,
@@ -92,6 +93,12 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
     one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
         Per-coordinate (1-D) optimiser: the exponential mechanism over the candidate domain (pure DP,
         spec 3.7 item 6) or RecConcave (the paper's Fig. 1).
+    candidate_domain : {"a3-rational", "mode-c"}, default="a3-rational"
+        The public candidate domains: the A3-rational values ``p/(t q)``, or the spec's integer
+        mode C domains decoded by the simplest fraction of their cell (spec 3.7 item 5).
+    truncate : bool or None, default=None
+        Feed RecConcave the truncated quality ``max(Q_i, tau_i)`` with public ``tau_i`` (spec 3.7
+        item 3). ``None``: on for RecConcave, off for the exponential mechanism (where it is refused).
     beta : float, default=0.1
         Failure probability the sufficient number of constraints is computed for.
     random_state : None, int or RandomSource, default=None
@@ -139,6 +146,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         delta=0.0,
         bound=None,
         one_d_optimizer="expmech",
+        candidate_domain="a3-rational",
+        truncate=None,
         beta=0.1,
         random_state=None,
         accountant=None,
@@ -147,6 +156,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         self.delta = delta
         self.bound = bound
         self.one_d_optimizer = one_d_optimizer
+        self.candidate_domain = candidate_domain
+        self.truncate = truncate
         self.beta = beta
         self.random_state = random_state
         self.accountant = accountant
@@ -157,6 +168,14 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         eps = check_budget_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         check_choice(self.one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
+        check_choice(self.candidate_domain, "candidate_domain", DOMAINS)
+        if self.truncate is not None and not isinstance(self.truncate, bool):
+            raise InvalidParameterError(f"truncate must be None, True or False, got {self.truncate!r}")
+        if self.truncate is True and self.one_d_optimizer == "expmech":
+            raise InvalidParameterError(
+                "truncate=True applies to one_d_optimizer='recconcave' only: truncating the exponential mechanism's "
+                "quality raises the weight of bad candidates"
+            )
         check_probability(self.beta, "beta")
         if self.one_d_optimizer == "recconcave" and delta <= 0.0:
             raise InvalidParameterError(
@@ -201,6 +220,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             alpha=ALPHA,
             beta=self.beta,
             one_d_optimizer=self.one_d_optimizer,
+            domain=self.candidate_domain,
+            truncate=self.truncate,
         )
         self._warn_few_records(
             m,
@@ -220,6 +241,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             alpha=ALPHA,
             beta=self.beta,
             one_d_optimizer=self.one_d_optimizer,
+            domain=self.candidate_domain,
+            truncate=self.truncate,
             ledger=ledger,
             rng=rng,
         )
