@@ -26,7 +26,10 @@ Writes ``benchmarks/results/scale.csv``.
 each of the four directions) and the label-private threshold learner on the one-feature data (the
 driver receives the distinct features of the first ``n`` rows and ``|H|`` scores). Spark reads the
 label-private data from one file (row positions refuse a read of several files, whose order Spark
-sets by their sizes); it holds the same rows in the same order.
+sets by their sizes); it holds the same rows in the same order. ``--models randmargins``: the
+rectangle classifier's default (RandMargins) on the same box data: one count pass, then one pass
+per direction (an alive count and the top keys, the deletions replayed where the rows live; on
+Spark from one file, as its tags follow row positions).
 
 ``--models tukey``: LearnHalfSpace (``PrivateTukeyHalfspaceClassifier``) on one integer feature in
 ``[-8, 8]`` labelled ``x >= 1``: the chunk points are computed where the chunks live and the driver
@@ -138,9 +141,11 @@ from privpac.estimators import (LabelPrivateClassifier, PrivateHalfspaceClassifi
                                 PrivatePointClassifier, PrivateRectangleClassifier, PrivateThresholdClassifier,
                                 PrivateTukeyHalfspaceClassifier)
 dom = (0, 2**{bits} - 1)
-columns = {{"halfspace": [f"x{{j}}" for j in range({d})], "rectangle": ["x0", "x1"]}}.get(model, ["x"])
+columns = {{"halfspace": [f"x{{j}}" for j in range({d})], "rectangle": ["x0", "x1"],
+           "randmargins": ["x0", "x1"]}}.get(model, ["x"])
 make = {{
     "rectangle": lambda: PrivateRectangleClassifier(domain=dom, method="composition", random_state=1),
+    "randmargins": lambda: PrivateRectangleClassifier(domain=dom, random_state=1),
     "label-private": lambda: LabelPrivateClassifier(domain=dom, random_state=1),
     "tukey": lambda: PrivateTukeyHalfspaceClassifier(domain={grid}, random_state=1),
     "halfspace": lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.1, random_state=1),
@@ -166,7 +171,7 @@ elif engine == "spark":
              .config("spark.driver.memory", "2g").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     t0 = time.perf_counter()
-    frame = spark.read.parquet(path + "-one.parquet" if model in ("label-private", "tukey") else path)
+    frame = spark.read.parquet(path + "-one.parquet" if model in ("label-private", "tukey", "randmargins") else path)
     est = make().fit(frame, "y") if labelled else make().fit(frame.select("x"))
     seconds = time.perf_counter() - t0
     spark.stop()
@@ -205,9 +210,9 @@ def main() -> None:
     rows = []
     cell = CELL.format(bits=DOMAIN_BITS, d=MARGIN_FEATURES, grid=GRID)
     margin_models = [m for m in args.models if m == "halfspace"]
-    box_models = [m for m in args.models if m == "rectangle"]
+    box_models = [m for m in args.models if m in ("rectangle", "randmargins")]
     grid_models = [m for m in args.models if m == "tukey"]
-    other_models = [m for m in args.models if m not in ("halfspace", "rectangle", "tukey")]
+    other_models = [m for m in args.models if m not in ("halfspace", "rectangle", "randmargins", "tukey")]
     for n in sizes:
         n = int(n)
         scratch = Path(tempfile.mkdtemp(prefix="privpac-scale-"))
@@ -225,6 +230,9 @@ def main() -> None:
                 data["box"].mkdir()
                 make_data = MAKE_BOX_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
                 subprocess.run([sys.executable, "-c", make_data, str(n), str(data["box"])], check=True)
+                if "randmargins" in box_models and "spark" in args.engines:  # row positions: one file
+                    one = f"{data['box']}-one.parquet"
+                    subprocess.run([sys.executable, "-c", ONE_FILE, str(data["box"]), one], check=True)
             if grid_models:
                 data["grid"] = scratch / "grid"
                 data["grid"].mkdir()
@@ -241,7 +249,9 @@ def main() -> None:
             for model in args.models:
                 answers, coefs = {}, {}
                 for engine in args.engines:
-                    dataset = {"halfspace": "margin", "rectangle": "box", "tukey": "grid"}.get(model, "x")
+                    dataset = {"halfspace": "margin", "rectangle": "box", "randmargins": "box", "tukey": "grid"}.get(
+                        model, "x"
+                    )
                     r = _run(cell, engine, model, str(data[dataset]))
                     answers[engine], coefs[engine] = r["state"], r["coef"]
                     rows.append(
@@ -272,7 +282,10 @@ def main() -> None:
     with out.open("w", newline="") as fh:
         what = f"domain [0, 2^{DOMAIN_BITS} - 1]" if other_models or box_models else ""
         if box_models:
-            what += "; rectangle: composition baseline, 2 features, positives inside [0, 3 2^18)^2"
+            what += (
+                "; rectangle / randmargins: the composition baseline / RandMargins (the default), 2 features, "
+                "positives inside [0, 3 2^18)^2"
+            )
         if grid_models:
             what += ("; " if what else "") + f"tukey: LearnHalfSpace, one feature on [-{GRID}, {GRID}], label x >= 1"
         if margin_models:

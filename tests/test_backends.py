@@ -121,12 +121,12 @@ def test_every_engine_gives_the_same_model(cluster, name):
 
 
 def test_refused_where_not_supported_and_predict_needs_memory(cluster):
-    from privpac.estimators import PrivateRectangleClassifier, PrivateThresholdClassifier
+    from privpac.estimators import PrivateHalfspaceClassifier, PrivateThresholdClassifier
 
     x, y = _data(1000)
     X = da.from_array(x.reshape(-1, 1), chunks=(300, 1))
-    with pytest.raises(TypeError, match="RandMargins reads the positive records"):
-        PrivateRectangleClassifier(domain=(0, 2**40)).fit(X, y)
+    with pytest.raises(TypeError, match="variant='faithful' needs the records in memory"):
+        PrivateHalfspaceClassifier(domain=(0, 2**40), margin=0.1, variant="faithful").fit(X, y)
     clf = PrivateThresholdClassifier(domain=(0, 2**40), random_state=0).fit(X, y)
     assert clf.predict(x.reshape(-1, 1)).shape == (1000,)
     with pytest.raises(Exception, match="predict on NumPy or pandas"):
@@ -384,6 +384,8 @@ def _engine_fits():
     box = dict(domain=(0, 2**20 - 1), random_state=5)
     lp = dict(domain=(0, 2**40), random_state=5, n_unlabelled=1500)
     return {
+        "rectangle-randmargins": lambda: PrivateRectangleClassifier(**box),
+        "rectangle-randmargins-orthant": lambda: PrivateRectangleClassifier(shape="orthant", tie_break_bits=4, **box),
         "rectangle-composition": lambda: PrivateRectangleClassifier(method="composition", **box),
         "rectangle-composition-recconcave": lambda: PrivateRectangleClassifier(
             method="composition", interior_point="recconcave", **box
@@ -437,13 +439,18 @@ def test_bns_rectangles_with_counts_on_dask():
     assert reference[2] == int(counts.sum())
 
 
-def test_randmargins_refuses_engine_data_before_spending(cluster):
+def test_randmargins_on_dask_checks_every_block_before_spending(cluster):
+    """RandMargins reads one window per round (an alive count and the top keys, the deletions
+    replayed where the rows live); the count pass before it checks every record, so a bad value
+    in the last block is refused with nothing spent."""
     from privpac.accountant import BudgetAccountant
+    from privpac.errors import DomainError
     from privpac.estimators import PrivateRectangleClassifier
 
     X, y = _box_data(1000)
+    X[950, 1] = 2**20  # outside the public domain, in the last block
     accountant = BudgetAccountant(epsilon=10.0, delta=1e-3)
-    with pytest.raises(TypeError, match="RandMargins reads the positive records themselves"):
+    with pytest.raises(DomainError):
         PrivateRectangleClassifier(domain=(0, 2**20 - 1), accountant=accountant).fit(
             da.from_array(X, chunks=(300, 2)), da.from_array(y, chunks=300)
         )

@@ -188,6 +188,7 @@ def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
     X = rng.integers(0, 2**20, size=(20000, 2), dtype=np.int64)
     y = (X.max(axis=1) < 3 * 2**18).astype(np.int64)
     cases = [
+        (lambda: PrivateRectangleClassifier(domain=(0, 2**20 - 1), random_state=5), X, None),  # RandMargins
         (lambda: PrivateRectangleClassifier(method="composition", domain=(0, 2**20 - 1), random_state=5), X, None),
         (lambda: LabelPrivateClassifier(domain=(0, 2**20), n_unlabelled=1500, random_state=5), X[:, :1], None),
         (lambda: LabelPrivateClassifier(domain=(0, 2**20), concept="points", random_state=5), X[:, :1], "public"),
@@ -204,8 +205,6 @@ def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
                 assert est._fitted_state() == reference._fitted_state(), (type(est).__name__, partitions)
                 assert est.ledger_.lines() == reference.ledger_.lines()
                 assert list(est.feature_names_in_) == names
-        with pytest.raises(TypeError, match="RandMargins reads the positive records"):
-            PrivateRectangleClassifier(domain=(0, 2**20 - 1)).fit(_ordered_frame(spark, {"x": X[:, 0], "y": y}, 2), "y")
 
 
 def test_map_chunks_stops_at_a_public_prefix_on_spark(spark):

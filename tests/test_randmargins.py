@@ -15,9 +15,13 @@ from privpac.learners.randmargins import (
     RandMarginsPlan,
     calibrate_randmargins,
     draw_tags,
+    merge_windows,
     plan_randmargins,
+    position_tags,
     randmargins,
     run_randmargins,
+    tag_key,
+    window_statistic,
 )
 from privpac.learners.rectangles_composition import plan_composition
 from privpac.random import SeededRandom
@@ -372,3 +376,60 @@ def test_any_interior_point_plugs_in_recconcave_included():
     approx = plan_randmargins(1.0, 1e-6, 255, dimension=2, ip=RecConcaveInteriorPoint(beta=0.1 / 16))
     pure = plan_randmargins(1.0, 1e-6, 255, dimension=2)
     assert approx.delta_call > 0 and approx.epsilon_call < pure.epsilon_call
+
+
+# -- the same rounds read block by block (how RandMargins runs on Dask and Spark) ----------------------
+
+
+def test_position_tags_are_the_stream_word_of_each_row_wherever_the_block_starts():
+    key = tag_key(SeededRandom(3))
+    whole = position_tags(key, np.arange(40), 64)
+    for lo, hi in ((0, 40), (1, 9), (3, 4), (4, 17), (13, 40)):
+        assert np.array_equal(position_tags(key, np.arange(lo, hi), 64), whole[lo:hi])
+    picked = np.array([2, 7, 8, 31])
+    assert np.array_equal(position_tags(key, picked, 12), whole[picked] >> np.uint64(52))
+    assert np.array_equal(draw_tags(40, 64, SeededRandom(3)), whole)
+    assert not np.any(position_tags(key, picked, 0))
+
+
+def _block_reader(P, positions, plan, cuts):
+    """A window reader over blocks of P cut at ``cuts``: window_statistic per block, merged."""
+
+    def read(key, j, references, k):
+        parts = []
+        for a, b in zip([0, *cuts], [*cuts, P.shape[0]]):
+            parts.append(window_statistic(P[a:b], positions[a:b], key, plan, j, references, k))
+        return merge_windows(parts, k)
+
+    return read
+
+
+@pytest.mark.parametrize(
+    "plan_kw",
+    [
+        {"d": 2},
+        {"d": 3, "shape": "orthant", "tie_break_bits": 8},
+        {"d": 2, "x_max": 7, "tie_break_bits": 0},
+        {"d": 1, "x_max": 2**63},  # keys x K + tag beyond int64: Python integers
+    ],
+)
+def test_block_by_block_rounds_release_the_in_memory_references(plan_kw):
+    d = plan_kw.pop("d")
+    plan = raw_plan(d, **plan_kw)
+    x_max = plan.x_max[0]
+    rng = np.random.default_rng(d)
+    for trial in range(6):
+        n = int(rng.integers(0, 400))
+        if x_max > 2**62:
+            P = np.asarray([[int(v) * 2**53 + int(w)] for v, w in rng.integers(0, 1000, size=(n, 2))], dtype=object)
+        else:
+            P = rng.integers(0, x_max + 1, size=(n, d))
+            if trial % 3 == 0:
+                P[: n // 2] = P[0] if n else P[:0]  # ties
+        P = as_grid_points(P, plan.x_max) if n else np.zeros((0, d), dtype=np.int64)
+        positions = np.sort(rng.choice(5 * n + 1, size=n, replace=False))
+        memory = run_randmargins(P, plan, rng=trial, positions=positions)
+        cuts = sorted(int(c) for c in rng.integers(0, n + 1, size=3))
+        blocks = run_randmargins(None, plan, rng=trial, window_reader=_block_reader(P, positions, plan, cuts))
+        assert blocks.references == memory.references and blocks.thresholds == memory.thresholds
+        assert np.array_equal(blocks.window_sizes, memory.window_sizes)

@@ -19,9 +19,10 @@ Only positive examples are read; the label set ``labels`` and the ``domain`` are
 The sample is read through a :class:`BoxSample` (in memory, on Dask or on Spark, one code path,
 :mod:`privpac.backends`): ``"composition"`` reads the positives' top ``Delta_0`` keys per direction
 and ``"bns"`` the per-axis counts, both exact and merged across blocks, so a fixed
-``random_state`` gives the same box and ledger on every engine. ``"randmargins"`` reads the
-positive records themselves (adaptive deletions by whole points, a random tag per positive in row
-order) and refuses engine data (``docs/scale.md``).
+``random_state`` gives the same box and ledger on every engine. ``"randmargins"`` reads one window
+per round (:meth:`BoxSample.randmargins_window`: the alive positives' count and top keys, the
+deletions replayed where the rows live, tags by row position), the same on every engine too
+(``docs/scale.md``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from ..bounds.rectangles import plan_sample_size
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
-from ..learners.randmargins import VARIANTS, plan_randmargins, run_randmargins
+from ..learners.randmargins import VARIANTS, merge_windows, plan_randmargins, run_randmargins, window_statistic
 from ..learners.rectangles_bns import axis_counts, learn_rectangle_bns_counted
 from ..learners.rectangles_composition import merge_top_keys, plan_composition, run_composition_tops, top_keys
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
@@ -106,9 +107,8 @@ def _fit_randmargins(est, sample: BoxSample, x_max, ledger: PrivacyLedger, rng: 
         tie_break_bits=est.tie_break_bits,
         neighbours="replace-one",
     )
-    P = sample.positives()
-    _warn_box(est, "randmargins", plan, sample.n)
-    result = run_randmargins(P, plan, rng=rng, ledger=ledger)
+    _warn_box(est, "randmargins", plan, sample.n)  # the count pass checks every record before anything is spent
+    result = run_randmargins(None, plan, rng=rng, ledger=ledger, window_reader=sample.randmargins_window(plan))
     details = {"thresholds": result.thresholds, "window_sizes": result.window_sizes.tolist()}
     return RectangleFit(result.hypothesis, details, plan.lines())
 
@@ -189,7 +189,6 @@ RECTANGLE_METHODS: dict[str, RectangleMethod] = {
         _fit_randmargins,
         True,
         "Sadigurschi and Stemmer 2021, Algorithm 1, Thm 3.2 (with errata R4, R5)",
-        on_engines=False,
     ),
     "composition": RectangleMethod(
         "composition baseline (interior point per side)",
@@ -252,6 +251,16 @@ def _box_block(domain, labels, x_max, stat, X_block, y_block, w_block):
     return int(np.sum(w, dtype=np.int64)), stat(P, y01, w, x_max)
 
 
+def _randmargins_block(domain, labels, x_max, plan, key, j, references, k, start, X_block, y_block):
+    """One block of one RandMargins round (deterministic, no randomness; runs where the block lives)."""
+    P, block_max = grid_points(domain, X_block)
+    if block_max != x_max:
+        raise DataError(f"X has {len(block_max)} features in one block, {len(x_max)} in another")
+    positive = check_labels(y_block, labels, P.shape[0]) == 1
+    rows = start + np.flatnonzero(positive)
+    return window_statistic(P[positive], rows, key, plan, j, references, k)
+
+
 def _merge_box(merge, parts):
     parts = list(parts)
     return sum(p[0] for p in parts), merge([p[1] for p in parts])
@@ -264,7 +273,7 @@ class BoxSample:
     points, 0/1 labels and multiplicities, merged exactly across blocks (one pass; every record
     is checked against the public domain and label set before the method spends anything). In
     memory the whole sample is one block, so memory, Dask and Spark fits share one code path.
-    :meth:`positives` returns the positive points themselves, for RandMargins (in memory only).
+    :meth:`randmargins_window` reads RandMargins' rounds, one pass each.
     """
 
     def __init__(self, domain, labels, x_max, X, y, counts=None):
@@ -293,11 +302,22 @@ class BoxSample:
         self._n = int(n)
         return value
 
-    def positives(self) -> np.ndarray:
-        """The positive grid points (shape ``(n+, d)``, Fortran order) of an in-memory sample."""
-        if backend_for(self.X).name != "numpy":
-            raise TypeError("the positive points themselves are read in memory only")
-        return self.statistic(lambda P, y01, w, x_max: np.asfortranarray(P[y01 == 1]), lambda parts: next(iter(parts)))
+    def randmargins_window(self, plan):
+        """RandMargins' window reader (:func:`~privpac.learners.randmargins.run_randmargins`): round
+        ``j``'s alive count and top keys, one pass of :func:`~privpac.learners.randmargins.window_statistic`
+        over the blocks (the positives' row positions give their tags, the released references
+        replay the deletions where the rows live), merged exactly on the driver. In memory the whole
+        sample is one block of the same pass."""
+        if self.counts is not None:
+            raise InvalidParameterError("counts is supported by method='bns' only")
+        backend = backend_for(self.X)
+
+        def read(key, j, references, k):
+            kernel = functools.partial(_randmargins_block, self.domain, self.labels, self.x_max, plan, key, j,
+                                       tuple(references), k)  # fmt: skip
+            return backend.map_merge_rows(kernel, functools.partial(merge_windows, k=k), self.X, self.y)
+
+        return read
 
 
 class PrivateRectangleClassifier(PrivateClassifierBase):

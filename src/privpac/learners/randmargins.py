@@ -69,6 +69,15 @@ If every interior-point call succeeds, the box contains no point outside the pos
 ``n >= max(2 E / alpha, n_gen)``, ``E = D ceil(6 Delta ln(1/beta'))``, it is ``alpha``-accurate
 with probability ``1 - beta`` (:mod:`privpac.bounds.rectangles`). Time ``O(n D)`` plus ``D`` interior
 points on ``Delta`` keys; memory ``O(n d)``.
+
+Tags and engines
+----------------
+The tie-break tag of a positive is a function of its row position in the sample and a key drawn
+once from the learner's tag stream (:func:`position_tags`, counter-based Philox4x64), never of its
+values or label. Each round reads only the alive count and the ``k_j`` largest alive keys
+(:func:`window_statistic`, merged exactly by :func:`merge_windows`), so the same rounds run block by
+block where the data lives (``run_randmargins(window_reader=...)``, Dask and Spark through
+:class:`~privpac.estimators.rectangles.BoxSample`) and release the same references as in memory.
 """
 
 from __future__ import annotations
@@ -102,6 +111,10 @@ __all__ = [
     "randmargins",
     "draw_tags",
     "inner_window",
+    "merge_windows",
+    "position_tags",
+    "tag_key",
+    "window_statistic",
     "paid_rounds",
 ]
 
@@ -408,12 +421,91 @@ def plan_randmargins(
     )
 
 
-def draw_tags(n: int, bits: int, rng=None) -> np.ndarray:
-    """``n`` independent uniform tags in ``[0, 2^bits)`` (uint64; zeros when ``bits == 0``)."""
-    if bits == 0:
-        return np.zeros(n, dtype=np.uint64)
-    words = as_random_source(rng).random_words(n)
+def tag_key(rng=None) -> np.ndarray:
+    """The key of the tie-break tag stream: two 64-bit words drawn once, independently of the data."""
+    return as_random_source(rng).random_words(2)
+
+
+def position_tags(key: np.ndarray, rows, bits: int) -> np.ndarray:
+    """The tags of the records at row positions ``rows``: the top ``bits`` bits of word ``r`` of the
+    Philox4x64 stream keyed by ``key`` (uint64; zeros when ``bits == 0``).
+
+    Counter-based, so a block of rows computes its own tags where it lives and every engine and
+    partitioning gives the same tag to the same row. A tag depends on the key and the row position
+    only, never on a value or a label: RandMargins is private conditionally on any such tags (they
+    only order equal coordinates; the exact audit checks it with fixed tags), and the key is drawn
+    from the learner's own stream.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if bits == 0 or rows.size == 0:
+        return np.zeros(rows.shape, dtype=np.uint64)
+    lo, hi = int(rows.min()), int(rows.max())
+    gen = np.random.Philox(key=np.asarray(key, dtype=np.uint64))
+    gen.advance(lo // 4)  # four 64-bit words per counter step
+    words = gen.random_raw(hi - lo + 1 + lo % 4)[lo % 4 :].astype(np.uint64)[rows - lo]
     return words >> np.uint64(64 - bits) if bits < 64 else words
+
+
+def draw_tags(n: int, bits: int, rng=None) -> np.ndarray:
+    """Tags for the rows ``0 .. n - 1`` under a fresh key from ``rng`` (:func:`position_tags`)."""
+    return position_tags(tag_key(rng), np.arange(int(n)), bits)
+
+
+def _direction_keys(P: np.ndarray, u: np.ndarray, plan: RandMarginsPlan, j: int):
+    """Keys ``v K + u`` of the points ``P`` in direction ``j`` (int64, or Python ints beyond ``2^62``)."""
+    v = direction_values(P, plan.x_max, plan.directions, j)
+    lo_key, hi_key = plan.key_range(plan.directions.column(j))
+    keys = _ip_keys(v, u, plan.K, 0, hi_key)
+    return keys if isinstance(keys, np.ndarray) else np.asarray(keys, dtype=object).reshape(-1)
+
+
+def window_statistic(P: np.ndarray, rows, key: np.ndarray, plan: RandMarginsPlan, j: int, references, k: int):
+    """Round ``j`` of RandMargins on one block of positives: ``(alive, top)``.
+
+    ``P``: the block's positive grid points, ``rows``: their row positions in the whole sample,
+    ``references``: the interior points released in rounds ``0 .. j - 1``. The deletions of those
+    rounds are replayed (a point is deleted once its key reaches a released reference; a sentinel
+    deletes everything), then ``alive`` counts the points still alive and ``top`` holds their
+    ``min(k, alive)`` largest keys in direction ``j``, ascending. Deterministic and random-free: a
+    kernel that runs where the block lives; :func:`merge_windows` combines blocks exactly.
+    """
+    u = position_tags(key, rows, plan.tie_break_bits)
+    alive = np.ones(P.shape[0], dtype=bool)
+    for i, ref in enumerate(references):
+        if plan.robust and ref == SENTINEL:
+            alive[:] = False
+            break
+        alive &= np.asarray(_direction_keys(P, u, plan, i) < ref, dtype=bool)
+    keys = _direction_keys(P[alive], u[alive], plan, j)
+    return int(keys.size), _top(keys, k)
+
+
+def _top(keys: np.ndarray, k: int) -> np.ndarray:
+    """The ``min(k, len(keys))`` largest of ``keys``, ascending (an exact order: integers)."""
+    if k <= 0 or keys.size == 0:
+        return keys[:0]
+    if keys.size > k:
+        keys = (
+            np.partition(keys, keys.size - k)[keys.size - k :]
+            if keys.dtype != object
+            else np.asarray(sorted(keys.tolist())[-k:], dtype=object)
+        )
+    return np.sort(keys) if keys.dtype != object else np.asarray(sorted(keys.tolist()), dtype=object)
+
+
+def merge_windows(parts, k: int):
+    """Combine blocks' :func:`window_statistic`: the alive counts add, the tops keep the ``k`` largest."""
+    parts = list(parts)
+    alive = sum(p[0] for p in parts)
+    tops = [p[1] for p in parts if len(p[1])]
+    if not tops:
+        return alive, np.zeros(0, dtype=np.int64)
+    joined = (
+        np.concatenate(tops)
+        if all(t.dtype != object for t in tops)
+        else np.asarray([int(x) for t in tops for x in t], dtype=object)
+    )
+    return alive, _top(joined, k)
 
 
 def _rank_slice(x: np.ndarray, lo: int, hi: int) -> np.ndarray:
@@ -499,8 +591,23 @@ def _ip_keys(v: np.ndarray, u: np.ndarray, K: int, n_dummies: int, hi: int):
     return [SENTINEL] * n_dummies + [a * K + b for a, b in zip(v.tolist(), u.tolist())]
 
 
+def _with_dummies(inner: np.ndarray, n_dummies: int, hi: int):
+    """The interior point's input from the inner keys of a window: ``n_dummies`` copies of -1 first."""
+    if hi < _INT64_KEYS:
+        keys = np.asarray(inner, dtype=np.int64)
+        return np.concatenate([np.full(n_dummies, SENTINEL, dtype=np.int64), keys]) if n_dummies else keys
+    return [SENTINEL] * n_dummies + [int(x) for x in inner]
+
+
 def run_randmargins(
-    P: np.ndarray, plan: RandMarginsPlan, *, rng=None, ledger: PrivacyLedger | None = None, debug: bool = False
+    P: np.ndarray | None,
+    plan: RandMarginsPlan,
+    *,
+    rng=None,
+    ledger: PrivacyLedger | None = None,
+    debug: bool = False,
+    positions=None,
+    window_reader=None,
 ) -> RandMarginsResult:
     """Run RandMargins on the positives ``P`` (grid points, shape ``(n+, d)``) with a fixed plan.
 
@@ -509,6 +616,13 @@ def run_randmargins(
     tags, window sizes, then one stream per round for the interior point. ``ledger`` is charged
     the plan's guarantee once (a composed block whose children are the interior-point calls).
     ``debug=True`` records a :class:`RandMarginsTrace` (not private).
+
+    ``positions``: the row positions of the positives in the whole sample (their tags,
+    :func:`position_tags`); default ``0 .. n+ - 1``. ``window_reader(key, j, references, k)``, instead
+    of ``P``: a function returning round ``j``'s ``(alive, top)`` (:func:`window_statistic` merged over
+    the blocks where the data lives, :func:`merge_windows`); the interior point then receives the
+    same keys as in memory (the lowest ``Delta`` of the top ``min(k, alive)``), so the released
+    references are the same.
     """
     if plan.variant == "paper-literal":
         warnings.warn(
@@ -519,8 +633,10 @@ def run_randmargins(
         )
     directions = plan.directions
     D = directions.n_directions
-    if P.ndim != 2 or P.shape[1] != len(plan.x_max):
-        raise InvalidParameterError(f"P must have shape (n, {len(plan.x_max)}), got {P.shape}")
+    if window_reader is None and (P is None or P.ndim != 2 or P.shape[1] != len(plan.x_max)):
+        raise InvalidParameterError(f"P must have shape (n, {len(plan.x_max)}), got {getattr(P, 'shape', None)}")
+    if window_reader is not None and debug:
+        raise InvalidParameterError("debug=True needs the positives in memory (P), not a window_reader")
     # Charge first, then draw: the whole guarantee is reserved before any randomness is used.
     block = None
     if ledger is not None:
@@ -538,20 +654,44 @@ def run_randmargins(
     src = as_random_source(rng)
     tag_src, noise_src = src.spawn(), src.spawn()
     ip_srcs = [src.spawn() for _ in range(D)]
-    n = P.shape[0]
     K = plan.K
-    tags = draw_tags(n, plan.tie_break_bits, tag_src)
+    if window_reader is None:
+        n = P.shape[0]
+        if positions is None:
+            tags = draw_tags(n, plan.tie_break_bits, tag_src)
+        else:
+            tags = position_tags(tag_key(tag_src), positions, plan.tie_break_bits)
+        alive = np.ones(n, dtype=bool)
+    else:
+        key = tag_key(tag_src)
     window_sizes = margin_window_sizes(plan.mu, plan.window, D, noise_src)
     trace = RandMarginsTrace() if debug else None
-    alive = np.ones(n, dtype=bool)
     dummies = plan.robust
     thresholds, references = [], []
     for j in range(D):
+        k = int(window_sizes[j])
+        lo_key, hi_key = plan.key_range(directions.column(j))
+        if window_reader is not None:
+            if plan.robust and k <= 0:
+                p_ref = SENTINEL  # an empty window: no data is read
+            else:
+                n_alive, top = window_reader(key, j, list(references), max(k, 0))
+                kb, nd, r_lo, r_hi = inner_window(n_alive, k, plan.window, dummies)
+                if plan.robust and n_alive == 0 and not dummies:
+                    p_ref = SENTINEL
+                else:
+                    keys = _with_dummies(top[: r_hi - r_lo], nd, hi_key)
+                    p_ref = int(
+                        plan.ip(keys, lo_key, hi_key, plan.epsilon_call, plan.delta_call, rng=ip_srcs[j], ledger=block)
+                    )
+            if p_ref == SENTINEL and plan.robust:
+                dummies = False
+            thresholds.append(SENTINEL if p_ref == SENTINEL and plan.robust else divmod(p_ref, K)[0])
+            references.append(p_ref)
+            continue
         idx = np.flatnonzero(alive)
         v = direction_values(P, plan.x_max, directions, j, rows=idx)
         u = tags[idx]
-        k = int(window_sizes[j])
-        lo_key, hi_key = plan.key_range(directions.column(j))
         kb, nd, r_lo, r_hi = inner_window(idx.size, k, plan.window, dummies)
         sel = np.empty(0, dtype=np.int64)
         if plan.robust and (k <= 0 or (idx.size == 0 and not dummies)):
