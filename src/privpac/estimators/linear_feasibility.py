@@ -211,18 +211,15 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             check_public_size(int(shape[0]) or 1, int(shape[1]), X)
         A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
         m, D = A_arr.shape
-        plan = plan_find_deep_point(
-            m,
-            D,
-            X,
-            ledger.budget_epsilon,
-            ledger.budget_delta,
+        # One set of public choices for the plan (the warning below) and the run.
+        choices = dict(
             alpha=ALPHA,
             beta=self.beta,
             one_d_optimizer=self.one_d_optimizer,
             domain=self.candidate_domain,
             truncate=self.truncate,
         )
+        plan = plan_find_deep_point(m, D, X, ledger.budget_epsilon, ledger.budget_delta, **choices)
         self._warn_few_records(
             m,
             plan.sufficient_m,
@@ -233,18 +230,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             proven=True,
         )
         result = find_deep_point(
-            A_arr,
-            b_arr,
-            X,
-            ledger.budget_epsilon,
-            ledger.budget_delta,
-            alpha=ALPHA,
-            beta=self.beta,
-            one_d_optimizer=self.one_d_optimizer,
-            domain=self.candidate_domain,
-            truncate=self.truncate,
-            ledger=ledger,
-            rng=rng,
+            A_arr, b_arr, X, ledger.budget_epsilon, ledger.budget_delta, ledger=ledger, rng=rng, **choices
         )
         self.solution_ = result.solution
         self.composition_ = plan.composition
