@@ -124,7 +124,7 @@ def test_the_code_samples_the_law_the_engine_computes(monkeypatch):
     plan = _tiny_plan()
     records = np.vstack([TINY_COMMON, [[3]]])
     tags = np.arange(records.shape[0], dtype=np.uint64) % np.uint64(plan.K)
-    monkeypatch.setattr(rm, "draw_tags", lambda n, bits, rng=None: tags[:n].copy())
+    monkeypatch.setattr(rm, "position_tags", lambda key, rows, bits: tags[np.asarray(rows, dtype=np.int64)])
     keys = _direction_keys(plan, records)
     law = {}
     for _, p1, a, dm, prob in _brute_force_round(plan, keys[0], frozenset(range(len(records))), True):

@@ -599,6 +599,41 @@ def _with_dummies(inner: np.ndarray, n_dummies: int, hi: int):
     return [SENTINEL] * n_dummies + [int(x) for x in inner]
 
 
+class _Tracer:
+    """Builds :class:`RandMarginsTrace` beside the rounds (``debug=True``): it reads the data itself
+    and is **not private**; the release path never uses it."""
+
+    def __init__(self, P: np.ndarray, positions: np.ndarray, key: np.ndarray, plan: RandMarginsPlan):
+        self.P, self.plan, self.trace = P, plan, RandMarginsTrace()
+        self.tags = position_tags(key, positions, plan.tie_break_bits)
+        self.alive = np.ones(P.shape[0], dtype=bool)
+
+    def before_round(self, j: int, k: int, dummies: bool) -> None:
+        plan, tr = self.plan, self.trace
+        self.idx = idx = np.flatnonzero(self.alive)
+        self.v = v = direction_values(self.P, plan.x_max, plan.directions, j, rows=idx)
+        self.u = u = self.tags[idx]
+        kb, nd, r_lo, r_hi = inner_window(idx.size, k, plan.window, dummies)
+        self.inner = idx[_pair_rank_slice(v, u, r_lo, r_hi) if plan.K > 1 else _rank_slice(v, r_lo, r_hi)]
+        top = _pair_rank_slice(v, u, idx.size - kb, idx.size) if plan.K > 1 else _rank_slice(v, idx.size - kb, idx.size)
+        tr.n_alive.append(int(idx.size))
+        tr.window_real.append(kb)
+        tr.inner_real.append(r_hi - r_lo)
+        tr.inner_dummies.append(nd)
+        tr.alive.append(idx)
+        tr.window.append(np.sort(idx[top]))
+
+    def after_round(self, p_ref: int, sentinel: bool, read: bool) -> None:
+        if sentinel:
+            removed = self.idx
+        else:
+            t_hi, t_lo = divmod(p_ref, self.plan.K)
+            removed = self.idx[(self.v > t_hi) | ((self.v == t_hi) & (self.u >= t_lo))]
+        self.alive[removed] = False
+        self.trace.deleted.append(int(removed.size))
+        self.trace.inner.append(np.sort(self.inner) if read else self.inner[:0])
+
+
 def run_randmargins(
     P: np.ndarray | None,
     plan: RandMarginsPlan,
@@ -655,78 +690,44 @@ def run_randmargins(
     tag_src, noise_src = src.spawn(), src.spawn()
     ip_srcs = [src.spawn() for _ in range(D)]
     K = plan.K
-    if window_reader is None:
-        n = P.shape[0]
-        if positions is None:
-            tags = draw_tags(n, plan.tie_break_bits, tag_src)
-        else:
-            tags = position_tags(tag_key(tag_src), positions, plan.tie_break_bits)
-        alive = np.ones(n, dtype=bool)
-    else:
-        key = tag_key(tag_src)
+    key = tag_key(tag_src)
+    if window_reader is None:  # in memory: the same rounds over one block
+        positions = np.arange(P.shape[0]) if positions is None else np.asarray(positions, dtype=np.int64)
+
+        def window_reader(key, j, refs, k):
+            return window_statistic(P, positions, key, plan, j, refs, k)
+
     window_sizes = margin_window_sizes(plan.mu, plan.window, D, noise_src)
-    trace = RandMarginsTrace() if debug else None
+    trace = _Tracer(P, positions, key, plan) if debug else None
     dummies = plan.robust
     thresholds, references = [], []
     for j in range(D):
         k = int(window_sizes[j])
         lo_key, hi_key = plan.key_range(directions.column(j))
-        if window_reader is not None:
-            if plan.robust and k <= 0:
-                p_ref = SENTINEL  # an empty window: no data is read
-            else:
-                n_alive, top = window_reader(key, j, list(references), max(k, 0))
-                kb, nd, r_lo, r_hi = inner_window(n_alive, k, plan.window, dummies)
-                if plan.robust and n_alive == 0 and not dummies:
-                    p_ref = SENTINEL
-                else:
-                    keys = _with_dummies(top[: r_hi - r_lo], nd, hi_key)
-                    p_ref = int(
-                        plan.ip(keys, lo_key, hi_key, plan.epsilon_call, plan.delta_call, rng=ip_srcs[j], ledger=block)
-                    )
-            if p_ref == SENTINEL and plan.robust:
-                dummies = False
-            thresholds.append(SENTINEL if p_ref == SENTINEL and plan.robust else divmod(p_ref, K)[0])
-            references.append(p_ref)
-            continue
-        idx = np.flatnonzero(alive)
-        v = direction_values(P, plan.x_max, directions, j, rows=idx)
-        u = tags[idx]
-        kb, nd, r_lo, r_hi = inner_window(idx.size, k, plan.window, dummies)
-        sel = np.empty(0, dtype=np.int64)
-        if plan.robust and (k <= 0 or (idx.size == 0 and not dummies)):
-            p_ref = SENTINEL  # an empty window: no data is read
-        else:
-            sel = _pair_rank_slice(v, u, r_lo, r_hi) if K > 1 else _rank_slice(v, r_lo, r_hi)
-            keys = _ip_keys(v[sel], u[sel], K, nd, hi_key)
-            p_ref = int(plan.ip(keys, lo_key, hi_key, plan.epsilon_call, plan.delta_call, rng=ip_srcs[j], ledger=block))
-        if p_ref == SENTINEL and plan.robust:
-            removed = idx
-            alive[:] = False
+        read = not (plan.robust and k <= 0)  # an empty window: no data is read
+        if trace is not None:
+            trace.before_round(j, k, dummies)
+        p_ref = SENTINEL
+        if read:
+            n_alive, top = window_reader(key, j, list(references), max(k, 0))
+            kb, nd, r_lo, r_hi = inner_window(n_alive, k, plan.window, dummies)
+            read = not (plan.robust and n_alive == 0 and not dummies)
+            if read:
+                keys = _with_dummies(top[: r_hi - r_lo], nd, hi_key)
+                p_ref = int(
+                    plan.ip(keys, lo_key, hi_key, plan.epsilon_call, plan.delta_call, rng=ip_srcs[j], ledger=block)
+                )
+        sentinel = p_ref == SENTINEL and plan.robust
+        if sentinel:
             dummies = False
-            threshold = SENTINEL
-        else:
-            t_hi, t_lo = divmod(p_ref, K)
-            gone = (v > t_hi) | ((v == t_hi) & (u >= t_lo)) if K > 1 else v >= t_hi
-            removed = idx[gone]
-            alive[removed] = False
-            threshold = t_hi
-        thresholds.append(threshold)
+        thresholds.append(SENTINEL if sentinel else divmod(p_ref, K)[0])
         references.append(p_ref)
         if trace is not None:
-            trace.n_alive.append(int(idx.size))
-            trace.window_real.append(kb)
-            trace.inner_real.append(r_hi - r_lo)
-            trace.inner_dummies.append(nd)
-            trace.deleted.append(int(removed.size))
-            trace.alive.append(idx)
-            ranks = (
-                _pair_rank_slice(v, u, idx.size - kb, idx.size) if K > 1 else _rank_slice(v, idx.size - kb, idx.size)
-            )
-            trace.window.append(np.sort(idx[ranks]))
-            trace.inner.append(np.sort(idx[sel]))
+            trace.after_round(p_ref, sentinel, read)
     hypothesis = BoxHypothesis.from_thresholds(thresholds, plan.x_max, plan.shape)
-    return RandMarginsResult(hypothesis, thresholds, references, window_sizes, plan, trace)
+    return RandMarginsResult(
+        hypothesis, thresholds, references, window_sizes, plan, None if trace is None else trace.trace
+    )
 
 
 def randmargins(
