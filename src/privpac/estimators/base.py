@@ -97,6 +97,13 @@ def engine_rows(X, y, check_size) -> tuple:
     return X_rows, y_rows
 
 
+@functools.cache
+def _init_parameter_names(cls) -> tuple[str, ...]:
+    # scikit-learn reads the signature of __init__ on every get_params and clone (the audits clone
+    # estimators tens of thousands of times); a class's signature never changes: read it once.
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
+
+
 class PrivateEstimatorBase(BaseEstimator):
     """Shared parameters and bookkeeping of every private estimator.
 
@@ -109,6 +116,10 @@ class PrivateEstimatorBase(BaseEstimator):
     algorithm_name: str = ""
     #: whether the estimator needs delta > 0
     requires_delta: bool = False
+
+    @classmethod
+    def _get_param_names(cls):
+        return list(_init_parameter_names(cls))
 
     def __init__(self, epsilon=1.0, delta=1e-6, domain=None, constants="tuned", random_state=None, accountant=None):
         self.epsilon = epsilon

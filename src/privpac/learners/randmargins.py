@@ -459,7 +459,9 @@ def _direction_keys(P: np.ndarray, u: np.ndarray, plan: RandMarginsPlan, j: int)
     return keys if isinstance(keys, np.ndarray) else np.asarray(keys, dtype=object).reshape(-1)
 
 
-def window_statistic(P: np.ndarray, rows, key: np.ndarray, plan: RandMarginsPlan, j: int, references, k: int):
+def window_statistic(
+    P: np.ndarray, rows, key: np.ndarray, plan: RandMarginsPlan, j: int, references, k: int, replay=None
+):
     """Round ``j`` of RandMargins on one block of positives: ``(alive, top)``.
 
     ``P``: the block's positive grid points, ``rows``: their row positions in the whole sample,
@@ -468,16 +470,74 @@ def window_statistic(P: np.ndarray, rows, key: np.ndarray, plan: RandMarginsPlan
     deletes everything), then ``alive`` counts the points still alive and ``top`` holds their
     ``min(k, alive)`` largest keys in direction ``j``, ascending. Deterministic and random-free: a
     kernel that runs where the block lives; :func:`merge_windows` combines blocks exactly.
+    ``replay``: a :class:`BlockReplay` of this block carrying the deletions from round to round
+    (the same alive set, without replaying the earlier rounds).
     """
-    u = position_tags(key, rows, plan.tie_break_bits)
-    alive = np.ones(P.shape[0], dtype=bool)
-    for i, ref in enumerate(references):
-        if plan.robust and ref == SENTINEL:
-            alive[:] = False
-            break
-        alive &= np.asarray(_direction_keys(P, u, plan, i) < ref, dtype=bool)
+    if replay is None:
+        u = position_tags(key, rows, plan.tie_break_bits)
+        alive = _alive_after(P, u, plan, list(references))
+    else:
+        u, alive = replay.u, replay.alive_after(list(references))
     keys = _direction_keys(P[alive], u[alive], plan, j)
     return int(keys.size), _top(keys, k)
+
+
+#: Entries of one ``points x rounds`` key matrix of :func:`_alive_after` (bounds its memory).
+_REPLAY_ENTRIES = 1 << 22
+
+
+class BlockReplay:
+    """One block's deletions carried from round to round: each round applies only the references
+    released since the last (in memory, where the block stays between rounds; an engine task
+    replays them all with :func:`_alive_after`, the same comparisons)."""
+
+    def __init__(self, P: np.ndarray, rows, key: np.ndarray, plan: RandMarginsPlan):
+        self.P, self.plan = P, plan
+        self.u = position_tags(key, rows, plan.tie_break_bits)
+        self.alive = np.ones(P.shape[0], dtype=bool)
+        self.applied = 0
+
+    def alive_after(self, references: list) -> np.ndarray:
+        new = references[self.applied :]
+        if new:
+            idx = np.flatnonzero(self.alive)
+            self.alive[idx] = _alive_after(self.P[idx], self.u[idx], self.plan, new, first=self.applied)
+            self.applied = len(references)
+        return self.alive
+
+
+def _alive_after(P: np.ndarray, u: np.ndarray, plan: RandMarginsPlan, references: list, first: int = 0) -> np.ndarray:
+    """Which points survive the deletions of the rounds ``first, first + 1, ...`` that released ``references``.
+
+    A point dies in round ``i`` when its key in direction ``i`` reaches ``references[i]``; in the
+    robust variant a sentinel deletes everything. All rounds are compared at once (a
+    ``points x rounds`` key matrix, in row slices), so replaying ``j`` rounds is one vectorised pass,
+    not ``j``; keys beyond int64 take the exact Python-integer loop.
+    """
+    n = P.shape[0]
+    if plan.robust and any(ref == SENTINEL for ref in references):
+        return np.zeros(n, dtype=bool)
+    alive = np.ones(n, dtype=bool)
+    if not references or n == 0:
+        return alive
+    if P.dtype != object and plan.key_range(int(np.argmax(plan.x_max)))[1] < _INT64_KEYS:
+        rounds = np.arange(first, first + len(references))
+        cols = rounds % plan.directions.dimension  # Directions.column and .mirrored, for every round at once
+        mirrored = rounds >= plan.directions.dimension
+        x_max = np.asarray(plan.x_max, dtype=np.int64)[cols]
+        refs = np.asarray(references, dtype=np.int64)
+        tags = u.astype(np.int64)
+        step = max(1, _REPLAY_ENTRIES // len(refs))
+        for s in range(0, n, step):
+            values = P[s : s + step][:, cols].astype(np.int64)
+            values = np.where(mirrored, x_max - values, values)
+            alive[s : s + step] = np.all(values * np.int64(plan.K) + tags[s : s + step, None] < refs, axis=1)
+        return alive
+    for i, ref in enumerate(references, start=first):
+        alive &= np.asarray(_direction_keys(P, u, plan, i) < ref, dtype=bool)
+        if not alive.any():
+            break
+    return alive
 
 
 def _top(keys: np.ndarray, k: int) -> np.ndarray:
@@ -694,8 +754,10 @@ def run_randmargins(
     if window_reader is None:  # in memory: the same rounds over one block
         positions = np.arange(P.shape[0]) if positions is None else np.asarray(positions, dtype=np.int64)
 
+        replay = BlockReplay(P, positions, key, plan)
+
         def window_reader(key, j, refs, k):
-            return window_statistic(P, positions, key, plan, j, refs, k)
+            return window_statistic(P, positions, key, plan, j, refs, k, replay=replay)
 
     window_sizes = margin_window_sizes(plan.mu, plan.window, D, noise_src)
     trace = _Tracer(P, positions, key, plan) if debug else None
