@@ -17,6 +17,9 @@ dd = pytest.importorskip("dask.dataframe")
 pd = pytest.importorskip("pandas")
 distributed = pytest.importorskip("distributed")
 
+# One worker runs this module (pytest --dist loadgroup): one Dask cluster, not one per worker.
+pytestmark = pytest.mark.xdist_group("dask-cluster")
+
 
 def _split(n, cuts):
     edges = sorted({0, n, *[c % (n + 1) for c in cuts]})

@@ -9,6 +9,9 @@ import pytest
 pyspark = pytest.importorskip("pyspark")
 pd = pytest.importorskip("pandas")
 
+# One worker runs this module (pytest --dist loadgroup): one Spark session, not one per worker.
+pytestmark = pytest.mark.xdist_group("spark")
+
 
 @pytest.fixture(scope="module")
 def spark():
