@@ -10,6 +10,7 @@
 """
 
 import importlib
+import itertools
 import json
 import math
 import warnings
@@ -773,6 +774,61 @@ def test_the_margin_1_learner_with_either_oracle_has_error_at_most_alpha(monkeyp
         predicted = np.array([1 if sum(Fraction(int(v)) * c for v, c in zip(row, h.a)) >= h.w else -1 for row in X])
         error = float(np.mean(predicted != y))
         assert error <= alpha and (adversarial or error == 0)
+
+
+def _in_general_position(X) -> bool:
+    """No ``d + 1`` of the points on one hyperplane (their lifted rows ``(y x, -y)`` are then independent)."""
+    d = X.shape[1]
+    for idx in itertools.combinations(range(len(X)), d + 1):
+        M = [[Fraction(int(v)) for v in X[i]] + [Fraction(1)] for i in idx]
+        if _det(M) == 0:
+            return False
+    return True
+
+
+def _det(M):
+    """Exact determinant by fraction elimination (tiny matrices)."""
+    M = [row[:] for row in M]
+    n, det = len(M), Fraction(1)
+    for c in range(n):
+        p = next((r for r in range(c, n) if M[r][c] != 0), None)
+        if p is None:
+            return Fraction(0)
+        if p != c:
+            M[c], M[p], det = M[p], M[c], -det
+        det *= M[c][c]
+        for r in range(c + 1, n):
+            f = M[r][c] / M[c][c]
+            M[r] = [a - f * b for a, b in zip(M[r], M[c])]
+    return det
+
+
+@pytest.mark.parametrize("adversarial", [False, True])
+def test_the_paper_dual_with_either_oracle_meets_its_bound_unless_degenerate(monkeypatch, adversarial):
+    """Spec 8 item 11, paper mode: on realisable data in general position, with RecConcave replaced by the exact
+    or the adversarial oracle, the training error is ``<= alpha/2 + d/m`` unless the output is ``a* = 0``
+    (spec 3.5 [FLAW], reported as ``degenerate``), which is a constant hypothesis with no such bound."""
+    from privpac.learners.feasibility_halfspaces import learn_halfspace
+
+    coordinatewise = importlib.import_module("privpac.learners.coordinatewise")
+    monkeypatch.setattr(coordinatewise, "rec_concave_run", _oracle(adversarial))
+    gen = np.random.default_rng(82)
+    alpha, d, n = 0.5, 2, 12
+    outcomes = []
+    for trial in range(3):
+        X = gen.integers(-4, 5, size=(n, d))
+        while not _in_general_position(X):
+            X = gen.integers(-4, 5, size=(n, d))
+        y = np.where(X @ np.arange(1, d + 1) >= 1, 1, -1)  # realisable
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UtilityWarning)
+            h = learn_halfspace(X, y, 4, 1.0, 1e-6, mode="paper", one_d_optimizer="recconcave", alpha=alpha, rng=trial)
+        predicted = np.array([1 if sum(Fraction(int(v)) * c for v, c in zip(row, h.a)) >= h.w else -1 for row in X])
+        error = float(np.mean(predicted != y))
+        assert h.degenerate == all(c == 0 for c in h.a)
+        assert h.degenerate or error <= alpha / 2 + d / n, (trial, error)
+        outcomes.append(h.degenerate)
+    assert not all(outcomes) and any(outcomes)  # both cases met: the bound is exercised, the flaw is shown
 
 
 def test_the_estimator_exposes_mode_c_domains_and_truncation():
