@@ -21,11 +21,12 @@ candidate domain, and every draw of RecConcave.
   release is its output, plan and ledger): the exponential mechanism on two of the pairs above
   and RecConcave, truncated, on the stack.
 
-``D = 2`` has too many paths to enumerate at test speed (14 first-coordinate candidates times about
-a thousand second-coordinate candidates at ``X = 1``, one fit per path); its privacy rests on the
-same per-coordinate argument (a sensitivity-1 exact quality over a public domain, checked in
-``tests/test_linear_feasibility.py``), the exponential mechanism's own audit
-(``exponential-step``) and the composition.
+``D = 2`` through this estimator has too many paths to enumerate at test speed (14 first-coordinate
+candidates times about a thousand second-coordinate candidates at ``X = 1``, one fit per path). FindDeepPoint
+in ``D = 2`` is enumerated exactly all the same, through the halfspace learner it serves: the
+``halfspace-feasibility`` audit fits ``d = 1`` samples, whose dual systems have ``D = 2`` (rows
+``(y x, -y)`` with entries in ``[[-1, 1]]``, about 10^4 paths per dataset). ``D = 3`` is audited
+empirically (below).
 """
 
 from __future__ import annotations
