@@ -145,7 +145,7 @@ def test_cli_bounds_and_audit_list():
     res = runner.invoke(main, ["audit", "--list"])
     for name in ("margin-practical", "margin-faithful", "margin-pure", "margin-uncharged-selection"):
         assert name in res.output
-    res = runner.invoke(main, ["audit", "margin-uncharged-selection", "--trials", "2000"])
+    res = runner.invoke(main, ["audit", "margin-uncharged-selection", "--trials", "300"])
     assert res.exit_code == 1 and "VIOLATION" in res.output
 
 

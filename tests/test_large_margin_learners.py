@@ -212,7 +212,7 @@ def test_audit_catches_missing_noise(monkeypatch):
     import privpac.mechanisms.gaussian as gaussian
 
     monkeypatch.setattr(gaussian, "gaussian_array", lambda size, sigma=1.0, rng=None: np.zeros(size))
-    report = run_audit("margin-practical", trials=1000, seed=1)
+    report = run_audit("margin-practical", trials=200, seed=1)  # no noise: the outputs separate at once
     assert report.violation
 
 
