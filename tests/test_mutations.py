@@ -232,15 +232,16 @@ MUTANTS = [
             "exponential-step",
             "em-learner",
             "interior-point-exponential",
-            "center-point",
-            "linear-feasibility",
-            "halfspace-tukey",
+            # each audit on the pair that shows it (the others take the most time to enumerate)
+            "center-point --pair stack loses a point to the far end",
+            "linear-feasibility --pair the last moves to x <= -2",
+            "halfspace-tukey --pair twelve equal chunks",
         ],
     ),
     (
         "finite-list EM sampling at 2 epsilon",
         _finite_em_at_twice_epsilon,
-        ["exponential", "label-private", "center-point-one-shot"],
+        ["exponential", "label-private", "center-point-one-shot --pair a diagonal broken"],
     ),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
     ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
@@ -260,7 +261,7 @@ MUTANTS = [
     (
         "a center-point candidate domain built from the data",
         _center_point_domain_from_the_data,
-        ["center-point", "center-point-directional"],
+        ["center-point --pair the largest point moves further out", "center-point-directional"],
     ),
     ("a one-shot quality counting depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
     (
@@ -283,7 +284,11 @@ MUTANTS = [
         _one_class_shortcut,
         ["halfspace-feasibility --pair one class"],  # the pair it breaks: the others take a minute to enumerate
     ),
-    ("halfspace-tukey chunks formed by record value", _halfspace_chunks_by_value, ["halfspace-tukey"]),
+    (
+        "halfspace-tukey chunks formed by record value",
+        _halfspace_chunks_by_value,
+        ["halfspace-tukey --pair a record moves to the low end"],
+    ),
 ]
 
 
