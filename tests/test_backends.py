@@ -338,6 +338,17 @@ def test_faithful_halfspace_on_dask_is_the_in_memory_model(cluster, variant, opt
             assert_same_halfspace(est, reference)
 
 
+def test_faithful_halfspace_with_the_net_optimizer_on_dask_is_the_in_memory_model(cluster):
+    """optimizer="net" (NUZ Algorithm 2 as the DP-ERM) reads integer violation counts: exact sums."""
+    X, y = _margin_data(40, d=2)
+    for variant in ("faithful", "paper-literal"):
+        make = _faithful(variant, "net")
+        reference = _fit_quietly(make(), X, y)
+        est = _fit_quietly(make(), da.from_array(X, chunks=((11, 0, 29), 2)), da.from_array(y, chunks=16))
+        assert est._fitted_state() == reference._fitted_state()
+        assert est.ledger_.lines() == reference.ledger_.lines()
+
+
 def test_faithful_halfspace_on_dask_with_a_projection_and_an_intercept(cluster):
     """With a projection the gathered records are projected on the driver, the in-memory ones all at
     once: the float32 products may differ in their last bits, so the model agrees to 1e-6 (here
