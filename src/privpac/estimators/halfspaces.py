@@ -184,8 +184,9 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     alpha, beta : float
         Target error and failure probability of the paper's analysis (they set the paper's ``m``
         and the number of boosting rounds ``ceil(log2(8/beta))``).
-    optimizer : {"bst14", "dpgd"}
-        Inner optimiser of the faithful variants.
+    optimizer : {"bst14", "dpgd", "net"}
+        Inner optimiser of the faithful variants: BST14's noisy SGD (the paper's), noisy gradient
+        descent, or Algorithm 2's exponential mechanism over a net (small projected dimension only).
     boost : bool
         Faithful variants: ``True`` runs the paper's boosting; ``False`` one run with the whole budget.
     max_candidates : int
