@@ -335,6 +335,8 @@ def test_take_rows_on_spark(spark, tmp_path):
     few = _ordered_frame(spark, {"x": x[:10], "y": y[:10]}, 13)  # some partitions are empty
     X_rows, _ = SparkBackend().take_rows(np.array([9, 0, 4, 9]), few, "y")
     assert X_rows["x"].tolist() == x[[9, 0, 4, 9]].tolist()
+    X_rows, y_rows = SparkBackend().take_rows(np.array([], dtype=np.int64), few, "y")
+    assert list(X_rows.columns) == ["x"] and len(X_rows) == 0 and len(y_rows) == 0
     with pytest.raises(DataError, match="must lie in"):
         SparkBackend().take_rows(np.array([10]), few, "y")
     with pytest.raises(DataError, match="has a shuffle"):
