@@ -123,13 +123,11 @@ def test_every_engine_gives_the_same_model(cluster, name):
     assert list(est.feature_names_in_) == ["x"]
 
 
-def test_refused_where_not_supported_and_predict_needs_memory(cluster):
-    from privpac.estimators import PrivateHalfspaceClassifier, PrivateThresholdClassifier
+def test_predict_needs_memory(cluster):
+    from privpac.estimators import PrivateThresholdClassifier
 
     x, y = _data(1000)
     X = da.from_array(x.reshape(-1, 1), chunks=(300, 1))
-    with pytest.raises(TypeError, match="variant='faithful' needs the records in memory"):
-        PrivateHalfspaceClassifier(domain=(0, 2**40), margin=0.1, variant="faithful").fit(X, y)
     clf = PrivateThresholdClassifier(domain=(0, 2**40), random_state=0).fit(X, y)
     assert clf.predict(x.reshape(-1, 1)).shape == (1000,)
     with pytest.raises(Exception, match="predict on NumPy or pandas"):
@@ -298,14 +296,147 @@ def test_pure_halfspace_on_dask_is_the_in_memory_model(cluster):
     assert accountant.spent == (0.0, 0.0)
 
 
-@pytest.mark.parametrize("variant", ["faithful", "paper-literal"])
-def test_other_halfspace_variants_refuse_engine_data(cluster, variant):
+# -- the faithful and paper-literal variants: BST14's records gathered by position, the selection's
+# total losses summed over the partitions ---------------------------------------------------------
+
+
+def _faithful(variant, optimizer, **kw):
     from privpac.estimators import PrivateHalfspaceClassifier
 
-    X, y = _margin_data(1000)
-    est = PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, variant=variant, projection_dim=2)
-    with pytest.raises(TypeError, match=f"'practical'.*'pure'.*variant='{variant}' needs the records in memory"):
-        est.fit(da.from_array(X, chunks=(300, 8)), y)
+    return lambda **more: PrivateHalfspaceClassifier(
+        domain=(-1, 1), margin=0.3, variant=variant, optimizer=optimizer, n_steps=3, random_state=5, **kw, **more
+    )
+
+
+def _fit_quietly(est, *args):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the faithful variants warn about utility; paper-literal about privacy
+        return est.fit(*args)
+
+
+@pytest.mark.parametrize("optimizer", ["bst14", "dpgd"])
+@pytest.mark.parametrize("variant", ["faithful", "paper-literal"])
+def test_faithful_halfspace_on_dask_is_the_in_memory_model(cluster, variant, optimizer):
+    """BST14 reads the records at positions drawn on the driver (one gather pass): without a
+    projection the runs, the pick and so the model and ledger are the in-memory ones bit for bit.
+    Noisy GD reads gradient sums: equal up to float rounding. Two chunkings (one uneven, with
+    empty partitions) and a DataFrame."""
+    X, y = _margin_data(40, d=3)
+    make = _faithful(variant, optimizer)
+    reference = _fit_quietly(make(), X, y)
+    assert reference.details_["k"] == 7 and reference.details_["optimizer"] == optimizer
+    frame = dd.from_pandas(pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "y": y}), npartitions=3)
+    fits = [
+        _fit_quietly(make(), da.from_array(X, chunks=(chunks, 3)), da.from_array(y, chunks=16))
+        for chunks in ((40,), (7, 0, 20, 13, 0))
+    ]
+    fits.append(_fit_quietly(make(), frame[["x0", "x1", "x2"]], frame["y"]))
+    for est in fits:
+        if optimizer == "bst14":
+            assert est._fitted_state() == reference._fitted_state()
+            assert est.ledger_.lines() == reference.ledger_.lines()
+        else:
+            assert_same_halfspace(est, reference)
+
+
+def test_faithful_halfspace_with_the_net_optimizer_on_dask_is_the_in_memory_model(cluster):
+    """optimizer="net" (NUZ Algorithm 2 as the DP-ERM) reads integer violation counts: exact sums."""
+    X, y = _margin_data(40, d=2)
+    for variant in ("faithful", "paper-literal"):
+        make = _faithful(variant, "net")
+        reference = _fit_quietly(make(), X, y)
+        est = _fit_quietly(make(), da.from_array(X, chunks=((11, 0, 29), 2)), da.from_array(y, chunks=16))
+        assert est._fitted_state() == reference._fitted_state()
+        assert est.ledger_.lines() == reference.ledger_.lines()
+
+
+def test_faithful_halfspace_on_dask_with_a_projection_and_an_intercept(cluster):
+    """With a projection the gathered records are projected on the driver, the in-memory ones all at
+    once: the float32 products may differ in their last bits, so the model agrees to 1e-6 (here
+    it is identical); the public intercept map runs in every block as in memory."""
+    X, y = _margin_data(40, d=6)
+    for kw in ({"projection_dim": 3}, {"fit_intercept": True}):
+        make = _faithful("faithful", "bst14", **kw)
+        reference = _fit_quietly(make(), X, y)
+        est = _fit_quietly(make(), da.from_array(X, chunks=((11, 0, 29), 6)), da.from_array(y, chunks=16))
+        assert_same_halfspace(est, reference, atol=1e-6)
+
+
+def test_bst14_gathers_are_grouped_without_changing_the_draws(cluster, monkeypatch):
+    """steps_per_pass groups whole chunks of draws into one gather: the number of passes changes,
+    the draws (noise, then picks, chunk by chunk) and so the result do not."""
+    from privpac.backends import DaskBackend
+    from privpac.learners.dp_erm import MappedSample, MarginHingeLoss, noisy_sgd_bst14
+    from privpac.learners.jl_projection import normalize_rows
+
+    X, y = _margin_data(40, d=3)
+    Z, labels = normalize_rows(X), 2.0 * y - 1.0
+    loss = MarginHingeLoss(0.3)
+    reference = noisy_sgd_bst14(Z, labels, loss, 1.0, 1e-6, runs=3, rng=9, chunk=100)
+    calls = []
+    original = DaskBackend.take_rows
+
+    def counted(self, positions, *columns, **kw):
+        calls.append(len(positions))
+        return original(self, positions, *columns, **kw)
+
+    monkeypatch.setattr(DaskBackend, "take_rows", counted)
+    sample = MappedSample(
+        DaskBackend(), da.from_array(Z, chunks=((9, 0, 31), 3)), da.from_array(labels, chunks=20), _pair, 40, 3
+    )
+    for per_pass, passes in ((100, 16), (300, 6), (None, 1)):
+        calls.clear()
+        W = noisy_sgd_bst14(
+            None, None, loss, 1.0, 1e-6, runs=3, rng=9, chunk=100, sample=sample, steps_per_pass=per_pass
+        )
+        assert np.array_equal(W, reference) and len(calls) == passes, per_pass
+        assert all(size <= 40 for size in calls)  # each distinct record travels once per pass
+
+
+def _pair(Z, y):
+    return np.asarray(Z, dtype=np.float64), np.asarray(y, dtype=np.float64)
+
+
+def test_faithful_halfspace_on_dask_checks_every_block_before_spending(cluster):
+    from privpac.accountant import BudgetAccountant
+    from privpac.errors import DataError, DomainError
+
+    X, y = _margin_data(40, d=3)
+    X[38, 2] = 1.5  # outside the public box, in the last block
+    for variant in ("faithful", "paper-literal"):
+        accountant = BudgetAccountant()
+        est = _faithful(variant, "bst14")(accountant=accountant)
+        with pytest.raises(DomainError, match="feature 2"):
+            _fit_quietly(est, da.from_array(X, chunks=(15, 3)), da.from_array(y, chunks=15))
+        assert accountant.spent == (0.0, 0.0) and len(accountant) == 0  # refused before any noise
+    X[38, 2] = 0.5
+    y[39] = 7  # outside the public label set
+    accountant = BudgetAccountant()
+    with pytest.raises(DataError):
+        _fit_quietly(_faithful("faithful", "dpgd")(accountant=accountant), da.from_array(X, chunks=(15, 3)), y)
+    assert accountant.spent == (0.0, 0.0)
+
+
+def test_a_gather_by_value_is_caught(cluster, monkeypatch):
+    """A mutant gather that returns the rows asked for in the order of their values, not of the
+    positions, gives another model: the agreement with the in-memory fit above pins the positions."""
+    from privpac.backends import DaskBackend
+
+    X, y = _margin_data(40, d=3)
+    make = _faithful("faithful", "bst14")
+    reference = _fit_quietly(make(), X, y)
+    original = DaskBackend.take_rows
+
+    def sorted_rows(self, positions, *columns, **kw):  # the rows asked for, put in the order of their values
+        X_rows, y_rows = original(self, positions, *columns, **kw)
+        order = np.argsort(np.asarray(X_rows)[:, 0], kind="stable")
+        return np.asarray(X_rows)[order], np.asarray(y_rows)[order]
+
+    monkeypatch.setattr(DaskBackend, "take_rows", sorted_rows)
+    est = _fit_quietly(make(), da.from_array(X, chunks=(15, 3)), da.from_array(y, chunks=15))
+    assert est._fitted_state() != reference._fitted_state()
 
 
 def test_cli_fits_the_halfspace_classifier_on_the_cluster(cluster, tmp_path):
@@ -332,6 +463,29 @@ def test_cli_fits_the_halfspace_classifier_on_the_cluster(cluster, tmp_path):
     np.testing.assert_allclose(coefs[1], coefs[0], rtol=0, atol=1e-8)
 
 
+def test_cli_fits_the_faithful_halfspace_classifier_on_the_cluster(cluster, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    X, y = _margin_data(40, d=3)
+    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "y": y})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    dd.from_pandas(frame, npartitions=3).to_parquet(tmp_path / "pq")
+    common = ["--label", "y", "--domain", "-1:1", "--seed", "3", "--set", "margin=0.3", "--set", "variant=faithful"]
+    states = []
+    for data, engine in (("d.csv", []), ("pq", ["--engine", "dask", "--scheduler", cluster.scheduler.address])):
+        out = tmp_path / f"{data}.json"
+        result = CliRunner().invoke(
+            main, ["fit", "halfspace-margin", str(tmp_path / data), *common, *engine, "-o", str(out)]
+        )
+        assert result.exit_code == 0, result.output
+        states.append(json.loads(out.read_text())["state"])
+    assert states[1] == states[0] and states[0]["details"]["variant"] == "faithful"
+
+
 # -- row positions: map_merge_rows and map_chunks (sample-and-aggregate by row position) ---------
 
 
@@ -356,6 +510,42 @@ def test_map_chunks_by_row_position_equals_the_in_memory_chunks(cluster, chunk_s
     assert DaskBackend().map_chunks(_chunk_summary, chunk_size, 2000, df[["x"]], df["y"]) == expected
     with pytest.raises(Exception, match="not the 1999 announced"):
         DaskBackend().map_chunks(_chunk_summary, chunk_size, 1999, df[["x"]], df["y"])
+
+
+def test_take_rows_gathers_the_rows_at_the_positions_asked_for(cluster):
+    """In the order asked, with repeats, across uneven and empty partitions; the offsets of one
+    count pass may be reused; positions outside the data and a partition that changed are refused."""
+    from privpac.backends import DaskBackend, NumpyBackend
+    from privpac.errors import DataError
+
+    x, y = _data(2000)
+    positions = np.array([5, 1999, 0, 5, 700, 1000, 999, 1000, 1500, 1500])
+    expected_x, expected_y = x[positions], y[positions]
+    got = NumpyBackend().take_rows(positions, x.reshape(-1, 1), y)
+    assert np.array_equal(got[0].ravel(), expected_x) and np.array_equal(got[1], expected_y)
+    assert NumpyBackend().take_rows(positions, x.reshape(-1, 1), None)[1] is None
+    df = dd.from_pandas(pd.DataFrame({"x": x, "y": y}), npartitions=7)
+    for chunks in ((2000,), (3, 997, 1, 999), (0, 1500, 0, 500)):
+        X = da.from_array(x.reshape(-1, 1), chunks=(chunks, 1))
+        Xr, yr = DaskBackend().take_rows(positions, X, da.from_array(y, chunks=700))
+        assert np.array_equal(Xr.ravel(), expected_x) and np.array_equal(yr, expected_y), chunks
+    offsets = DaskBackend().row_offsets(df[["x"]], df["y"])
+    assert offsets[0] == 0 and offsets[-1] == 2000 and len(offsets) == 8
+    for kw in ({}, {"offsets": offsets}):
+        Xr, yr = DaskBackend().take_rows(positions, df[["x"]], df["y"], **kw)
+        assert (
+            list(Xr.columns) == ["x"] and Xr["x"].tolist() == expected_x.tolist() and yr.tolist() == expected_y.tolist()
+        )
+    Xr, yr = DaskBackend().take_rows(np.array([], dtype=np.int64), df[["x"]], df["y"])
+    assert len(Xr) == 0 and len(yr) == 0
+    for bad in ([2000], [-1]):
+        with pytest.raises(DataError, match="must lie in \\[0, 2000\\)"):
+            DaskBackend().take_rows(np.array(bad), df[["x"]], df["y"])
+    moved = [0, 1, *offsets[2:]]  # the first partition no longer has the length of the offsets
+    with pytest.raises(DataError, match="changed between passes"):
+        DaskBackend().take_rows(np.array([0, 3]), df[["x"]], df["y"], offsets=moved)
+    with pytest.raises(DataError, match="partition offsets"):
+        DaskBackend().take_rows(positions, df[["x"]], df["y"], offsets=[0, 2000])
 
 
 def test_map_merge_rows_gives_every_block_its_position(cluster):

@@ -64,16 +64,14 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
     assert make().fit(_frame(spark, values, partitions=3))._fitted_state() == make().fit(values)._fitted_state()
 
 
-def test_spark_labels_are_a_column_and_unsupported_estimators_say_so(spark):
+def test_spark_labels_are_a_column(spark):
     from privpac.errors import DataError
-    from privpac.estimators import PrivateHalfspaceClassifier, PrivateThresholdClassifier
+    from privpac.estimators import PrivateThresholdClassifier
 
     x = np.arange(100, dtype=np.int64)
     frame = _frame(spark, x, (x > 50).astype(np.int64))
     with pytest.raises(DataError, match="name of a column of X"):
         PrivateThresholdClassifier(domain=(0, 99), random_state=0).fit(frame, "label")
-    with pytest.raises(TypeError, match="variant='faithful' needs the records in memory"):
-        PrivateHalfspaceClassifier(domain=1.0, margin=0.1, variant="faithful").fit(frame, "y")
 
 
 def test_practical_halfspace_on_spark_agrees_with_memory(spark):
@@ -319,3 +317,89 @@ def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monke
         PrivateLinearFeasibility(bound=2).fit(system, "y")
     with pytest.raises(AssertionError, match="collected"):  # within the envelope, the rows are collected
         PrivateCenterPoint(domain=3).fit(points.limit(MAX_POINTS_3D))
+
+
+def test_take_rows_on_spark(spark, tmp_path):
+    """The rows at the positions asked for, in that order (repeats too), for one and seven
+    partitions and more partitions than rows; the positional refusals of every positional pass."""
+    from privpac.backends import SparkBackend
+    from privpac.errors import DataError
+
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 1000, 2000)
+    y = (x > 400).astype(np.int64)
+    positions = np.array([5, 1999, 0, 5, 700, 1000, 999, 1000, 1500, 1500])
+    for partitions in (1, 7):
+        frame = _ordered_frame(spark, {"x": x, "y": y}, partitions)
+        for kw in ({}, {"offsets": SparkBackend().row_offsets(frame, "y")}) if partitions == 7 else ({},):
+            X_rows, y_rows = SparkBackend().take_rows(positions, frame, "y", **kw)
+            assert list(X_rows.columns) == ["x"], partitions
+            assert X_rows["x"].tolist() == x[positions].tolist() and y_rows.tolist() == y[positions].tolist()
+    few = _ordered_frame(spark, {"x": x[:10], "y": y[:10]}, 13)  # some partitions are empty
+    X_rows, _ = SparkBackend().take_rows(np.array([9, 0, 4, 9]), few, "y")
+    assert X_rows["x"].tolist() == x[[9, 0, 4, 9]].tolist()
+    X_rows, y_rows = SparkBackend().take_rows(np.array([], dtype=np.int64), few, "y")
+    assert list(X_rows.columns) == ["x"] and len(X_rows) == 0 and len(y_rows) == 0
+    with pytest.raises(DataError, match="must lie in"):
+        SparkBackend().take_rows(np.array([10]), few, "y")
+    with pytest.raises(DataError, match="has a shuffle"):
+        SparkBackend().take_rows(positions, _frame(spark, x, y, 3), "y")
+    for i in range(2):
+        pd.DataFrame({"x": x[50 * i : 50 * (i + 1)], "y": y[50 * i : 50 * (i + 1)]}).to_parquet(
+            tmp_path / f"part-{i}.parquet"
+        )
+    with pytest.raises(DataError, match="orders the splits of the 2 files"):
+        SparkBackend().take_rows(positions[:3], spark.read.parquet(str(tmp_path)), "y")
+
+
+def _faithful(variant, optimizer, **kw):
+    from privpac.estimators import PrivateHalfspaceClassifier
+
+    return lambda: PrivateHalfspaceClassifier(
+        domain=(-1, 1), margin=0.3, variant=variant, optimizer=optimizer, n_steps=3, random_state=5, **kw
+    )
+
+
+def _quiet_fit(est, *args):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # utility (faithful) and privacy (paper-literal) warnings
+        return est.fit(*args)
+
+
+@pytest.mark.parametrize("optimizer", ["bst14", "dpgd"])
+@pytest.mark.parametrize("variant", ["faithful", "paper-literal"])
+def test_faithful_halfspace_on_spark_is_the_in_memory_model(spark, variant, optimizer):
+    """BST14 gathers its records by position: the in-memory model and ledger bit for bit. Noisy GD
+    sums gradients with treeReduce: equal up to float rounding, the same ledger (seven partitions
+    only: a Spark job per gradient step)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, (40, 3))
+    y = (X @ np.array([1.0, 2.0, 3.0]) > 0).astype(np.int64)
+    make = _faithful(variant, optimizer)
+    reference = _quiet_fit(make(), X, y)
+    for partitions in (1, 7) if optimizer == "bst14" else (7,):
+        frame = _ordered_frame(spark, {"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "y": y}, partitions)
+        est = _quiet_fit(make(), frame, "y")
+        assert est.ledger_.lines() == reference.ledger_.lines()
+        if optimizer == "bst14":
+            assert est._fitted_state() == reference._fitted_state(), partitions
+        else:
+            np.testing.assert_allclose(est.projected_coef_, reference.projected_coef_, rtol=0, atol=1e-8)
+            np.testing.assert_allclose(est.coef_, reference.coef_, rtol=0, atol=1e-8)
+            assert est.details_ == reference.details_ and est.n_samples_ == 40
+
+
+def test_faithful_halfspace_on_spark_checks_every_partition_before_spending(spark):
+    from privpac.accountant import BudgetAccountant
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, (40, 3))
+    y = (X @ np.array([1.0, 2.0, 3.0]) > 0).astype(np.int64)
+    X[38, 1] = 1.5  # outside the public box, in the last partition
+    accountant = BudgetAccountant()
+    frame = _ordered_frame(spark, {"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "y": y}, 7)
+    with pytest.raises(Exception, match="outside the declared domain"):  # raised in a task, reported by Spark
+        _quiet_fit(_faithful("faithful", "bst14", accountant=accountant)(), frame, "y")
+    assert accountant.spent == (0.0, 0.0) and len(accountant) == 0

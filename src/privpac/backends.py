@@ -23,7 +23,9 @@ Privacy on an engine:
 Row positions. :meth:`~NumpyBackend.map_merge_rows` hands each kernel the global position of its
 block's first row and :meth:`~NumpyBackend.map_chunks` applies a kernel to consecutive chunks of a
 public number of rows (chunks may straddle partitions): both locate the blocks with one exact
-count pass (partition offsets). Positions are the collection's own row order (Dask: partition
+count pass (partition offsets). :meth:`~NumpyBackend.take_rows` gathers the rows at given
+positions (drawn on the driver independently of the data, as BST14's noisy SGD draws the record of
+each step) in one pass. Positions are the collection's own row order (Dask: partition
 order; Spark: partition index, then the order within the partition, which must be deterministic,
 as for a file read, not the output of a shuffle); nothing is routed by record values.
 
@@ -105,6 +107,52 @@ def _stop(stop, n_rows: int) -> int:
     return n_rows if stop is None else check_int(stop, "stop", low=0, high=n_rows)
 
 
+def _wanted_positions(positions, offsets) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct positions asked for and, for every position asked, its index among
+    them (``positions == wanted[inverse]``); every position must lie in ``[0, offsets[-1])``."""
+    positions = np.asarray(positions)
+    if positions.ndim != 1 or (positions.size and positions.dtype.kind not in "iu"):
+        raise DataError(
+            f"positions must be a 1-D array of row numbers, got shape {positions.shape} ({positions.dtype})"
+        )
+    positions = positions.astype(np.int64, copy=False)
+    total = int(offsets[-1])
+    if positions.size and (int(positions.min()) < 0 or int(positions.max()) >= total):
+        raise DataError(f"row positions must lie in [0, {total}) for data of {total} rows")
+    wanted, inverse = np.unique(positions, return_inverse=True)
+    return wanted, inverse.reshape(-1)
+
+
+def _check_offsets(offsets, n_blocks: int) -> list[int]:
+    """Partition offsets (from :meth:`NumpyBackend.row_offsets`) for ``n_blocks`` blocks."""
+    offsets = [int(v) for v in offsets]
+    if len(offsets) != n_blocks + 1 or offsets[0] != 0 or any(b < a for a, b in zip(offsets, offsets[1:])):
+        raise DataError(
+            f"offsets must be the {n_blocks + 1} partition offsets of the data (row_offsets), got {len(offsets)}"
+        )
+    return offsets
+
+
+def _take(col, idx):
+    """The rows ``idx`` of a block column (NumPy, pandas or ``None``), in that order."""
+    if col is None:
+        return None
+    return col.iloc[idx] if hasattr(col, "iloc") else col[idx]
+
+
+def _take_from_block(unpack, local, length: int, *block):
+    """The rows at positions ``local`` of one block (runs where the block lives; deterministic).
+    ``length`` is the block's row count when the offsets were taken: a block that changed
+    between passes is refused."""
+    columns = unpack(*block)
+    if len(columns[0]) != length:
+        raise DataError(
+            f"a partition has {len(columns[0])} rows, not the {length} it had when the row positions were counted: "
+            "the data changed between passes (persist it, or read it from files that do not change)"
+        )
+    return tuple(_take(col, local) for col in columns)
+
+
 def _apply_to_chunks(kernel: Callable, start: int, bounds, columns) -> list[tuple[int, object]]:
     """``(chunk number, kernel(chunk rows))`` for the chunks lying wholly in a block whose first
     row is at ``start`` (runs where the block lives; deterministic)."""
@@ -153,6 +201,31 @@ class NumpyBackend:
         _check_rows(len(columns[0]), n_rows)
         bounds = chunk_bounds(chunk_size, _stop(stop, n_rows))
         return [kernel(*(_rows(col, a, b) for col in columns)) for a, b in bounds]
+
+    def row_offsets(self, *columns) -> list[int]:
+        """Global position of every block's first row, and the number of rows last: ``[0, n]`` in
+        memory (on an engine: one exact count pass). Pass it to :meth:`take_rows` to spare the
+        count in a sequence of gathers."""
+        return [0, len(columns[0])]
+
+    def take_rows(self, positions, *columns, offsets=None) -> tuple:
+        """The rows at ``positions`` of every column, in the order given (repeats allowed): in memory,
+        fancy indexing.
+
+        For learners that read records at positions drawn on the driver, independently of the data
+        (BST14's noisy SGD reads the record at a uniformly drawn position at each step). On an engine
+        one pass (plus one count pass unless ``offsets`` from :meth:`row_offsets` are given) reads,
+        in each partition, the rows it holds among the distinct positions asked for; the driver
+        receives those rows once each and puts them in the order asked. Positions outside
+        ``[0, n)`` raise :class:`~privpac.errors.DataError`. Kernels are deterministic; a partition
+        whose length differs from its offsets is refused. Columns come back as their blocks are
+        (NumPy arrays, pandas objects; ``None`` stays ``None``).
+        """
+        offsets = _check_offsets(self.row_offsets(*columns) if offsets is None else offsets, 1)
+        if offsets[1] != len(columns[0]):
+            raise DataError(f"the data has {len(columns[0])} rows, not the {offsets[1]} of the offsets")
+        wanted, inverse = _wanted_positions(positions, offsets)
+        return tuple(_take(col, wanted[inverse]) for col in columns)
 
 
 def _identity(*block):
@@ -241,6 +314,34 @@ class DaskBackend:
         results = dict(pair for block in found for pair in block)
         results.update(dict(joined))
         return [results[c] for c in range(len(bounds))]
+
+    def row_offsets(self, *columns) -> list[int]:
+        """See :meth:`NumpyBackend.row_offsets` (one exact count pass)."""
+        blocks, _ = self._blocks(columns)
+        return self._starts(blocks)
+
+    def take_rows(self, positions, *columns, offsets=None) -> tuple:
+        """See :meth:`NumpyBackend.take_rows`. One task per partition holding a position asked for
+        returns those rows (each distinct position once); the driver concatenates them in row
+        order and repeats them into the order asked."""
+        import dask
+
+        blocks, unpack = self._blocks(columns)
+        starts = self._starts(blocks) if offsets is None else _check_offsets(offsets, len(blocks))
+        wanted, inverse = _wanted_positions(positions, starts)
+        cuts = np.searchsorted(wanted, starts)  # the positions in block p: wanted[cuts[p] : cuts[p + 1]]
+        tasks = [
+            dask.delayed(_take_from_block)(
+                unpack, wanted[cuts[p] : cuts[p + 1]] - starts[p], starts[p + 1] - starts[p], *block
+            )
+            for p, block in enumerate(blocks)
+            if cuts[p] < cuts[p + 1]
+        ]
+        if not tasks:  # no position asked: the columns' empty selections, from the first block
+            tasks = [dask.delayed(_take_from_block)(unpack, wanted, starts[1] - starts[0], *blocks[0])]
+        (pieces,) = dask.compute(tasks)
+        found = [_concat_rows([piece[i] for piece in pieces]) for i in range(len(pieces[0]))]
+        return tuple(_take(col, inverse) for col in found)
 
     @staticmethod
     def _tree(merge: Callable, parts: list):
@@ -379,6 +480,60 @@ class SparkBackend:
         rows = grouped.applyInPandas(apply, "chunk long, result binary").collect()
         results = {int(r.chunk): pickle.loads(r.result) for r in rows}
         return [results[c] for c in range(len(bounds))]
+
+    def row_offsets(self, X, *others) -> list[int]:
+        """See :meth:`NumpyBackend.row_offsets` (one exact count pass, with the positional refusals
+        of :meth:`_starts`)."""
+        self._features(X, others)
+        return self._starts(X)
+
+    def take_rows(self, positions, X, *others, offsets=None) -> tuple:
+        """See :meth:`NumpyBackend.take_rows`: ``(features, *others)`` as pandas objects. Each task
+        finds its partition's offset by its partition index and returns the rows it holds among
+        the distinct positions asked for (the Arrow batch's ``take``, tagged with their positions);
+        the driver sorts them by position and repeats them into the order asked. Without
+        ``offsets``, the count pass refuses a DataFrame whose row order is not its own (a shuffle,
+        several files), as every positional pass does."""
+        import pickle
+
+        import pandas as pd
+
+        features = self._features(X, others)
+        starts = self._starts(X) if offsets is None else [int(v) for v in offsets]
+        wanted, inverse = _wanted_positions(positions, starts)
+        row = "__privpac_row"
+
+        def pick(batches):  # runs on the executors: deterministic, no randomness
+            import pyarrow as pa
+            from pyspark import TaskContext
+
+            part = TaskContext.get().partitionId()
+            if part + 1 >= len(starts):
+                raise DataError("the DataFrame has more partitions than when its row positions were counted")
+            at, end = starts[part], starts[part + 1]
+            mine = wanted[np.searchsorted(wanted, at) : np.searchsorted(wanted, end)]
+            for batch in batches:
+                local = mine[(mine >= at) & (mine < at + batch.num_rows)] - at
+                if local.size:
+                    rows = batch.take(pa.array(local)).to_pandas()
+                    rows[row] = local + at
+                    yield pa.RecordBatch.from_pydict({"rows": [pickle.dumps(rows)]})
+                at += batch.num_rows
+            if at != end:
+                raise DataError(
+                    f"a partition has {at - starts[part]} rows, not the {end - starts[part]} it had when the row "
+                    "positions were counted: the data changed between passes"
+                )
+
+        found = [pickle.loads(r.rows) for r in X.mapInArrow(pick, "rows binary").collect()] if wanted.size else []
+        frame = pd.concat(found, ignore_index=True) if found else X.limit(0).toPandas().assign(**{row: []})
+        frame = frame.sort_values(row, kind="stable").reset_index(drop=True)
+        if not np.array_equal(frame[row].to_numpy(dtype=np.int64), wanted):
+            raise DataError(
+                "the rows found at the positions asked for do not match them: the data changed between passes"
+            )
+        frame = frame.iloc[inverse].reset_index(drop=True)
+        return (frame[features], *(None if o is None else frame[o] for o in others))
 
     @staticmethod
     def _features(X, others) -> list[str]:

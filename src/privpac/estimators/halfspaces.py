@@ -184,8 +184,9 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     alpha, beta : float
         Target error and failure probability of the paper's analysis (they set the paper's ``m``
         and the number of boosting rounds ``ceil(log2(8/beta))``).
-    optimizer : {"bst14", "dpgd"}
-        Inner optimiser of the faithful variants.
+    optimizer : {"bst14", "dpgd", "net"}
+        Inner optimiser of the faithful variants: BST14's noisy SGD (the paper's), noisy gradient
+        descent, or Algorithm 2's exponential mechanism over a net (small projected dimension only).
     boost : bool
         Faithful variants: ``True`` runs the paper's boosting; ``False`` one run with the whole budget.
     max_candidates : int
@@ -208,14 +209,17 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
 
     Notes
     -----
-    With ``variant="practical"`` ``fit`` also takes data on an engine: a Dask array or DataFrame
-    (``y`` a Dask array, NumPy array or a Series of the same frame) or a Spark DataFrame (``y`` the
-    name of its label column). One exact pass counts the records and checks every block against
-    the domain and the labels; then each gradient step computes the gradient sum block by block
-    (the public preprocessing applied where the data lives) and the driver adds the noise. The
-    privacy guarantee and the ledger are the in-memory fit's; the coefficients agree with it to
-    about 1e-8 (float sums over partitions round differently), not bit for bit. See docs/scale.md.
-    The other variants refuse engine data with a :class:`TypeError`.
+    Every variant's ``fit`` also takes data on an engine: a Dask array or DataFrame (``y`` a Dask
+    array, NumPy array or a Series of the same frame) or a Spark DataFrame (``y`` the name of its
+    label column). One exact pass counts the records and checks every block against the domain and
+    the labels before anything is spent; then the learner reads the data through passes (the
+    public preprocessing applied to each block): each gradient step's gradient sum (the practical
+    variant, and ``optimizer="dpgd"``), the net's violation counts (``"pure"``,
+    ``optimizer="net"``), the records at the positions BST14 draws (``optimizer="bst14"``), the
+    candidates' total losses (the boosted selection). All noise is drawn on the driver. The privacy
+    guarantee and the ledger are the in-memory fit's; float sums over partitions round differently,
+    so models read through gradient sums agree with the in-memory ones to about 1e-8, and the
+    others are identical (see docs/scale.md for what holds exactly).
 
     Attributes
     ----------
@@ -238,21 +242,10 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     algorithm_name = "large-margin halfspace (Nguyen, Ullman, Zakynthinou 2020)"
     _learner_warns_large_delta = True
 
-    @property
-    def _fits_on_engines(self) -> bool:
-        # Noisy gradient descent reads one bounded gradient sum per step and the pure learner one vector
-        # of violation counts, both sums a backend computes partition by partition; the faithful and
-        # paper-literal variants need the records in memory.
-        return self.variant in ("practical", "pure")
-
-    def _engine_refusal(self) -> str:
-        return (
-            f"PrivateHalfspaceClassifier fits on Dask or Spark data with variant='practical' (the default: noisy "
-            f"gradient descent reads one gradient sum per step) or 'pure' (one pass of violation counts over the "
-            f"net); variant={self.variant!r} needs the records in memory (BST14 takes one step per record, in "
-            "order, and the boosted selection scores every run on the whole sample): compute X into memory first, "
-            "or use variant='practical'"
-        )
+    #: Every variant reads its records through backend passes (docs/scale.md): gradient sums, the
+    #: net's violation counts, BST14's records gathered at positions drawn on the driver, and the
+    #: boosted selection's total losses.
+    _fits_on_engines = True
 
     def __init__(
         self,
@@ -358,8 +351,8 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 "learner ignore records, too small a margin needs more of them).",
             )
         common = dict(ledger=ledger, rng=rng)
-        if self.variant == "practical":  # fits on engines, as does "pure" (_fits_on_engines)
-            data, labels_pm = (sample, None) if on_engine else (X, _plus_minus(y01))
+        data, labels_pm = (sample, None) if on_engine else (X, _plus_minus(y01))
+        if self.variant == "practical":
             model = learn_margin_practical(
                 data,
                 labels_pm,
@@ -371,12 +364,11 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 **common,
             )
         elif self.variant in ("faithful", "paper-literal"):
-            labels_pm = _plus_minus(y01)
             proj = self.projection_dim
             if isinstance(proj, str) and proj == "auto" and self.constants == "paper":
                 proj = "paper"
             model = learn_margin_faithful(
-                X,
+                data,
                 labels_pm,
                 gamma,
                 ledger.budget_epsilon,
@@ -391,7 +383,6 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 **common,
             )
         else:
-            data, labels_pm = (sample, None) if on_engine else (X, _plus_minus(y01))
             proj = self.projection_dim
             if isinstance(proj, str) and proj == "auto" and self.constants == "paper":
                 proj = "paper"

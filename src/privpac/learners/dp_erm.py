@@ -18,6 +18,17 @@ hinge loss over the unit ball ``C = B^m`` (diameter 2).
 * :func:`select_candidate` and :func:`boosted_erm`: ``k = ceil(log2(8 / beta))`` independent runs
   and an exponential-mechanism pick with utility ``-sum_j l(w; z_j)`` (sensitivity: the loss range).
 
+Where the records are read
+--------------------------
+Every optimiser and the selection read the mapped records through a :class:`MappedSample`: the
+gradient sum (noisy GD), the records at positions drawn on the driver (BST14), the violation
+counts over the net (the net mechanism) and the total loss of each candidate (the selection).
+In memory the sample is one block (:meth:`MappedSample.in_memory`); on Dask or Spark every read
+is a pass of :mod:`privpac.backends` whose kernels are deterministic, and all noise is drawn here,
+on the driver, after the ledger is charged. Sums of integers (violation counts) and gathered
+records are exact on every engine; float sums (gradients, losses) equal the in-memory sums up to
+rounding, and each record's contribution stays bounded, so the privacy arguments are unchanged.
+
 Erratum (spec 3.4, docs/errata.md E-NUZ1)
 ----------------------------------------
 The paper gives each run (epsilon/k, delta/k) and charges the final exponential mechanism
@@ -58,6 +69,9 @@ __all__ = [
     "noisy_gd",
     "EngineGradientSum",
     "InMemoryGradientSum",
+    "MappedSample",
+    "ENGINE_PASS_FLOATS",
+    "engine_steps_per_pass",
     "noisy_sgd_bst14",
     "net_runs",
     "select_candidate",
@@ -65,6 +79,19 @@ __all__ = [
 
 ERM_VARIANTS = ("corrected", "paper-literal")
 OPTIMIZERS = ("bst14", "dpgd", "net")
+
+#: Floats (of noise, and again of gathered records) one BST14 gather pass holds on an engine: the
+#: default steps per pass there is the largest number of whole chunks within it (128 MB each).
+ENGINE_PASS_FLOATS = 2**24
+
+
+def engine_steps_per_pass(runs: int, m: int, chunk: int = 2048) -> int:
+    """BST14's steps per gather pass on an engine by default: whole chunks of ``chunk`` steps whose
+    ``runs`` noise vectors and records of ``m`` floats fit in :data:`ENGINE_PASS_FLOATS` (at least
+    one chunk). A function of public sizes only."""
+    per_step = check_int(runs, "runs", low=1) * check_int(m, "m", low=1)
+    chunk = check_int(chunk, "chunk", low=1)
+    return max(1, ENGINE_PASS_FLOATS // (per_step * chunk)) * chunk
 
 
 @dataclass(frozen=True)
@@ -182,18 +209,126 @@ class EngineGradientSum:
         records, loss, m = self.records, self.loss, self.m
 
         def kernel(X_block, y_block):  # runs where the block lives: deterministic, no randomness
-            Z, y = records(X_block, y_block)
-            if Z.shape[0] == 0:
-                return np.zeros((W.shape[0], m))
-            Z, y = _check_inputs(Z, y)
-            if Z.shape[1] != m:
-                raise InvalidParameterError(f"a block has {Z.shape[1]} mapped features, expected {m}")
-            return loss.gradient_sum(Z, y, W)
+            block = _block_records(records, X_block, y_block, m)
+            return np.zeros((W.shape[0], m)) if block is None else loss.gradient_sum(*block, W)
 
         total = self.backend.map_merge(kernel, _sum_partials, self.X, self.y)
         if total is None:
             raise InvalidParameterError("the data has no records")
         return total
+
+
+def _same_records(Z, y):
+    return Z, y
+
+
+def _sample(Z, y, sample):
+    """The :class:`MappedSample` to read: of ``(Z, y)`` in memory, or the one given (then ``Z = y = None``)."""
+    if sample is None:
+        return MappedSample.in_memory(Z, y)
+    if Z is not None or y is not None:
+        raise InvalidParameterError("pass either the records (Z, y) or a sample, not both")
+    return sample
+
+
+def _block_records(records, X_block, y_block, m: int):
+    """A block's mapped records, checked (``||z|| <= 1``, labels in {-1, +1}, ``m`` columns); ``None``
+    for an empty block. Runs where the block lives."""
+    Z, y = records(X_block, y_block)
+    if Z.shape[0] == 0:
+        return None
+    Z, y = _check_inputs(Z, y)
+    if Z.shape[1] != m:
+        raise InvalidParameterError(f"a block has {Z.shape[1]} mapped features, expected {m}")
+    return Z, y
+
+
+class _LossTotals:
+    """Kernel: a block's total loss of every candidate (deterministic, no randomness)."""
+
+    def __init__(self, records, loss: MarginHingeLoss, W: np.ndarray, m: int):
+        self.records, self.loss, self.W, self.m = records, loss, W, m
+
+    def __call__(self, X_block, y_block):
+        block = _block_records(self.records, X_block, y_block, self.m)
+        return None if block is None else self.loss.totals(*block, self.W)
+
+
+class _Violations:
+    """Kernel: a block's violation counts over the net (integers; deterministic, no randomness)."""
+
+    def __init__(self, records, net: np.ndarray, threshold: float, m: int):
+        self.records, self.net, self.threshold, self.m = records, net, threshold, m
+
+    def __call__(self, X_block, y_block):
+        block = _block_records(self.records, X_block, y_block, self.m)
+        return None if block is None else violation_counts(*block, self.net, self.threshold)
+
+
+class MappedSample:
+    """The mapped records ``(z_j, y_j)`` (``||z_j|| <= 1``, ``y_j`` in {-1, +1}) wherever they live.
+
+    ``records(X_block, y_block)`` is the public per-record map applied to each row block (the
+    caller's validation and preprocessing, then the projection and normalisation; deterministic,
+    no randomness); ``n`` (the exact row count, public under replace-one neighbours) and ``m`` (the
+    mapped dimension) are public. :meth:`in_memory` wraps records already mapped, as one block of
+    :class:`~privpac.backends.NumpyBackend`. Every read of the data by the optimisers of NUZ
+    Algorithm 3 goes through the four methods below; each returns a statistic whose per-record
+    terms are bounded as the privacy arguments need, and none draws noise.
+    """
+
+    def __init__(self, backend, X, y, records, n: int, m: int):
+        self.backend, self.X, self.y, self.records = backend, X, y, records
+        self.n, self.m = check_int(n, "n", low=1), check_int(m, "m", low=1)
+        self._offsets = None
+
+    @classmethod
+    def in_memory(cls, Z, y) -> MappedSample:
+        from ..backends import NumpyBackend
+
+        Z, y = _check_inputs(Z, y)
+        return cls(NumpyBackend(), Z, y, _same_records, Z.shape[0], Z.shape[1])
+
+    def gradient_sum(self, loss: MarginHingeLoss):
+        """The oracle ``W -> sum_j grad l(W; z_j)`` of :func:`noisy_gd` (one pass per call)."""
+        return EngineGradientSum(self.backend, self.X, self.y, self.records, loss, self.n, self.m)
+
+    def loss_totals(self, loss: MarginHingeLoss, W: np.ndarray) -> np.ndarray:
+        """``sum_j l(w; z_j)`` for every row ``w`` of ``W`` (one pass; per-block float sums added)."""
+        W = np.array(np.atleast_2d(W), dtype=np.float64, copy=True)
+        total = self.backend.map_merge(_LossTotals(self.records, loss, W, self.m), _sum_partials, self.X, self.y)
+        if total is None:
+            raise InvalidParameterError("the data has no records")
+        return total
+
+    def violation_counts(self, net: np.ndarray, threshold: float) -> np.ndarray:
+        """``#{j : y_j <v, z_j> < threshold}`` for every net point ``v`` (one pass; exact integer sums)."""
+        net = np.asarray(net, dtype=np.float64)
+        total = self.backend.map_merge(
+            _Violations(self.records, net, float(threshold), self.m), _sum_partials, self.X, self.y
+        )
+        if total is None:
+            raise InvalidParameterError("the data has no records")
+        return total
+
+    def take(self, positions) -> tuple[np.ndarray, np.ndarray]:
+        """The mapped records at ``positions`` (row numbers drawn independently of the data; repeats
+        allowed), in that order: ``(Z rows, y rows)``. One gather pass
+        (:meth:`~privpac.backends.NumpyBackend.take_rows`; the partition offsets are counted once, at
+        the first call); each distinct record is mapped once, on the driver."""
+        positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+        if self._offsets is None:
+            self._offsets = self.backend.row_offsets(self.X, self.y)
+            if self._offsets[-1] != self.n:
+                raise InvalidParameterError(f"the data has {self._offsets[-1]} rows, not the {self.n} counted")
+        wanted, inverse = np.unique(positions, return_inverse=True)
+        X_rows, y_rows = self.backend.take_rows(wanted, self.X, self.y, offsets=self._offsets)
+        block = _block_records(self.records, X_rows, y_rows, self.m)
+        if block is None:
+            return np.zeros((0, self.m)), np.zeros(0)
+        Z, y = block
+        inverse = inverse.reshape(-1)
+        return Z[inverse], y[inverse]
 
 
 def noisy_gd(
@@ -268,6 +403,8 @@ def noisy_sgd_bst14(
     label: str = "BST14 noisy SGD",
     rng=None,
     chunk: int = 2048,
+    sample: MappedSample | None = None,
+    steps_per_pass: int | None = None,
 ) -> np.ndarray:
     """Bassily-Smith-Thakurta's ``A_Noise-GD`` as in NUZ Algorithm 3, lines 12 to 19 (shape (runs, m)).
 
@@ -277,12 +414,27 @@ def noisy_sgd_bst14(
     ``eta(t) = 2 / sqrt(t (n^2 L^2 + m sigma^2))``, ``w_1 = 0``; returns the last iterate.
     (epsilon, delta)-DP per run by BST14 Thm 2.1. Cost ``O(n^2 m)`` per run; ``runs`` independent
     runs share the loop (vectorised). ``n = 1`` performs no step and returns ``w_1 = 0``.
+
+    The data is read only through the records at the picked positions. The noise and the picks are
+    drawn ``chunk`` steps at a time, in this order (noise, then picks), independently of the data;
+    the records of ``steps_per_pass`` steps (a public number, rounded up to whole chunks; default
+    ``chunk`` in memory, :func:`engine_steps_per_pass` on an engine) are fetched at once by
+    :meth:`MappedSample.take`: in memory, fancy indexing; on Dask or Spark (``sample``, with
+    ``Z = y = None``) one gather pass. The draws do not depend on
+    ``steps_per_pass``, so neither does the result: only the number of passes,
+    ``ceil((n^2 - 1) / steps_per_pass)``, and the memory of one pass (``steps_per_pass * runs``
+    records and noise vectors of ``m`` floats each).
     """
-    Z, y = _check_inputs(Z, y)
+    sample = _sample(Z, y, sample)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     runs = check_int(runs, "runs", low=1)
-    n, m = Z.shape
+    chunk = check_int(chunk, "chunk", low=1)
+    n, m = sample.n, sample.m
+    if steps_per_pass is not None:
+        per_pass = check_int(steps_per_pass, "steps_per_pass", low=1)
+    else:
+        per_pass = chunk if sample.backend.name == "numpy" else engine_steps_per_pass(runs, m, chunk)
     L = loss.lipschitz
     sigma = bst14_noise_std(L, n, epsilon, delta)
     steps = n * n - 1
@@ -307,14 +459,20 @@ def noisy_sgd_bst14(
     t = 1
     bar = progress(total=steps, desc="noisy SGD (BST14)")
     while t <= steps:
-        c = min(chunk, steps - t + 1)
-        bar.update(c)
-        noise = block.noise(c)  # (c, runs, m)
-        picks = np.minimum((uniform_array((c, runs), src) * n).astype(np.int64), n - 1)
-        for i in range(c):
-            j = picks[i]
-            zj = Z[j]  # (runs, m)
-            yj = y[j]
+        noises, picks = [], []
+        planned = 0
+        while planned < per_pass and t + planned <= steps:  # the draws of the in-memory order
+            c = min(chunk, steps - t - planned + 1)
+            noises.append(block.noise(c))  # (c, runs, m)
+            picks.append(np.minimum((uniform_array((c, runs), src) * n).astype(np.int64), n - 1))
+            planned += c
+        noise = np.concatenate(noises) if len(noises) > 1 else noises[0]
+        Zp, yp = sample.take(np.concatenate(picks) if len(picks) > 1 else picks[0])  # the only access to the data
+        Zp, yp = Zp.reshape(planned, runs, m), yp.reshape(planned, runs)
+        bar.update(planned)
+        for i in range(planned):
+            zj = Zp[i]  # (runs, m)
+            yj = yp[i]
             active = yj * np.einsum("ij,ij->i", W, zj) < loss.target
             step = noise[i]
             step -= (scale * (active * yj))[:, None] * zj  # n * grad = -n y z / (0.86 gamma) when active
@@ -335,6 +493,7 @@ def net_runs(
     max_candidates: int = 2_000_000,
     ledger: PrivacyLedger | None = None,
     rng=None,
+    sample: MappedSample | None = None,
 ) -> np.ndarray:
     """``runs`` independent draws of NUZ Algorithm 2's mechanism as a DP-ERM (shape (runs, m)).
 
@@ -342,9 +501,11 @@ def net_runs(
     with utility ``-#{j : y_j <w, z_j> < gamma/10}`` (sensitivity 1): (epsilon, 0)-DP. "F is any
     DP-ERM algorithm", so :func:`boosted_erm` accepts it as ``optimizer="net"``; its output
     distribution is exactly computable, which is what the audit of the boosting's accounting uses.
+    The data is read once: the violation counts (integer sums; :meth:`MappedSample.violation_counts`,
+    on an engine one pass with ``sample``), identical on every engine.
     """
-    Z, y = _check_inputs(Z, y)
-    m = Z.shape[1]
+    sample = _sample(Z, y, sample)
+    m = sample.m
     radius = gamma / 10.0
     if sphere_net_size(m, radius) > max_candidates:
         raise InvalidParameterError(
@@ -352,7 +513,7 @@ def net_runs(
             f"max_candidates={max_candidates:,}"
         )
     net = sphere_net(m, radius)
-    scores = -violation_counts(Z, y, net, radius).astype(np.float64)
+    scores = -sample.violation_counts(net, radius).astype(np.float64)
     src = as_random_source(rng)
     picks = [
         exponential_mechanism(
@@ -374,6 +535,7 @@ def select_candidate(
     ledger: PrivacyLedger | None = None,
     label: str = "final selection (exponential mechanism)",
     rng=None,
+    sample: MappedSample | None = None,
 ) -> int:
     """The exponential mechanism over ``candidates`` with utility ``-sum_j l(w; z_j)`` (NUZ Alg 3 line 11).
 
@@ -381,9 +543,13 @@ def select_candidate(
     ``(1 + 0.96 gamma)/(0.86 gamma)``, the sensitivity used: (epsilon, 0)-DP given the candidates.
     ``charged=False`` is the paper-literal accounting: the mechanism runs at ``epsilon`` but the
     ledger records zero (the erratum).
+
+    The data is read once, through :meth:`MappedSample.loss_totals` (on an engine, ``sample``: one
+    pass, per-block float sums added; they equal the in-memory totals up to rounding, and each
+    record still moves every total by at most the loss range).
     """
-    Z, y = _check_inputs(Z, y)
-    scores = -loss.totals(Z, y, candidates)
+    sample = _sample(Z, y, sample)
+    scores = -sample.loss_totals(loss, candidates)
     if charged:
         return exponential_mechanism(scores, epsilon, sensitivity=loss.value_range, ledger=ledger, label=label, rng=rng)
     if ledger is not None:
@@ -431,6 +597,8 @@ def boosted_erm(
     variant: str = "corrected",
     ledger: PrivacyLedger | None = None,
     rng=None,
+    sample: MappedSample | None = None,
+    steps_per_pass: int | None = None,
 ) -> BoostedResult:
     """NUZ Algorithm 3's ``F``: ``k`` independent private runs and a private pick of the best.
 
@@ -439,8 +607,13 @@ def boosted_erm(
     with the whole budget and no pick (k = 1). ``variant="paper-literal"``: runs at
     ``(epsilon / k, delta / k)`` and an uncharged pick at ``epsilon`` -- really
     (2 epsilon, delta)-DP; warns.
+
+    The records are read through a :class:`MappedSample` (``sample``, with ``Z = y = None``, for
+    data on Dask or Spark; in memory one is made of ``(Z, y)``): the runs by their optimiser's reads
+    (gradient sums, gathered records or violation counts) and the pick by the candidates' total
+    losses. ``steps_per_pass``: BST14's records fetched per gather (see :func:`noisy_sgd_bst14`).
     """
-    Z, y = _check_inputs(Z, y)
+    sample = _sample(Z, y, sample)
     epsilon = check_epsilon(epsilon)
     check_choice(optimizer, "optimizer", OPTIMIZERS)
     delta = check_delta(delta, allow_zero=optimizer == "net")
@@ -462,17 +635,21 @@ def boosted_erm(
     delta_run = delta / k
     label = {"bst14": "BST14 noisy SGD", "dpgd": "noisy gradient descent", "net": "net mechanism"}[optimizer]
     label = f"{label}, {k} run(s)"
+    common = dict(runs=k, ledger=ledger, rng=src)
     if optimizer == "bst14":
-        candidates = noisy_sgd_bst14(Z, y, loss, eps_run, delta_run, runs=k, ledger=ledger, label=label, rng=src)
+        candidates = noisy_sgd_bst14(
+            None, None, loss, eps_run, delta_run, label=label, sample=sample, steps_per_pass=steps_per_pass, **common
+        )
     elif optimizer == "net":
-        candidates = net_runs(Z, y, loss.gamma, eps_run, runs=k, ledger=ledger, rng=src)
+        candidates = net_runs(None, None, loss.gamma, eps_run, sample=sample, **common)
     else:
-        candidates = noisy_gd(Z, y, loss, eps_run, delta_run, n_steps, runs=k, ledger=ledger, label=label, rng=src)
+        oracle = sample.gradient_sum(loss)
+        candidates = noisy_gd(None, None, loss, eps_run, delta_run, n_steps, label=label, gradient_sum=oracle, **common)
     if k == 1:
         chosen = 0
     else:
         chosen = select_candidate(
-            Z, y, loss, candidates, eps_sel, charged=variant == "corrected", ledger=ledger, rng=src
+            None, None, loss, candidates, eps_sel, charged=variant == "corrected", ledger=ledger, rng=src, sample=sample
         )
     return BoostedResult(
         w=candidates[chosen].copy(),

@@ -61,7 +61,7 @@ from ..errors import DataError, InvalidParameterError, UnsafeConfigurationWarnin
 from ..mechanisms.exponential import exponential_mechanism
 from ..random import as_random_source
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real, check_size
-from .dp_erm import ERM_VARIANTS, EngineGradientSum, MarginHingeLoss, boosted_erm, noisy_gd
+from .dp_erm import ERM_VARIANTS, EngineGradientSum, MappedSample, MarginHingeLoss, boosted_erm, noisy_gd
 from .jl_projection import (
     AUTO_PROJECTION_CONSTANT,
     SignProjection,
@@ -220,25 +220,9 @@ class _ProjectedRecords:
         return project_records(features, self.projection), labels
 
 
-class _NetViolations:
-    """Kernel: a block's violation counts over the net (deterministic, no randomness)."""
-
-    def __init__(self, records: Callable, net: np.ndarray, threshold: float):
-        self.records, self.net, self.threshold = records, net, threshold
-
-    def __call__(self, X_block, y_block) -> np.ndarray:
-        features, labels = self.records(X_block, y_block)
-        if features.shape[0] == 0:
-            return np.zeros(self.net.shape[0], dtype=np.int64)
-        return violation_counts(features, labels, self.net, self.threshold)
-
-
-def _sum_counts(parts) -> np.ndarray:
-    parts = list(parts)
-    total = np.zeros_like(parts[0])
-    for part in parts:
-        total += part
-    return total
+def _engine_sample(X: EngineRecords, projection: SignProjection | None, m: int) -> MappedSample:
+    """The mapped records of engine data: ``prepare`` then the public projection, per block."""
+    return MappedSample(X.backend, X.X, X.y, _ProjectedRecords(X.prepare, projection), X.n, m)
 
 
 def _finish(w: np.ndarray, projection: SignProjection | None, details: dict) -> MarginModel:
@@ -316,6 +300,7 @@ def learn_margin_faithful(
     boost: bool = True,
     n_steps: int = 10,
     variant: str = "corrected",
+    steps_per_pass: int | None = None,
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> MarginModel:
@@ -327,8 +312,22 @@ def learn_margin_faithful(
     (``O(k n^2 m)`` time); ``"dpgd"`` swaps in the exact-GDP noisy GD inside the same ``F``.
     (epsilon, delta)-DP for ``variant="corrected"``; the paper-literal variant is
     (2 epsilon, delta)-DP.
+
+    ``X`` may be :class:`EngineRecords` (data on Dask or Spark, ``y`` ignored): the same learner
+    reading the records through a :class:`~privpac.learners.dp_erm.MappedSample` whose every read
+    is a backend pass (the projection drawn on the driver first, as in memory): BST14 gathers the
+    records at the positions it draws (``steps_per_pass`` steps per gather; default
+    :func:`~privpac.learners.dp_erm.engine_steps_per_pass`), noisy GD reads one gradient sum per
+    step, the net mechanism one vector of violation counts, and the selection the candidates'
+    total losses. All noise is drawn on the driver; the ledger is the in-memory one. Without a
+    projection BST14's and the net's candidates are the in-memory ones bit for bit (gathered
+    records and integer counts are exact); noisy GD's agree to about 1e-8 (float sums), and the
+    selection's totals to rounding (the same pick unless a uniform draw falls within about 1e-12
+    of a boundary). ``steps_per_pass`` never changes the result (the draws keep their order).
     """
-    X, y = _check_data(X, y)
+    on_engine = isinstance(X, EngineRecords)
+    if not on_engine:
+        X, y = _check_data(X, y)
     gamma = _check_margin(margin)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
@@ -336,7 +335,7 @@ def learn_margin_faithful(
     beta = check_probability(beta, "beta")
     if variant not in ERM_VARIANTS:
         raise InvalidParameterError(f"variant must be one of {list(ERM_VARIANTS)}, got {variant!r}")
-    n, d = X.shape
+    n, d = (X.n, X.d) if on_engine else X.shape
     _warn_large_delta(delta, n)
     src = as_random_source(rng)
     paper = paper_projection_dim(gamma, alpha, beta, n)
@@ -354,11 +353,16 @@ def learn_margin_faithful(
             UtilityWarning,
             stacklevel=2,
         )
-    projection, Z = _prepare(X, m, src)
+    if on_engine:
+        projection = _draw_projection(m, d, src)
+        sample = _engine_sample(X, projection, d if m is None else m)
+    else:
+        projection, Z = _prepare(X, m, src)
+        sample = MappedSample.in_memory(Z, y)
     loss = MarginHingeLoss(gamma)
     result = boosted_erm(
-        Z,
-        y,
+        None,
+        None,
         loss,
         epsilon,
         delta,
@@ -369,6 +373,8 @@ def learn_margin_faithful(
         variant=variant,
         ledger=ledger,
         rng=src,
+        sample=sample,
+        steps_per_pass=steps_per_pass,
     )
     details = {
         "variant": "faithful" if variant == "corrected" else "paper-literal",
@@ -443,9 +449,7 @@ def learn_margin_pure(
     if on_engine:
         projection = _draw_projection(m, d, src)
         net = sphere_net(dim, radius)
-        counts = X.backend.map_merge(
-            _NetViolations(_ProjectedRecords(X.prepare, projection), net, radius), _sum_counts, X.X, X.y
-        )
+        counts = _engine_sample(X, projection, dim).violation_counts(net, radius)
     else:
         projection, Z = _prepare(X, m, src)
         net = sphere_net(dim, radius)
