@@ -94,12 +94,10 @@ def threshold_range_log_weights(sample: LabelledRanges, signs: tuple[int, ...]):
         for s in touched:
             clipped = [min(max(e - s * S, 0), S) for e in edges]
             at = np.searchsorted(fine, clipped)  # range i holds fine ranges at[i] .. at[i + 1] - 1
-            count = np.diff(at)
-            ones = count == 1
+            held = np.flatnonzero(np.diff(at) > 0)  # the ranges meeting segment s: consecutive slices
             part = np.full(out.size, -np.inf)
-            part[ones] = fine_w[signs[s]][at[:-1][ones]]
-            for i in np.flatnonzero(count > 1):  # a range straddling a fine edge (at most a few)
-                part[i] = segment_log_sum_exp(fine_w[signs[s]][at[i] : at[i + 1]], np.zeros(1, dtype=np.int64))[0]
+            first, last = at[held[0]], at[held[-1] + 1]
+            part[held] = segment_log_sum_exp(fine_w[signs[s]][first:last], at[held] - first)
             out = np.logaddexp(out, part)
         return out
 
