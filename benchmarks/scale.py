@@ -31,6 +31,14 @@ rectangle classifier's default (RandMargins) on the same box data: one count pas
 per direction (an alive count and the top keys, the deletions replayed where the rows live; on
 Spark from one file, as its tags follow row positions).
 
+``--models threshold64``: the threshold classifier (the exponential mechanism over both
+orientations) on the domain ``[0, 2^64 - 1]`` with ``n`` records of distinct values (drawn in
+``[0, 2^63)``, stored as int64 so that Spark reads them exactly), labelled ``x > 2^62``: the
+statistic has ``n`` pieces. The mechanism is drawn range by range (``privpac.learners.range_counts``):
+one count pass, then one pass per level (six at 2^64 with the fan-out 4096), the driver holding
+``O(4096)`` numbers per level. Run it with ``PYTHONPATH`` on an older tree to measure the collecting
+path it replaces.
+
 ``--models tukey``: LearnHalfSpace (``PrivateTukeyHalfspaceClassifier``) on one integer feature in
 ``[-8, 8]`` labelled ``x >= 1``: the chunk points are computed where the chunks live and the driver
 receives ``2 m`` integers (Spark reads one file, as for the label-private learner).
@@ -63,6 +71,21 @@ for i in range(files):
         break
     x = rng.integers(0, 2**{bits}, m, dtype=np.int64)
     y = (x > 3 * 2**{bits_minus_2}).astype(np.int8)
+    pd.DataFrame({{"x": x, "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
+"""
+
+MAKE_DATA64 = """
+import sys
+import numpy as np, pandas as pd
+n, out, files = int(sys.argv[1]), sys.argv[2], 16
+rng = np.random.default_rng(0)
+per = -(-n // files)
+for i in range(files):
+    m = min(per, n - i * per)
+    if m <= 0:
+        break
+    x = rng.integers(0, 2**63, m, dtype=np.int64)  # distinct with probability about 1 - n^2 / 2^64
+    y = (x > 2**62).astype(np.int8)
     pd.DataFrame({{"x": x, "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
 """
 
@@ -150,6 +173,7 @@ make = {{
     "tukey": lambda: PrivateTukeyHalfspaceClassifier(domain={grid}, random_state=1),
     "halfspace": lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.1, random_state=1),
     "threshold": lambda: PrivateThresholdClassifier(domain=dom, random_state=1),
+    "threshold64": lambda: PrivateThresholdClassifier(domain=(0, 2**64 - 1), random_state=1),
     "point": lambda: PrivatePointClassifier(domain=dom, delta=1e-9, random_state=1),
     "histogram": lambda: PrivateHistogram(domain=dom, n_bins=64, random_state=1),
 }}[model]
@@ -212,7 +236,10 @@ def main() -> None:
     margin_models = [m for m in args.models if m == "halfspace"]
     box_models = [m for m in args.models if m in ("rectangle", "randmargins")]
     grid_models = [m for m in args.models if m == "tukey"]
-    other_models = [m for m in args.models if m not in ("halfspace", "rectangle", "randmargins", "tukey")]
+    wide_models = [m for m in args.models if m == "threshold64"]
+    other_models = [
+        m for m in args.models if m not in ("halfspace", "rectangle", "randmargins", "tukey", "threshold64")
+    ]
     for n in sizes:
         n = int(n)
         scratch = Path(tempfile.mkdtemp(prefix="privpac-scale-"))
@@ -241,6 +268,10 @@ def main() -> None:
                 if "spark" in args.engines:
                     one = f"{data['grid']}-one.parquet"
                     subprocess.run([sys.executable, "-c", ONE_FILE, str(data["grid"]), one], check=True)
+            if wide_models:
+                data["x64"] = scratch / "x64"
+                data["x64"].mkdir()
+                subprocess.run([sys.executable, "-c", MAKE_DATA64.format(), str(n), str(data["x64"])], check=True)
             if margin_models:
                 data["margin"] = scratch / "margin"
                 data["margin"].mkdir()
@@ -249,9 +280,13 @@ def main() -> None:
             for model in args.models:
                 answers, coefs = {}, {}
                 for engine in args.engines:
-                    dataset = {"halfspace": "margin", "rectangle": "box", "randmargins": "box", "tukey": "grid"}.get(
-                        model, "x"
-                    )
+                    dataset = {
+                        "halfspace": "margin",
+                        "rectangle": "box",
+                        "randmargins": "box",
+                        "tukey": "grid",
+                        "threshold64": "x64",
+                    }.get(model, "x")
                     r = _run(cell, engine, model, str(data[dataset]))
                     answers[engine], coefs[engine] = r["state"], r["coef"]
                     rows.append(
@@ -286,6 +321,8 @@ def main() -> None:
                 "; rectangle / randmargins: the composition baseline / RandMargins (the default), 2 features, "
                 "positives inside [0, 3 2^18)^2"
             )
+        if wide_models:
+            what += ("; " if what else "") + "threshold64: domain [0, 2^64 - 1], n distinct values, label x > 2^62"
         if grid_models:
             what += ("; " if what else "") + f"tukey: LearnHalfSpace, one feature on [-{GRID}, {GRID}], label x >= 1"
         if margin_models:

@@ -84,7 +84,12 @@ def _fits():
             lambda: PrivateThresholdClassifier(domain=dom, method="recconcave", random_state=5),
             True,
         ),
+        "threshold-above": (
+            lambda: PrivateThresholdClassifier(domain=dom, method="em", orientation="above", random_state=5),
+            True,
+        ),
         "point": (lambda: PrivatePointClassifier(domain=dom, delta=1e-6, random_state=5), True),
+        "point-em": (lambda: PrivatePointClassifier(domain=dom, method="em", random_state=5), True),
         "median": (lambda: PrivateMedian(domain=dom, random_state=5), False),
         "histogram": (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
         "san-points": (
@@ -104,7 +109,7 @@ def test_every_engine_gives_the_same_model(cluster, name):
     for every partitioning and all randomness is drawn on the driver, after the merge."""
     make, labelled = _fits()[name]
     x, y = _data()
-    if name == "point":
+    if name.startswith("point"):
         y = (x == x[7]).astype(np.int64)
         x[:3000] = x[7]  # a point with enough support to be released
     if name == "san-points":
@@ -928,3 +933,27 @@ def test_cli_fits_the_grid_halfspace_classifiers_and_the_center_point_on_the_clu
         assert result.exit_code == 0, result.output
         outputs.append(result.output)
     assert outputs[0] == outputs[1] and "private center point of (a, b)" in outputs[0]
+
+
+@pytest.mark.parametrize("fan_out", [4, 4096])
+def test_keyed_range_statistics_on_dask_are_the_in_memory_bits(cluster, fan_out):
+    """The range statistics of a grouped exponential mechanism: each key's exact counts merged on the
+    workers, the local log-sum-exps computed there, the same bits as in memory for any chunking."""
+    from privpac.domains import IntegerDomain
+    from privpac.estimators._one_d import labelled_ranges_of
+    from privpac.mechanisms.exponential import grouping_widths, range_edges
+
+    x, y = _data(5000, seed=2)
+    x[:700] = x[3]  # a value shared by every chunk
+    domain = IntegerDomain(0, 2**40)
+    width = grouping_widths(2**40 + 1, fan_out)[0]
+    edges = range_edges(0, 2**40 + 1, width)
+
+    def stats(sample):
+        st = sample.range_stats(edges, ("plus", "minus", "spike"), 0.4)
+        return st.zeros.tolist(), st.ones.tolist(), st.below, [st.local[k].tobytes() for k in sorted(st.local)]
+
+    reference = stats(labelled_ranges_of(domain, (0, 1), x.reshape(-1, 1), y))
+    for chunks in (1234, 5000):
+        X = da.from_array(x.reshape(-1, 1), chunks=(chunks, 1))
+        assert stats(labelled_ranges_of(domain, (0, 1), X, da.from_array(y, chunks=700))) == reference

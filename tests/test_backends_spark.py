@@ -40,7 +40,13 @@ def _frame(spark, x, y=None, partitions=5):
 
 
 def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
-    from privpac.estimators import PointSanitizer, PrivateHistogram, PrivateMedian, PrivateThresholdClassifier
+    from privpac.estimators import (
+        PointSanitizer,
+        PrivateHistogram,
+        PrivateMedian,
+        PrivatePointClassifier,
+        PrivateThresholdClassifier,
+    )
 
     rng = np.random.default_rng(0)
     x = rng.integers(0, 2**40, 20000, dtype=np.int64)
@@ -48,6 +54,8 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
     dom = (0, 2**40)
     cases = [
         (lambda: PrivateThresholdClassifier(domain=dom, random_state=5), True),
+        (lambda: PrivateThresholdClassifier(domain=dom, method="em", orientation="above", random_state=5), True),
+        (lambda: PrivatePointClassifier(domain=dom, method="em", random_state=5), True),
         (lambda: PrivateMedian(domain=dom, random_state=5), False),
         (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
     ]

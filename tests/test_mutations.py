@@ -25,6 +25,7 @@ choosing_module = importlib.import_module("privpac.mechanisms.choosing")
 exponential_module = importlib.import_module("privpac.mechanisms.exponential")
 laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
+range_counts_module = importlib.import_module("privpac.learners.range_counts")
 center_point_estimator = importlib.import_module("privpac.estimators.center_point")
 linear_feasibility_estimator = importlib.import_module("privpac.estimators.linear_feasibility")
 feasibility_halfspaces_estimator = importlib.import_module("privpac.estimators.feasibility_halfspaces")
@@ -67,13 +68,37 @@ def _em_charges_nothing(monkeypatch):
 
 
 def _piece_count_in_the_ledger(monkeypatch):
-    original = learners_exponential.exponential_mechanism_step
+    original = learners_exponential.exponential_mechanism_grouped
 
-    def leaky(f, epsilon, **kwargs):
-        kwargs["over"] = f"{kwargs.get('over') or f.T} ({f.n_pieces} pieces)"
-        return original(f, epsilon, **kwargs)
+    def leaky(T, range_log_weights, epsilon, **kwargs):
+        # the whole range's log weight: a function of the records, written into the entry
+        whole = float(range_log_weights([0, T + 1], 0.5)[0])
+        kwargs["over"] = f"{kwargs.get('over') or T} (log weight {whole:.6f})"
+        return original(T, range_log_weights, epsilon, **kwargs)
 
-    monkeypatch.setattr(learners_exponential, "exponential_mechanism_step", leaky)
+    monkeypatch.setattr(learners_exponential, "exponential_mechanism_grouped", leaky)
+
+
+def _grouped_em_at_twice_epsilon(monkeypatch):
+    original = learners_exponential.exponential_mechanism_grouped
+
+    def doubled(T, range_log_weights, epsilon, **kwargs):
+        return original(T, lambda edges, scale: range_log_weights(edges, 2 * scale), epsilon, **kwargs)
+
+    monkeypatch.setattr(learners_exponential, "exponential_mechanism_grouped", doubled)
+
+
+def _range_weights_without_offsets(monkeypatch):
+    """A range's threshold weight from its local sum alone: the offset ``Q(a)`` (the label counts
+    left of the range) forgotten."""
+    original = range_counts_module.LabelledRanges.range_stats
+
+    def stats(self, edges, kinds, scale):
+        st = original(self, edges, kinds, scale)
+        zero = np.zeros_like(st.zeros)
+        return range_counts_module.RangeStats(zero, zero, st.local, (0, 0))
+
+    monkeypatch.setattr(range_counts_module.LabelledRanges, "range_stats", stats)
 
 
 def _count_stored_on_the_estimator(monkeypatch):
@@ -230,7 +255,6 @@ MUTANTS = [
         _step_em_at_twice_epsilon,
         [
             "exponential-step",
-            "em-learner",
             "interior-point-exponential",
             # each audit on the pair that shows it (the others take the most time to enumerate)
             "center-point --pair stack loses a point to the far end",
@@ -243,6 +267,8 @@ MUTANTS = [
         _finite_em_at_twice_epsilon,
         ["exponential", "label-private", "center-point-one-shot --pair a diagonal broken"],
     ),
+    ("grouped EM sampling at 2 epsilon", _grouped_em_at_twice_epsilon, ["em-learner", "em-learner-grouped"]),
+    ("a threshold range weight without its offset", _range_weights_without_offsets, ["em-learner-grouped"]),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
     ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
     ("an exact count stored on the estimator", _count_stored_on_the_estimator, ["em-learner"]),

@@ -169,6 +169,17 @@ def _apply_to_chunks(kernel: Callable, start: int, bounds, columns) -> list[tupl
     return out
 
 
+def _keyed(parts, n_keys: int) -> list:
+    parts = list(parts)
+    if len(parts) != n_keys:
+        raise DataError(f"a keyed kernel returned {len(parts)} partials, not {n_keys}")
+    return parts
+
+
+def _key_of(n_keys: int, k: int, parts):
+    return _keyed(parts, n_keys)[k]
+
+
 class NumpyBackend:
     """The in-memory backend: the whole input is one block."""
 
@@ -176,6 +187,21 @@ class NumpyBackend:
 
     def map_merge(self, kernel: Callable, merge: Callable, *columns):
         return merge([kernel(*columns)])
+
+    def map_merge_keyed(self, kernel: Callable, merge: Callable, finish: Callable, n_keys: int, *columns) -> list:
+        """``[finish(k, merged partial of key k) for k in 0 .. n_keys - 1]``: a statistic in
+        ``n_keys`` parts (public), each merged on its own and finished where it was merged.
+
+        ``kernel(*block)`` returns ``n_keys`` partials (``None`` for a key the block holds nothing
+        of); ``merge(list)`` merges a key's partials exactly and associatively (``None`` when all
+        are ``None``); ``finish(k, merged)`` turns key ``k``'s merged partial (or ``None``) into a
+        small result, deterministically: on an engine it runs on a worker, so the driver receives
+        the ``n_keys`` results and never a key's merged partial. For statistics whose result is not
+        a function of per-block results (the local log-sum-exps of
+        :mod:`privpac.learners.range_counts`): a key's exact partials are merged before anything is
+        computed from them, so the result is the same bits on every engine and partitioning.
+        """
+        return [finish(k, merge([p])) for k, p in enumerate(_keyed(kernel(*columns), n_keys))]
 
     def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
         """:meth:`map_merge` whose kernel also receives, first, the global position of its block's
@@ -228,6 +254,10 @@ class NumpyBackend:
         return tuple(_take(col, wanted[inverse]) for col in columns)
 
 
+def _finish_key(finish: Callable, merge: Callable, k: int, partial):
+    return finish(k, merge([partial]))
+
+
 def _identity(*block):
     return block
 
@@ -272,6 +302,23 @@ class DaskBackend:
 
         blocks, unpack = self._blocks(columns)
         return self._tree(merge, [dask.delayed(_unpacked(kernel, unpack))(*block) for block in blocks])
+
+    def map_merge_keyed(self, kernel: Callable, merge: Callable, finish: Callable, n_keys: int, *columns) -> list:
+        """See :meth:`NumpyBackend.map_merge_keyed`: one tree of merges per key on the workers, and
+        ``finish`` in the task that holds the key's merged partial."""
+        import dask
+
+        blocks, unpack = self._blocks(columns)
+        partials = [dask.delayed(_unpacked(kernel, unpack))(*block) for block in blocks]
+        finished = []
+        for k in range(n_keys):
+            parts = [dask.delayed(_key_of)(n_keys, k, p) for p in partials]
+            while len(parts) > 1:
+                groups = [parts[i : i + MERGE_FAN_IN] for i in range(0, len(parts), MERGE_FAN_IN)]
+                parts = [dask.delayed(merge)(group) if len(group) > 1 else group[0] for group in groups]
+            finished.append(dask.delayed(_finish_key)(finish, merge, k, parts[0] if parts else None))
+        (results,) = dask.compute(finished)
+        return list(results)
 
     def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
         """See :meth:`NumpyBackend.map_merge_rows` (one exact count pass gives the block offsets)."""
@@ -429,6 +476,41 @@ class SparkBackend:
 
     def map_merge(self, kernel: Callable, merge: Callable, X, *others):
         return self._map_merge(lambda start, *cols: kernel(*cols), merge, X, others, None)
+
+    def map_merge_keyed(self, kernel: Callable, merge: Callable, finish: Callable, n_keys: int, X, *others) -> list:
+        """See :meth:`NumpyBackend.map_merge_keyed`: a partition's partials are merged per key in its
+        task, the partitions' per key with ``reduceByKey`` on the executors (the key is public: a
+        part of the statistic, not a record), and ``finish`` runs on the executor that holds the
+        key's merged partial; the driver collects the ``n_keys`` results."""
+        import pickle
+
+        features = self._features(X, others)
+
+        def partials(batches):  # runs on the executors: deterministic, no randomness
+            import pyarrow as pa
+
+            parts = []
+            for batch in batches:
+                frame = batch.to_pandas()
+                block = (frame[features], *(None if o is None else frame[o] for o in others))
+                parts.append(_keyed(kernel(*block), n_keys))
+            merged = [merge([p[k] for p in parts]) for k in range(n_keys)] if parts else []
+            keys = [k for k, m in enumerate(merged) if m is not None]
+            if keys:
+                yield pa.RecordBatch.from_pydict(
+                    {"key": keys, "partial": [pickle.dumps(merged[k]) for k in keys]},
+                    schema=pa.schema([("key", pa.int64()), ("partial", pa.binary())]),
+                )
+
+        def finished(pair):
+            k, partial = pair
+            return k, pickle.dumps(finish(k, partial))
+
+        rdd = X.mapInArrow(partials, "key long, partial binary").rdd.map(
+            lambda row: (int(row.key), pickle.loads(row.partial))
+        )
+        found = dict(rdd.reduceByKey(lambda a, b: merge([a, b])).map(finished).collect())
+        return [pickle.loads(found[k]) if k in found else finish(k, merge([None])) for k in range(n_keys)]
 
     def map_merge_rows(self, kernel: Callable, merge: Callable, X, *others):
         """See :meth:`NumpyBackend.map_merge_rows`: one exact count pass gives every partition's

@@ -24,6 +24,7 @@ from ..learners.exponential import em_learner
 from ..learners.point import learn_point
 from ..learners.thresholds import learn_thresholds, threshold_quality
 from ..mechanisms.adist import adist_plan
+from ..mechanisms.exponential import grouping
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..optimize.recconcave import rec_concave
 from .registry import AuditCase, NeighbourPair, register
@@ -344,5 +345,33 @@ register(
         delta=0.0,
         trials=4_000,
         reference="Kasiviswanathan et al. 2008; Beimel, Nissim, Stemmer, section 2.5.2",
+    )
+)
+
+
+#: A fan-out small enough that the audit's 64-point domain goes through several levels of ranges.
+GROUPED_FAN_OUT = 4
+
+
+def _em_grouped_release(data, rng, eps, delta):
+    with grouping(GROUPED_FAN_OUT):
+        return _em_release(data, rng, eps, delta)
+
+
+def _em_grouped_pairs(eps, delta):
+    return [pair for pair in _em_pairs(eps, delta) if not pair.label.startswith("finite")]
+
+
+register(
+    AuditCase(
+        name="em-learner-grouped",
+        description="PrivateThresholdClassifier (both orientations) and PrivatePointClassifier with method='em', "
+        f"drawn range by range at fan-out {GROUPED_FAN_OUT} (four levels on the 64-point domain)",
+        release=_em_grouped_release,
+        pairs=_em_grouped_pairs,
+        delta=0.0,
+        trials=4_000,
+        reference="Kasiviswanathan et al. 2008; Beimel, Nissim, Stemmer, section 2.5.2 (grouped draw: "
+        "privpac.mechanisms.exponential)",
     )
 )

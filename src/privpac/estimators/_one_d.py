@@ -21,6 +21,7 @@ __all__ = [
     "prediction_indices",
     "labelled_counts_of",
     "counted_values_of",
+    "labelled_ranges_of",
     "show",
 ]
 
@@ -129,6 +130,53 @@ def labelled_counts_of(domain, labels, X, y) -> LabelledCounts:
     if sample.n == 0:
         raise DataError("X is empty: at least one record is needed")
     return sample
+
+
+def _in_range_block(domain, labels, lo: int, hi: int, X_block, y_block):
+    """A block's counts of the records with ``lo <= index <= hi`` and ``(zeros, ones)`` below ``lo``
+    (checked against the public domain and labels; deterministic)."""
+    size = domain_size(domain)
+    idx = domain_indices(domain, X_block)
+    y01 = check_labels(y_block, labels, idx.shape[0]) if idx.shape[0] else np.zeros(0, dtype=np.int8)
+    if lo <= size - 1:
+        keep = idx >= lo
+        idx, y01, below = idx[keep], y01[keep], (int(np.sum(~keep)) - int(y01[~keep].sum()), int(y01[~keep].sum()))
+    else:  # no record can lie in the ranges
+        below = (int(idx.shape[0] - y01.sum()), int(y01.sum()))
+        idx, y01 = idx[:0], y01[:0]
+    if hi < size - 1:
+        keep = idx <= hi
+        idx, y01 = idx[keep], y01[keep]
+    return LabelledCounts.from_sample(idx, y01, size, allow_empty=True), below
+
+
+def _label_totals(domain, labels, X_block, y_block) -> np.ndarray:
+    idx = domain_indices(domain, X_block)
+    if idx.shape[0] == 0:
+        return np.zeros(2, dtype=np.int64)
+    ones = int(check_labels(y_block, labels, idx.shape[0]).sum())
+    return np.asarray([idx.shape[0] - ones, ones], dtype=np.int64)
+
+
+def _sum(parts):
+    return functools.reduce(np.add, parts, np.zeros(2, dtype=np.int64))
+
+
+def labelled_ranges_of(domain, labels, X, y):
+    """A labelled sample read through range statistics where ``X`` lives
+    (:class:`~privpac.learners.range_counts.LabelledRanges`): the driver never holds its distinct
+    values. One exact pass counts the records of each label and checks every block against the
+    public domain and label set (before anything is spent); each range statistic is one more pass.
+    """
+    from ..learners.range_counts import LabelledRanges
+
+    domain = _check_domain(domain)
+    backend = backend_for(X)
+    zeros, ones = (int(v) for v in backend.map_merge(functools.partial(_label_totals, domain, labels), _sum, X, y))
+    if zeros + ones == 0:
+        raise DataError("X is empty: at least one record is needed")
+    block = functools.partial(_in_range_block, domain, labels)
+    return LabelledRanges(backend, block, (X, y), domain_size(domain), zeros, ones)
 
 
 def counted_values_of(domain, X, counts=None) -> CountedData:

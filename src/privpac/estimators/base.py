@@ -332,6 +332,18 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         self.classes_ = np.asarray(self.labels)
         return sample
 
+    def _labelled_ranges(self, X, y):
+        """A one-dimensional labelled sample read through range statistics where ``X`` lives
+        (:func:`~privpac.estimators._one_d.labelled_ranges_of`: one counting pass now, one pass per
+        level of a grouped exponential mechanism later); sets ``classes_`` from the public labels."""
+        from ._one_d import labelled_ranges_of
+
+        if y is None:
+            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        sample = labelled_ranges_of(self.domain_, self.labels, X, y)
+        self.classes_ = np.asarray(self.labels)
+        return sample
+
     def _validate_labels(self, y, n_samples: int) -> np.ndarray:
         """``y`` as 0/1 integers; sets ``classes_`` from the public ``labels``."""
         y01 = check_labels(y, self.labels, n_samples)

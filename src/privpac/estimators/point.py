@@ -87,12 +87,14 @@ class PrivatePointClassifier(PrivateClassifierBase):
         check_choice(self.on_bottom, "on_bottom", ON_BOTTOM)
         alpha = check_probability(self.alpha, "alpha")
         beta = check_probability(self.beta, "beta")
-        sample = self._labelled_sample(X, y)
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         if method == "auto":
             method = "adist" if delta > 0.0 else "em"
         self.method_ = method
+        # the exponential mechanism is drawn range by range (the driver never holds the distinct
+        # values); A_dist reads the top two counts of the whole quality
+        sample = self._labelled_ranges(X, y) if method == "em" else self._labelled_sample(X, y)
         if method == "em":  # the exponential mechanism over |X| points: as over thresholds, ln |X| / (eps alpha)
             needed = threshold_records("em", size, eps, alpha)
             what = f"the exponential mechanism at epsilon={eps:g}, alpha={alpha:g} on {fmt_size(size)} points"

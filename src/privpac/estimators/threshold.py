@@ -129,10 +129,13 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         alpha = check_probability(self.alpha, "alpha")
         beta = check_probability(self.beta, "beta")
         N = None if self.N is None else check_int(self.N, "N", low=1)
-        sample = self._labelled_sample(X, y)
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         self.method_ = self._resolve_method(size, eps, delta)
+        if self.method_ == "em":  # drawn range by range: the driver never holds the distinct values
+            sample = self._labelled_ranges(X, y)
+        else:  # RecConcave (and the orientation choice before it) reads the whole quality
+            sample = self._labelled_sample(X, y)
         if self.method == "auto" and N is None and self.constants == "tuned" and self.method_ == "recconcave":
             N = MEASURED_RECCONCAVE_N  # the depth whose measured sample sizes chose RecConcave
         needed = threshold_records(self.method_, size, eps, alpha)

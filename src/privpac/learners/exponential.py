@@ -12,6 +12,12 @@ the best once ``m >= (2/(alpha' epsilon)) ln(|C|/beta')``, plus a generalization
 thresholds ``|C| = size + 1`` and the class is sampled through its step-function quality
 (one piece per distinct sample point), for points through
 ``q(c_j) = #negatives - neg(j) + pos(j)``: no cost proportional to the domain size.
+
+The threshold and point learners draw the mechanism range by range
+(:func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`) from range statistics of
+the sample (:mod:`privpac.learners.range_counts`), computed where it lives: the same law as the
+flat draw over the whole step function, with the driver holding ``O(fan_out)`` numbers per level
+instead of every distinct value.
 """
 
 from __future__ import annotations
@@ -20,11 +26,12 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..errors import DataError
-from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_step
+from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_grouped, segment_log_sum_exp
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon
 from ._sample import labelled_counts, spikes
 from .hypotheses import PointHypothesis, ThresholdHypothesis
+from .range_counts import LabelledRanges, labelled_ranges
 from .thresholds import threshold_quality
 
 __all__ = [
@@ -34,6 +41,8 @@ __all__ = [
     "choose_orientation",
     "em_learn_points",
     "em_point_quality",
+    "threshold_range_log_weights",
+    "point_range_log_weights",
     "ORIENTATIONS",
 ]
 
@@ -63,13 +72,57 @@ def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None =
     return exponential_mechanism(scores, epsilon, ledger=ledger, label="EM learner over a finite class", rng=rng)
 
 
+def threshold_range_log_weights(sample: LabelledRanges, signs: tuple[int, ...]):
+    """The range weights of the thresholds of one or both orientations, for
+    :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`.
+
+    The candidates are ``len(signs)`` consecutive copies of ``[0, size]``: ``+1`` scores ``Q(j)``
+    (``[x < j]``), ``-1`` scores ``n - Q(j)`` (``[x >= j]``). A range's weight is
+    ``scale Q(a) + log sum exp(scale local)`` (or its mirror), from one range statistic of the
+    ranges' parts in ``[0, size]`` (:mod:`privpac.learners.range_counts` has the decomposition).
+    """
+    S = sample.size + 1
+
+    def weights(edges, scale):
+        edges = [int(e) for e in edges]
+        touched = [s for s in range(len(signs)) if edges[0] < (s + 1) * S and edges[-1] > s * S]
+        fine = sorted({min(max(e - s * S, 0), S) for s in touched for e in edges})
+        st = sample.range_stats(fine, ("plus", "minus"), scale)
+        q = sample.n_zeros - st.below[0] + st.below[1] + np.concatenate([[0], np.cumsum(st.ones - st.zeros)[:-1]])
+        fine_w = {+1: scale * q + st.local["plus"], -1: scale * (sample.n - q) + st.local["minus"]}
+        out = np.full(len(edges) - 1, -np.inf)
+        for s in touched:
+            clipped = [min(max(e - s * S, 0), S) for e in edges]
+            at = np.searchsorted(fine, clipped)  # range i holds fine ranges at[i] .. at[i + 1] - 1
+            held = np.flatnonzero(np.diff(at) > 0)  # the ranges meeting segment s: consecutive slices
+            part = np.full(out.size, -np.inf)
+            first, last = at[held[0]], at[held[-1] + 1]
+            part[held] = segment_log_sum_exp(fine_w[signs[s]][first:last], at[held] - first)
+            out = np.logaddexp(out, part)
+        return out
+
+    return weights
+
+
 def em_learn_thresholds(
     x, y, size: int, epsilon: float, *, ledger: PrivacyLedger | None = None, rng=None
 ) -> ThresholdHypothesis:
-    """The exponential mechanism over all ``size + 1`` thresholds (pure epsilon-DP)."""
+    """The exponential mechanism over all ``size + 1`` thresholds (pure epsilon-DP).
+
+    ``x`` may be a :class:`~privpac.learners.range_counts.LabelledRanges` (a sample read where
+    it lives); the draw goes range by range, with the law of the flat draw over
+    :func:`~privpac.learners.thresholds.threshold_quality`.
+    """
     epsilon = check_epsilon(epsilon)
-    q = threshold_quality(labelled_counts(x, y, size), None, size)
-    j = exponential_mechanism_step(q, epsilon, ledger=ledger, label="EM learner over thresholds", rng=rng)
+    sample = labelled_ranges(x, y, size)
+    j = exponential_mechanism_grouped(
+        size,
+        threshold_range_log_weights(sample, (+1,)),
+        epsilon,
+        ledger=ledger,
+        label="EM learner over thresholds",
+        rng=rng,
+    )
     return ThresholdHypothesis(int(j))
 
 
@@ -80,18 +133,18 @@ def em_learn_oriented_thresholds(
 
     The class holds ``[x < j]`` and ``[x >= j]`` for every ``j`` in ``[0, size]``. Their qualities
     are ``Q(j)`` and ``m - Q(j)`` (the number of records each labels correctly): both have
-    sensitivity 1, so one exponential mechanism over the union, as one step function on
+    sensitivity 1, so one exponential mechanism over the union, as one quality on
     ``[0, 2 size + 1]``, is (epsilon, 0)-DP (McSherry and Talwar; Beimel, Nissim, Stemmer
     Prop 2.25) and learns the orientation at no cost beyond epsilon. Its utility is the
     single-orientation learner's with ``ln(2(|X| + 1))`` for ``ln(|X| + 1)``: one more ``ln 2``.
-    Returns the threshold and ``"below"`` or ``"above"``.
+    Drawn range by range (:func:`threshold_range_log_weights`). Returns the threshold and
+    ``"below"`` or ``"above"``.
     """
     epsilon = check_epsilon(epsilon)
-    sample = labelled_counts(x, y, size)
-    below = threshold_quality(sample, None, size)
-    above = StepFunction(below.starts, sample.n - below.values, below.T, validate=False)
-    j = exponential_mechanism_step(
-        StepFunction.concat([below, above]),
+    sample = labelled_ranges(x, y, size)
+    j = exponential_mechanism_grouped(
+        2 * size + 1,
+        threshold_range_log_weights(sample, (+1, -1)),
         epsilon,
         ledger=ledger,
         label="EM learner over thresholds of both orientations",
@@ -124,11 +177,32 @@ def em_point_quality(x, y, size: int) -> StepFunction:
     return spikes(s.values, s.ones - s.zeros, s.n_zeros, size - 1)
 
 
+def point_range_log_weights(sample: LabelledRanges):
+    """The range weights of the point functions on ``[0, size - 1]``:
+    ``scale n_0 + log((|R| - d_R) + sum_{v in R} exp(scale (ones(v) - zeros(v))))`` per range
+    (:mod:`privpac.learners.range_counts`), for
+    :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`."""
+
+    def weights(edges, scale):
+        st = sample.range_stats(edges, ("spike",), scale)
+        return scale * sample.n_zeros + st.local["spike"]
+
+    return weights
+
+
 def em_learn_points(
     x, y, size: int, epsilon: float, *, ledger: PrivacyLedger | None = None, rng=None
 ) -> PointHypothesis:
-    """The exponential mechanism over all ``size`` point functions (pure epsilon-DP)."""
+    """The exponential mechanism over all ``size`` point functions (pure epsilon-DP), drawn range
+    by range with the law of the flat draw over :func:`em_point_quality`."""
     epsilon = check_epsilon(epsilon)
-    q = em_point_quality(labelled_counts(x, y, size), None, size)
-    j = exponential_mechanism_step(q, epsilon, ledger=ledger, label="EM learner over point functions", rng=rng)
+    sample = labelled_ranges(x, y, size)
+    j = exponential_mechanism_grouped(
+        size - 1,
+        point_range_log_weights(sample),
+        epsilon,
+        ledger=ledger,
+        label="EM learner over point functions",
+        rng=rng,
+    )
     return PointHypothesis(int(j))

@@ -6,6 +6,7 @@ from .adist import ADIST_VARIANTS, AdistPlan, adist, adist_plan, adist_release_p
 from .choosing import ChoosingPlan, choosing_mechanism, choosing_min_size, choosing_plan
 from .exponential import (
     exponential_mechanism,
+    exponential_mechanism_grouped,
     exponential_mechanism_step,
     exponential_probabilities,
     sample_log_weights,
@@ -58,6 +59,7 @@ __all__ = [
     "discrete_laplace_pmf",
     "discrete_laplace_sf",
     "exponential_mechanism",
+    "exponential_mechanism_grouped",
     "exponential_mechanism_step",
     "exponential_probabilities",
     "laplace_mechanism",

@@ -1,0 +1,194 @@
+"""The exponential mechanism drawn range by range: the same law as the flat draw, from range
+statistics that never hold the whole sample on the driver."""
+
+import math
+
+import numpy as np
+import pytest
+
+from privpac.backends import NumpyBackend
+from privpac.estimators import PrivatePointClassifier, PrivateThresholdClassifier
+from privpac.estimators._one_d import labelled_ranges_of
+from privpac.learners._sample import labelled_counts
+from privpac.learners.exponential import (
+    em_learn_oriented_thresholds,
+    em_learn_thresholds,
+    em_point_quality,
+    point_range_log_weights,
+    threshold_range_log_weights,
+)
+from privpac.learners.range_counts import labelled_ranges
+from privpac.learners.thresholds import threshold_quality
+from privpac.mechanisms.exponential import (
+    exponential_mechanism_grouped,
+    grouped_interval_probability,
+    grouping,
+    grouping_widths,
+    step_piece_probabilities,
+    step_range_log_weights,
+)
+from privpac.stepfunc import StepFunction
+
+
+def _grouped_piece_probabilities(f: StepFunction, weights, epsilon: float) -> np.ndarray:
+    return np.asarray(
+        [grouped_interval_probability(f.T, weights, epsilon / 2, int(a), int(b)) for a, b in zip(f.starts, f.ends)]
+    )
+
+
+def _step_weights(f: StepFunction):
+    return lambda edges, scale: step_range_log_weights(f, edges, scale)
+
+
+def _random_step(rng, T: int, k: int) -> StepFunction:
+    if T < 2**62:
+        inner = rng.choice(np.arange(1, T + 1), size=min(k, T), replace=False)
+    else:
+        inner = {int(v) for v in rng.integers(1, 2**62, k)} | {T, T // 2, T // 3 + 1}
+    starts = np.asarray([0, *sorted(int(v) for v in inner)], dtype=object)
+    values = rng.integers(-6, 7, starts.size)
+    return StepFunction(starts, values, T)
+
+
+STEP_CASES = [
+    ("small", 40, 6, 3),
+    ("pieces split at many range edges", 1000, 5, 4),
+    ("empty ranges: one piece per range at most", 10**6, 3, 7),
+    ("one huge piece", 2**64 - 1, 1, 4096),
+    ("T = 2^64 - 1", 2**64 - 1, 12, 16),
+    ("a big-integer T beyond int64", 2**80 + 12345, 12, 64),
+]
+
+
+@pytest.mark.parametrize("label, T, k, fan_out", STEP_CASES, ids=[c[0] for c in STEP_CASES])
+def test_grouped_piece_probabilities_equal_the_flat_ones(label, T, k, fan_out):
+    rng = np.random.default_rng(k + fan_out)
+    for _ in range(3):
+        f = _random_step(rng, T, k) if k > 1 else StepFunction.constant(T, 3)
+        with grouping(fan_out):
+            grouped = _grouped_piece_probabilities(f, _step_weights(f), 1.3)
+        np.testing.assert_allclose(grouped, step_piece_probabilities(f, 1.3), rtol=1e-9, atol=1e-15)
+        assert math.isclose(grouped.sum(), 1.0, rel_tol=1e-12)
+
+
+def test_a_broken_range_weight_is_seen():
+    """The comparison can fail: a range weight that forgets its points' lengths differs."""
+    f = StepFunction(np.asarray([0, 3, 40]), np.asarray([1, 4, 0]), 99)
+    with grouping(4):
+        broken = _grouped_piece_probabilities(f, lambda e, s: np.asarray(_step_weights(f)(e, s)) * 0, 1.0)
+    assert not np.allclose(broken, step_piece_probabilities(f, 1.0), rtol=1e-3)
+
+
+def _sample(rng, size: int, n: int):
+    if size <= 2**62:
+        x = rng.integers(0, size, n)
+        x[:3] = [0, size - 1, x[3]]
+    else:
+        x = np.asarray([int(v) for v in rng.integers(0, 2**62, n)], dtype=object) * (size // 2**62)
+        x[:3] = [0, size - 1, x[3]]
+    return x, rng.integers(0, 2, n)
+
+
+SIZES = [37, 2**20, 2**64, 2**70 + 3]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("fan_out", [3, 64])
+def test_threshold_and_point_range_weights_give_the_flat_law(size, fan_out):
+    rng = np.random.default_rng(size % 1000 + fan_out)
+    x, y = _sample(rng, size, 14)
+    counts = labelled_counts(x, y, size)
+    sample = labelled_ranges(x, y, size)
+    below = threshold_quality(counts, None, size)
+    above = StepFunction(below.starts, counts.n - below.values, below.T, validate=False)
+    both = StepFunction.concat([below, above])
+    points = em_point_quality(counts, None, size)
+    cases = [
+        (below, threshold_range_log_weights(sample, (+1,))),
+        (above, threshold_range_log_weights(sample.flipped(), (+1,))),
+        (both, threshold_range_log_weights(sample, (+1, -1))),
+        (points, point_range_log_weights(sample)),
+    ]
+    with grouping(fan_out):
+        for f, weights in cases:
+            grouped = _grouped_piece_probabilities(f, weights, 0.7)
+            np.testing.assert_allclose(grouped, step_piece_probabilities(f, 0.7), rtol=1e-9, atol=1e-15)
+            edges = [0, 1, f.T // 3 + 1, f.T // 2, f.T + 1]
+            np.testing.assert_allclose(weights(edges, 0.35), step_range_log_weights(f, edges, 0.35), rtol=1e-12)
+
+
+def test_data_read_where_it_lives_gives_the_same_bits_as_counts():
+    """The estimators' path (the records through a backend) and the learners' path (in-memory
+    counts) give the same range statistics, bit for bit."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 2**64 - 1, 5000, dtype=np.uint64)
+    y = rng.integers(0, 2, 5000)
+    from privpac.domains import IntegerDomain
+
+    domain = IntegerDomain(0, 2**64 - 1)
+    read = labelled_ranges_of(domain, (0, 1), x.reshape(-1, 1), y)
+    counted = labelled_ranges(labelled_counts(x, y, 2**64), None, 2**64)
+    edges = [0, 2**60, 2**62 + 7, 2**63, 2**64 - 1, 2**64 + 1]
+    for kinds in (("plus", "minus"), ("spike",)):
+        a, b = read.range_stats(edges, kinds, 0.5), counted.range_stats(edges, kinds, 0.5)
+        assert a.zeros.tolist() == b.zeros.tolist() and a.ones.tolist() == b.ones.tolist() and a.below == b.below
+        for kind in kinds:
+            assert a.local[kind].tobytes() == b.local[kind].tobytes()
+    assert (read.n, read.n_zeros) == (5000, int((y == 0).sum()))
+
+
+def test_the_number_of_passes_is_public():
+    """One statistic per level, at most fan_out ranges each, whatever the data."""
+    size = 2**64
+    calls = []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        x, y = _sample(rng, size, 50)
+        sample = labelled_ranges(x, y, size)
+        weights = threshold_range_log_weights(sample, (+1, -1))
+
+        def counted(edges, scale, weights=weights):
+            calls.append(len(edges) - 1)
+            return weights(edges, scale)
+
+        before = len(calls)
+        exponential_mechanism_grouped(2 * size + 1, counted, 1.0, rng=seed)
+        assert len(calls) - before <= len(grouping_widths(2 * size + 1, 4096)) == 6
+    assert max(calls) <= 4096
+
+
+def test_a_fit_holds_fan_out_numbers_per_level_not_the_sample(monkeypatch):
+    """The estimators' exponential mechanism never asks for the whole LabelledCounts."""
+    from privpac.estimators import base
+
+    monkeypatch.setattr(
+        base.PrivateClassifierBase,
+        "_labelled_sample",
+        lambda *a: pytest.fail("the exponential mechanism collected the sample"),
+    )
+    seen = []
+    original = NumpyBackend.map_merge_keyed
+
+    def keyed(self, kernel, merge, finish, n_keys, *columns):
+        out = original(self, kernel, merge, finish, n_keys, *columns)
+        seen.append(sum(np.size(r["zeros"]) for r in out[:-1]))
+        return out
+
+    monkeypatch.setattr(NumpyBackend, "map_merge_keyed", keyed)
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2**63, 20000, dtype=np.int64).reshape(-1, 1)
+    y = (x[:, 0] > 2**62).astype(int)
+    PrivateThresholdClassifier(domain=(0, 2**64 - 1), delta=0.0, random_state=1).fit(x, y)
+    PrivateThresholdClassifier(domain=(0, 2**64 - 1), orientation="above", method="em", random_state=1).fit(x, y)
+    PrivatePointClassifier(domain=(0, 2**64 - 1), method="em", random_state=1).fit(x, y)
+    assert seen and max(seen) <= 4096
+
+
+def test_learners_given_counts_or_ranges_agree():
+    rng = np.random.default_rng(5)
+    x, y = _sample(rng, 2**20, 200)
+    sample = labelled_ranges(x, y, 2**20)
+    assert em_learn_thresholds(x, y, 2**20, 1.0, rng=4) == em_learn_thresholds(sample, None, 2**20, 1.0, rng=4)
+    assert em_learn_oriented_thresholds(x, y, 2**20, 1.0, rng=4) == em_learn_oriented_thresholds(
+        sample, None, 2**20, 1.0, rng=4
+    )
