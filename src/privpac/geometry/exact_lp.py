@@ -760,8 +760,9 @@ def hull_slice_ranges(P, q, prefix, counts, *, seeds, use_highs: bool = True) ->
         return []
     M, rhs, obj, neg, t = _slice_form(P, q, prefix)
     ends: list[list[Fraction]] = []
+    shared = _float_view(M[:, : counts[-1]], obj[: counts[-1]])  # the maximum's view is the same, negated cost
     for cost in (obj, neg):
-        view = _float_view(M[:, : counts[-1]], cost[: counts[-1]])
+        view = shared if shared is None or cost is obj else (shared[0], shared[1], -shared[2], shared[3])
         state: ColumnGeneration | None = None
         values = []
         for c, seed in zip(counts, seeds):
