@@ -674,8 +674,10 @@ def _unique_rows(V: np.ndarray) -> np.ndarray:
     """
     if len(V) < 2:
         return V
-    k = V.shape[1]
-    h = (np.ascontiguousarray(V).view(np.uint64) * _HASH_KEYS[:k]).sum(axis=1, dtype=np.uint64)
+    U = np.ascontiguousarray(V).view(np.uint64)
+    h = U[:, 0] * _HASH_KEYS[0]  # wraps modulo 2**64
+    for c in range(1, V.shape[1]):
+        h += U[:, c] * _HASH_KEYS[c]
     order = np.argsort(h)
     V, h = V[order], h[order]
     same = np.flatnonzero(h[1:] == h[:-1])
@@ -728,20 +730,23 @@ def _vertices_3d(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarray, np.n
         det, num = det * sign, num * sign[:, None]
         inside = np.all(abs(num) <= R * det[:, None], axis=1)
         if np.any(inside):
-            found.append(np.concatenate([num[inside], det[inside][:, None]], axis=1))
+            V = np.concatenate([num[inside], det[inside][:, None]], axis=1)
+            if V.dtype != object:  # reduced here, so the rows kept in memory are final
+                V //= np.gcd.reduce(V, axis=1)[:, None]
+            found.append(V)
     if not found:  # pragma: no cover - the box corners are always vertices
         return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    V = np.concatenate(found, axis=0)
-    if V.dtype == object:
+    if found[0].dtype == object:
         seen: dict[tuple[int, ...], None] = {}
-        for row in V:
+        for row in np.concatenate(found, axis=0):
             vals = [int(v) for v in row]
             g = math.gcd(*vals)
             seen[tuple(v // g for v in vals)] = None
         U = _int_array([list(r) for r in seen])
     else:
-        g = np.gcd.reduce(V, axis=1)
-        U = _unique_rows(V // g[:, None])
+        V = np.concatenate(found, axis=0)
+        found.clear()
+        U = _unique_rows(V)
     return U[:, :3], U[:, 3]
 
 
