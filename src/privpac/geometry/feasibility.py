@@ -22,8 +22,10 @@ tested in ``tests/test_feasibility.py``.
 
 Every count is an exact integer sign: data are integers, query points rationals (Fractions),
 vertices are kept as integer homogeneous coordinates ``P / q`` (``q > 0``). Products are taken in
-``int64`` only when a bound checked up front keeps them below ``2**62`` (as in
-:mod:`privpac.geometry._exact`), with Python integers otherwise. No float enters a count.
+float64 only when a bound checked up front keeps every partial sum an integer below ``2**53`` (exact
+in any order), in ``int64`` when it stays below ``2**62`` (as in :mod:`privpac.geometry._exact`),
+with Python integers otherwise. Elsewhere floats only propose (an extreme point, a hull seed) or
+filter signs whose doubtful cases are recomputed in integers: no rounded float decides a count.
 
 * :func:`convex_levels`: every boxed level at once (one incremental hull pass), from which
   :mod:`privpac.learners.linear_feasibility` reads the nested level intervals of its per-coordinate
@@ -31,7 +33,8 @@ vertices are kept as integer homogeneous coordinates ``P / q`` (``q > 0``). Prod
 
 * :func:`arrangement_levels_3d`: the same levels for ``D = 3`` (spec 6.2 steps 1 to 4), answered
   per prefix by :class:`ArrangementLevels3D`: prefix extrema (``i = 1``), exact 2-D hulls of the
-  projections (``i = 2``) and certified exact LPs (``i = 3``, :mod:`privpac.geometry.exact_lp`).
+  projections (``i = 2``) and certified exact LPs by column generation (``i = 3``,
+  :mod:`privpac.geometry.exact_lp`).
 
 Not here: ``D >= 4``.
 """
