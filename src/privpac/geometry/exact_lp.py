@@ -33,6 +33,10 @@ column per point). Then:
    (redundant rows of ``M`` are detected exactly and removed). Infeasible and unbounded are decided
    by this exact method only.
 
+For a huge number of columns (the KMST levels: millions of arrangement vertices),
+:func:`minimize_over_columns` runs the steps above on a small restricted column set and certifies
+the answer by pricing *every* column exactly (column generation; :func:`hull_slice_ranges` uses it).
+
 Nothing uncertified is returned: every ``"optimal"`` answer carries its exact primal point and its
 exact dual vector, and :func:`check_certificate` recomputes the certificate from scratch (the
 tests run it on every answer).
