@@ -201,7 +201,7 @@ SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
 #: feasible exact range near ``m = 10^3`` for a vectorised implementation). ``C(m + 6, 3)`` vertex
 #: candidates (2.1e7 at 500) and an ``O(m^4)`` depth product dominate: the margin-1 halfspace
-#: learner's fit at ``m = 500`` on 2-D grid data took about 35 s of one core and 3.4 GB
+#: learner's fit at ``m = 500`` on 2-D grid data took about 30 s of one core and 3.1 GB
 #: (``benchmarks/feasibility_halfspaces.py --only done``; docs/algorithms/linear-feasibility.md).
 MAX_CONSTRAINTS_3D = 500
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
