@@ -858,7 +858,7 @@ def _refused_above_the_envelope():
         "linear-feasibility": (
             rng.integers(-2, 3, size=(MAX_CONSTRAINTS_3D + 1, 3)),
             rng.integers(-2, 3, MAX_CONSTRAINTS_3D + 1),
-            "exact up to m = 150 constraints",
+            f"exact up to m = {MAX_CONSTRAINTS_3D} constraints",
         ),
         "linear-feasibility-2d": (rng.integers(-2, 3, (41, 2)), rng.integers(-2, 3, 41), "CONSTRAINTS\\[2\\] = 40"),
         "halfspace-feasibility": (rng.integers(-8, 9, (41, 1)), rng.integers(0, 2, 41), "CONSTRAINTS\\[2\\] = 40"),

@@ -321,7 +321,7 @@ def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monke
         PrivateCenterPoint(domain=3).fit(points)
     m = MAX_CONSTRAINTS_3D + 1
     system = _ordered_frame(spark, _columns(rng.integers(-2, 3, (m, 3)), rng.integers(-2, 3, m)), 3)
-    with pytest.raises(InvalidParameterError, match="exact up to m = 150 constraints"):
+    with pytest.raises(InvalidParameterError, match=f"exact up to m = {MAX_CONSTRAINTS_3D} constraints"):
         PrivateLinearFeasibility(bound=2).fit(system, "y")
     with pytest.raises(AssertionError, match="collected"):  # within the envelope, the rows are collected
         PrivateCenterPoint(domain=3).fit(points.limit(MAX_POINTS_3D))

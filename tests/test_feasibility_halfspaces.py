@@ -273,8 +273,9 @@ def test_bad_inputs_are_refused_before_anything_else():
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(x, np.array([1, 2]))
     with pytest.raises(InvalidParameterError, match="d = 3"):
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.ones((4, 3), dtype=int), np.zeros(4, dtype=int))
-    with pytest.raises(InvalidParameterError, match="up to m = 150"):  # D = 3: public size envelope
-        PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.ones((151, 2), dtype=int), np.zeros(151, dtype=int))
+    big = lf.MAX_CONSTRAINTS_3D + 1
+    with pytest.raises(InvalidParameterError, match=f"up to m = {lf.MAX_CONSTRAINTS_3D}"):  # D = 3: public envelope
+        PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.ones((big, 2), dtype=int), np.zeros(big, dtype=int))
     with pytest.raises(DataError, match="empty"):
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.zeros((0, 1), dtype=int), np.zeros(0, dtype=int))
 

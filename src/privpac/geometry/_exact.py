@@ -3,7 +3,10 @@
 Every count in :mod:`privpac.geometry` feeds a private choice (a quality function of sensitivity 1),
 so it is computed with integers only. The helpers here read the inputs exactly, refuse anything that
 is not an integer (data) or a rational (query points), and pick numpy ``int64`` when a product is
-provably below ``2**62`` and object arrays of Python ints otherwise. No float ever enters a count.
+provably below ``2**62`` and object arrays of Python ints otherwise. A float64 product is used only
+where it is provably exact (integers whose every partial sum stays below ``2**53``, checked up front
+from the arrays' maxima) or as a filter whose doubtful signs are recomputed in integers
+(:func:`exact_signs`): no rounded float ever decides a count.
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ from ..validation import refuse_unsupported
 
 #: Magnitudes strictly below this bound are stored and multiplied as ``int64``.
 INT64_SAFE = 2**62
+#: Integer sums whose absolute terms add up to less than this are exact in float64 (53-bit mantissa),
+#: whatever the summation order (every partial sum is an integer below ``2**53``).
+FLOAT64_EXACT = 2**53
+#: Relative slack of the float filter of :func:`exact_signs`: a float sum of at most four integer
+#: products errs by less than ``10 * 2**-53`` of the sum of the absolute terms; signs are trusted only
+#: beyond ``1e-12`` of that sum.
+_SIGN_SLACK = 1e-12
 
 
 def _entry_to_int(v, name: str, where: str) -> int:
@@ -190,3 +200,47 @@ def exact_affine_scores(a, c, ints: np.ndarray) -> tuple[np.ndarray, int]:
     N = math.lcm(*(v.denominator for v in (*coef, c)))
     num = np.asarray([int(v * N) for v in coef], dtype=object)
     return ints.astype(object) @ num + int(c * N), N
+
+
+def exact_signs(cols: list[np.ndarray], coefs: list[int]) -> np.ndarray:
+    """The exact sign (-1, 0, 1) of ``sum_k coefs[k] * cols[k]`` per entry (integer arrays, Python-int coefficients).
+
+    ``int64`` when ``sum_k |coefs[k]| max|cols[k]| < 2**62``. Otherwise a float64 filter proposes the
+    signs: an entry whose float sum exceeds ``1e-12`` times the sum of its absolute terms has that
+    sign for sure (the float error is below ``10 * 2**-53`` of that sum for at most four terms); every
+    other entry (ties, near-ties, values a float cannot hold) is recomputed in Python integers.
+    """
+    coefs = [int(c) for c in coefs]
+    n = len(cols[0]) if cols else 0
+    if all(c.dtype != object for c in cols) and sum(abs(a) * max_abs(c) for a, c in zip(coefs, cols)) < INT64_SAFE:
+        total = np.zeros(n, dtype=np.int64)
+        for a, c in zip(coefs, cols):
+            if a:
+                total += a * c.astype(np.int64)
+        return np.sign(total)
+    if len(cols) > 4:
+        raise InvalidParameterError("exact_signs filters sums of at most four terms")
+    unsure = np.ones(n, dtype=bool)
+    out = np.zeros(n, dtype=np.int64)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            fs = np.zeros(n)
+            bound = np.zeros(n)
+            for a, c in zip(coefs, cols):
+                if a:
+                    term = float(a) * np.asarray(c, dtype=float)
+                    fs += term
+                    bound += np.abs(term)
+        ok = np.isfinite(fs) & np.isfinite(bound) & (np.abs(fs) > _SIGN_SLACK * bound)
+        out[ok] = np.sign(fs[ok]).astype(np.int64)
+        unsure = ~ok
+    except OverflowError:  # a coefficient beyond the float range: all exact
+        pass
+    idx = np.flatnonzero(unsure)
+    if len(idx):
+        total = np.zeros(len(idx), dtype=object)
+        for a, c in zip(coefs, cols):
+            if a:
+                total = total + a * c[idx].astype(object)
+        out[idx] = [(v > 0) - (v < 0) for v in total]
+    return out

@@ -33,6 +33,10 @@ column per point). Then:
    (redundant rows of ``M`` are detected exactly and removed). Infeasible and unbounded are decided
    by this exact method only.
 
+For a huge number of columns (the KMST levels: millions of arrangement vertices),
+:func:`minimize_over_columns` runs the steps above on a small restricted column set and certifies
+the answer by pricing *every* column exactly (column generation; :func:`hull_slice_ranges` uses it).
+
 Nothing uncertified is returned: every ``"optimal"`` answer carries its exact primal point and its
 exact dual vector, and :func:`check_certificate` recomputes the certificate from scratch (the
 tests run it on every answer).
@@ -55,6 +59,7 @@ from ..errors import DataError, InvalidParameterError
 from ._exact import INT64_SAFE, as_integer_points, max_abs
 
 __all__ = [
+    "ColumnGeneration",
     "LPResult",
     "check_certificate",
     "coordinate_range",
@@ -62,6 +67,7 @@ __all__ = [
     "hull_slice_ranges",
     "maximize",
     "minimize",
+    "minimize_over_columns",
     "nested_coordinate_ranges",
 ]
 
@@ -219,13 +225,15 @@ def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.nda
 
 
 def _phase(
-    M: np.ndarray, rhs: list[int], cost: np.ndarray, basis: list[int], allowed: int
+    M: np.ndarray, rhs: list[int], cost: np.ndarray, basis: list[int], allowed: int, dantzig: int = 0
 ) -> tuple[str, list[int], list[Fraction], list[Fraction], int]:
     """Primal simplex with Bland's rule from a primal-feasible basis.
 
     Columns ``>= allowed`` never enter. Returns ``(status, basis, y_B, pi, pivots)``. The reduced
     costs are signed exactly (:func:`_negative_columns`), so the rule and the final optimality test
-    are exact.
+    are exact. The first ``dantzig`` pivots take the most negative reduced cost (in floats, among
+    the exactly negative columns) instead, which needs far fewer pivots on many columns; Bland's
+    rule after them still guarantees termination.
     """
     n = M.shape[0]
     rhs_f = [Fraction(v) for v in rhs]
@@ -242,6 +250,14 @@ def _phase(
         if len(neg) == 0:
             return "optimal", basis, yB, pi, pivots
         j = int(neg[0])  # Bland: the smallest improving column
+        if pivots < dantzig and view is not None and len(neg) > 1:
+            try:
+                pf = np.asarray([float(v) for v in pi])
+                red = view[2][neg] - pf @ view[0][:, neg]
+                if np.all(np.isfinite(red)):
+                    j = int(neg[int(np.argmin(red))])
+            except OverflowError:
+                pass
         dcol = _solve(MB, [Fraction(int(M[r, j])) for r in range(n)])
         best = None
         for p in range(n):
@@ -293,8 +309,8 @@ def _highs_basis(M: np.ndarray, rhs: list[int], cost: np.ndarray) -> list[int] |
     return None
 
 
-def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool = True) -> _SF:
-    """``min cost.y  s.t.  M y = rhs, y >= 0`` exactly (module docstring)."""
+def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool = True, dantzig: int = 0) -> _SF:
+    """``min cost.y  s.t.  M y = rhs, y >= 0`` exactly (module docstring); ``dantzig`` as in :func:`_phase`."""
     n, m = M.shape
     # 1. the float basis, certified (or the start of an exact phase 2)
     if use_highs and m >= n:
@@ -303,7 +319,7 @@ def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool =
             MB = [[Fraction(int(M[r, j])) for j in guess] for r in range(n)]
             yB = _solve(MB, [Fraction(v) for v in rhs])
             if yB is not None and all(v >= 0 for v in yB):
-                status, basis, yB, pi, pivots = _phase(M, rhs, cost, guess, m)
+                status, basis, yB, pi, pivots = _phase(M, rhs, cost, guess, m, dantzig)
                 method = "highs+certificate" if pivots == 0 else "exact simplex from highs basis"
                 if status == "optimal":
                     value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
@@ -318,7 +334,7 @@ def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool =
     Maug = np.concatenate([M1, eye], axis=1)
     zero_cost = np.zeros(m, dtype=np.int64)
     cost1 = np.concatenate([zero_cost, np.ones(n, dtype=np.int64)])
-    status, basis, yB, _, _ = _phase(Maug, rhs1, cost1, list(range(m, m + n)), m + n)
+    status, basis, yB, _, _ = _phase(Maug, rhs1, cost1, list(range(m, m + n)), m + n, dantzig)
     infeas = sum((v for j, v in zip(basis, yB) if j >= m), Fraction(0))
     if infeas > 0:
         return _SF("infeasible", method="exact simplex")
@@ -349,7 +365,7 @@ def _standard(M: np.ndarray, rhs: list[int], cost: np.ndarray, use_highs: bool =
         return _SF("optimal", Fraction(0), {}, [Fraction(0)] * n, "exact simplex")
     Mr = M1[rows, :]
     rhsr = [rhs1[r] for r in rows]
-    status, basis, yB, pi_r, _ = _phase(Mr, rhsr, np.asarray(cost), basis, m)
+    status, basis, yB, pi_r, _ = _phase(Mr, rhsr, np.asarray(cost), basis, m, dantzig)
     if status != "optimal":
         return _SF("unbounded", method="exact simplex")
     pi = [Fraction(0)] * n
@@ -575,7 +591,8 @@ def check_certificate(result: LPResult, c, A, b, *, sense: str = "max") -> None:
 
 def _slice_form(P, q, prefix):
     P_arr, _ = as_integer_points(P, "P")
-    q_arr, _ = as_integer_points(np.asarray(q, dtype=object).reshape(-1, 1), "q", d=1)
+    q_in = q.reshape(-1, 1) if isinstance(q, np.ndarray) and q.dtype.kind in "iu" else np.asarray(q, dtype=object)
+    q_arr, _ = as_integer_points(q_in.reshape(-1, 1), "q", d=1)
     q_arr = q_arr[:, 0]
     if len(q_arr) != P_arr.shape[0]:
         raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
@@ -594,49 +611,169 @@ def _slice_form(P, q, prefix):
     return M, s + [t], obj, neg, t
 
 
-def hull_slice_ranges(P, q, prefix, counts, *, use_highs: bool = True) -> list[tuple[Fraction, Fraction] | None]:
+#: Columns that enter the restricted program per pricing round (the most negative reduced costs).
+_ENTER_PER_ROUND = 64
+#: Pivots by Dantzig's rule before Bland's in a restricted re-solve (:func:`_phase`).
+_DANTZIG_PIVOTS = 200
+#: Restricted programs with more columns than this start from a HiGHS basis, smaller ones from the
+#: exact phase 1.
+_HIGHS_FROM = 1000
+
+
+@dataclass
+class ColumnGeneration:
+    """The state of :func:`minimize_over_columns`: an exact optimum over the first ``limit`` columns.
+
+    Attributes
+    ----------
+    value : Fraction
+        The exact optimum ``min cost.y`` over ``M[:, :limit] y = rhs, y >= 0``.
+    pi : list of Fraction
+        Dual multipliers with ``pi.rhs = value`` and ``cost_j - pi.M_j >= 0`` for every ``j < limit``
+        (checked exactly): the certificate that nothing is smaller.
+    columns : numpy.ndarray
+        The restricted column set (sorted indices) whose program attains ``value``.
+    basis : list of int or None
+        An optimal basis of the restricted program (column indices), when it has full row rank.
+    limit : int
+        The number of leading columns the certificate covers.
+    """
+
+    value: Fraction
+    pi: list[Fraction]
+    columns: np.ndarray
+    basis: list[int] | None
+    limit: int
+
+
+def _sliced_view(view, lo: int, hi: int):
+    if view is None:
+        return None
+    Mf, Mabs, cf, cabs = view
+    return Mf[:, lo:hi], Mabs[:, lo:hi], cf[lo:hi], cabs[lo:hi]
+
+
+def _price(M, cost, pi: list[Fraction], view, lo: int, hi: int) -> np.ndarray:
+    """The columns ``lo <= j < hi`` with a negative reduced cost (exact), most negative (in floats) first."""
+    neg = lo + _negative_columns(M[:, lo:hi], cost[lo:hi], pi, _sliced_view(view, lo, hi), hi - lo)
+    if len(neg) > _ENTER_PER_ROUND and view is not None:
+        try:
+            pf = np.asarray([float(v) for v in pi])
+        except OverflowError:
+            return neg
+        red = view[2][neg] - pf @ view[0][:, neg]
+        if np.all(np.isfinite(red)):
+            neg = neg[np.argsort(red, kind="stable")]
+    return neg
+
+
+def _solve_restricted(M, rhs: list[int], cost, cols: np.ndarray, basis: list[int] | None, use_highs: bool):
+    """``(basis or None, pi, value)`` of the program over the columns ``cols``, exactly."""
+    sub, csub = M[:, cols], cost[cols]
+    if basis is not None:  # the previous optimal basis stays primal feasible: exact phase 2 from it
+        local = [int(np.searchsorted(cols, j)) for j in basis]
+        status, bl, yB, pi, _ = _phase(sub, rhs, csub, local, len(cols), dantzig=_DANTZIG_PIVOTS)
+        if status != "optimal":
+            raise RuntimeError("minimize_over_columns: the restricted program is unbounded")
+        value = sum((Fraction(int(csub[j])) * v for j, v in zip(bl, yB)), Fraction(0))
+        return [int(cols[j]) for j in bl], pi, value
+    # a few hundred columns: the exact phase 1 beats a HiGHS call (and its certificate) here
+    sf = _standard(sub, rhs, csub, use_highs and len(cols) > _HIGHS_FROM, _DANTZIG_PIVOTS)
+    if sf.status != "optimal":
+        raise RuntimeError(
+            f"minimize_over_columns: the restricted program is {sf.status} (the start columns must make it feasible)"
+        )
+    return (None if sf.basis is None else [int(cols[j]) for j in sf.basis]), sf.pi, sf.value
+
+
+def minimize_over_columns(
+    M: np.ndarray,
+    rhs: list[int],
+    cost: np.ndarray,
+    limit: int,
+    start,
+    previous: ColumnGeneration | None = None,
+    *,
+    view=None,
+    use_highs: bool = True,
+) -> ColumnGeneration:
+    """``min cost.y  s.t.  M[:, :limit] y = rhs, y >= 0`` exactly, for a huge number of columns.
+
+    Column generation: the program over a small restricted column set (``start``, plus the columns
+    of ``previous``) is solved exactly (:func:`_standard`: HiGHS basis certified in rationals, or
+    the exact simplex from ``previous``'s optimal basis); then *every* column ``j < limit`` is
+    priced exactly against its duals ``pi`` (a float filter, exact integers for every doubtful
+    sign, :func:`_negative_columns`). Columns with a negative reduced cost enter (the most negative
+    :data:`_ENTER_PER_ROUND` per round) and the restricted program is solved again, until none is
+    left. Then ``pi`` is dual feasible for the whole program and ``pi.rhs`` equals the restricted
+    optimum (checked), so by weak duality that value is the exact optimum, whatever the start
+    columns were. ``previous`` (an optimum over the first ``previous.limit <= limit`` columns,
+    e.g. the next smaller of nested column sets) is re-used: when no new column prices out
+    negative against its ``pi``, its certificate already covers every column.
+
+    ``start`` (indices ``< limit``) must make the restricted program feasible (the caller's
+    certificate that the whole program is); the program must be bounded. Otherwise
+    :class:`RuntimeError`. ``view`` is :func:`_float_view` of at least the first ``limit`` columns
+    (computed when omitted).
+    """
+    start = np.asarray(start, dtype=np.int64).reshape(-1)
+    if len(start) and (int(start.min()) < 0 or int(start.max()) >= limit):
+        raise InvalidParameterError(f"start columns must lie in [0, {limit})")
+    if view is None:
+        view = _float_view(M[:, :limit], cost[:limit])
+    basis = None
+    if previous is not None:
+        if previous.limit > limit:
+            raise InvalidParameterError("previous covers more columns than limit")
+        new = _price(M, cost, previous.pi, view, previous.limit, limit)
+        if len(new) == 0:
+            return ColumnGeneration(previous.value, previous.pi, previous.columns, previous.basis, limit)
+        basis = previous.basis
+        # the previous optimal basis stays feasible: it and the entering columns suffice
+        keep = np.asarray(basis, dtype=np.int64) if basis is not None else np.union1d(previous.columns, start)
+        cols = np.union1d(keep, new[:_ENTER_PER_ROUND])
+    else:
+        cols = np.unique(start)
+    while True:
+        basis, pi, value = _solve_restricted(M, rhs, cost, cols, basis, use_highs)
+        if sum((p * r for p, r in zip(pi, rhs)), Fraction(0)) != value:  # pragma: no cover - exact duality
+            raise RuntimeError("minimize_over_columns: the restricted duals do not attain the optimum")
+        new = _price(M, cost, pi, view, 0, limit)
+        if len(new) == 0:
+            return ColumnGeneration(value, pi, cols, basis, limit)
+        cols = np.union1d(cols, new[:_ENTER_PER_ROUND])
+
+
+def hull_slice_ranges(P, q, prefix, counts, *, seeds, use_highs: bool = True) -> list[tuple[Fraction, Fraction]]:
     """:func:`hull_slice_range` of the nested point sets ``P[:c]`` for every ``c`` in ``counts``.
 
     ``counts`` must be increasing (growing sets, shrinking levels read backwards: the KMST levels
-    ``V_k`` sorted by depth). The smallest feasible count is found by bisection (the slices are
-    nested, so feasibility is monotone); from it on, each range is the previous optimal basis
-    re-optimised by the exact simplex over the added columns (spec ``kmst-halfspaces`` 6.2 step 4:
-    "warm-start from the previous basis and only add columns"); every answer passes the same exact
-    optimality test over all its columns. Returns one entry per count (``None``: empty slice).
+    ``V_k`` sorted by depth) and every slice non-empty: ``seeds[pos]`` lists indices ``< counts[pos]``
+    whose own slice is already non-empty (e.g. points whose projections span a polygon containing
+    ``prefix``), the caller's certificate. Each range is two exact LPs over all ``counts[pos]``
+    points by column generation (:func:`minimize_over_columns`) from the seeds and the previous
+    count's optimum (spec ``kmst-halfspaces`` 6.2 step 4: "warm-start from the previous basis and
+    only add columns"). Every answer is certified by exact pricing of all its points.
     """
     counts = [int(c) for c in counts]
     if any(b <= a for a, b in zip(counts, counts[1:])):
         raise InvalidParameterError("counts must be strictly increasing")
+    if len(seeds) != len(counts):
+        raise InvalidParameterError(f"seeds must hold one index list per count ({len(counts)}), got {len(seeds)}")
+    if not counts:
+        return []
     M, rhs, obj, neg, t = _slice_form(P, q, prefix)
-    out: list[tuple[Fraction, Fraction] | None] = [None] * len(counts)
-    lo_i, hi_i = 0, len(counts)  # the first feasible position lies in [lo_i, hi_i]
-    while lo_i < hi_i:
-        mid = (lo_i + hi_i) // 2
-        c = counts[mid]
-        if c > 0 and _standard(M[:, :c], rhs, obj[:c], use_highs).status != "infeasible":
-            hi_i = mid
-        else:
-            lo_i = mid + 1
-    bases: list[list[int] | None] = [None, None]
-    for pos in range(lo_i, len(counts)):
-        c = counts[pos]
-        ends = []
-        for side, cost in enumerate((obj, neg)):
-            basis = bases[side]
-            if basis is not None:
-                status, basis, yB, _, _ = _phase(M[:, :c], rhs, cost[:c], basis, c)
-                if status != "optimal":  # pragma: no cover - a polytope is bounded
-                    raise RuntimeError("hull_slice_ranges: a bounded program was reported unbounded")
-                value = sum((Fraction(int(cost[j])) * v for j, v in zip(basis, yB)), Fraction(0))
-            else:
-                sf = _standard(M[:, :c], rhs, cost[:c], use_highs)
-                if sf.status != "optimal":  # pragma: no cover - feasible and bounded
-                    raise RuntimeError(f"hull_slice_ranges: a feasible slice was reported {sf.status}")
-                basis, value = sf.basis, sf.value
-            bases[side] = basis
-            ends.append(value / t)
-        out[pos] = (ends[0], -ends[1])
-    return out
+    ends: list[list[Fraction]] = []
+    shared = _float_view(M[:, : counts[-1]], obj[: counts[-1]])  # the maximum's view is the same, negated cost
+    for cost in (obj, neg):
+        view = shared if shared is None or cost is obj else (shared[0], shared[1], -shared[2], shared[3])
+        state: ColumnGeneration | None = None
+        values = []
+        for c, seed in zip(counts, seeds):
+            state = minimize_over_columns(M, rhs, cost, c, seed, state, view=view, use_highs=use_highs)
+            values.append(state.value / t)
+        ends.append(values)
+    return [(lo, -hi) for lo, hi in zip(*ends)]
 
 
 def hull_slice_range(P, q, prefix, *, use_highs: bool = True) -> tuple[Fraction, Fraction] | None:

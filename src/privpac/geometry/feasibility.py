@@ -22,8 +22,10 @@ tested in ``tests/test_feasibility.py``.
 
 Every count is an exact integer sign: data are integers, query points rationals (Fractions),
 vertices are kept as integer homogeneous coordinates ``P / q`` (``q > 0``). Products are taken in
-``int64`` only when a bound checked up front keeps them below ``2**62`` (as in
-:mod:`privpac.geometry._exact`), with Python integers otherwise. No float enters a count.
+float64 only when a bound checked up front keeps every partial sum an integer below ``2**53`` (exact
+in any order), in ``int64`` when it stays below ``2**62`` (as in :mod:`privpac.geometry._exact`),
+with Python integers otherwise. Elsewhere floats only propose (an extreme point, a hull seed) or
+filter signs whose doubtful cases are recomputed in integers: no rounded float decides a count.
 
 * :func:`convex_levels`: every boxed level at once (one incremental hull pass), from which
   :mod:`privpac.learners.linear_feasibility` reads the nested level intervals of its per-coordinate
@@ -31,7 +33,8 @@ vertices are kept as integer homogeneous coordinates ``P / q`` (``q > 0``). Prod
 
 * :func:`arrangement_levels_3d`: the same levels for ``D = 3`` (spec 6.2 steps 1 to 4), answered
   per prefix by :class:`ArrangementLevels3D`: prefix extrema (``i = 1``), exact 2-D hulls of the
-  projections (``i = 2``) and certified exact LPs (``i = 3``, :mod:`privpac.geometry.exact_lp`).
+  projections (``i = 2``) and certified exact LPs by column generation (``i = 3``,
+  :mod:`privpac.geometry.exact_lp`).
 
 Not here: ``D >= 4``.
 """
@@ -46,7 +49,16 @@ import numpy as np
 
 from ..errors import DataError, InvalidParameterError
 from ..validation import check_int
-from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator, exact_products, max_abs
+from ._exact import (
+    FLOAT64_EXACT,
+    INT64_SAFE,
+    as_integer_points,
+    as_rational_point,
+    common_denominator,
+    exact_products,
+    exact_signs,
+    max_abs,
+)
 
 __all__ = [
     "ArrangementLevels3D",
@@ -87,25 +99,53 @@ def _system(A, b) -> tuple[np.ndarray, int, np.ndarray, int]:
     return A_arr, a_bound, b_arr[:, 0], b_bound
 
 
+#: Entries of one float64 depth product (``chunk x m``), about 32 MB.
+_DEPTH_BLOCK = 4_000_000
+
+
+def _depth_path(A: np.ndarray, b: np.ndarray, b_bound: int, P: np.ndarray, q: np.ndarray) -> str:
+    """``"float64"``, ``"int64"`` or ``"object"``: the arithmetic :func:`_depths` may use, from the maxima.
+
+    ``bound = D max|A| max|P| + max|b| max|q|`` bounds the sum of the absolute terms of every
+    ``<a_l, P> - b_l q``: below ``2**53`` float64 is exact, below ``2**62`` int64 is.
+    """
+    ints = A.dtype != object and b.dtype != object and P.dtype != object and q.dtype != object
+    bound = P.shape[1] * max_abs(A) * max_abs(P) + b_bound * max_abs(q) if P.shape[0] else 0
+    if ints and bound < FLOAT64_EXACT:
+        return "float64"
+    return "int64" if ints and bound < INT64_SAFE else "object"
+
+
 def _depths(A: np.ndarray, b: np.ndarray, b_bound: int, P: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``depth`` at each point ``P[j] / q[j]`` (``q[j] > 0``): ``#{l : <a_l, P[j]> >= b_l q[j]}``.
 
     ``P`` is an ``(n, D)`` and ``q`` an ``(n,)`` integer array (int64 or Python-int object arrays).
-    Vectorised in ``int64`` when ``D max|A| max|P| + max|b| max|q| < 2**62``, Python ints otherwise.
+    With ``bound = D max|A| max|P| + max|b| max|q|`` (from the arrays' maxima, before any product):
+
+    * ``bound < 2**53``: one float64 BLAS product ``[P, q] @ [A, -b]^T`` per block of points, and
+      the sign of each entry. Exact: every term and every partial sum is an integer below ``2**53``,
+      which float64 holds exactly in any summation order;
+    * ``bound < 2**62``: the same product in ``int64``;
+    * otherwise Python integers.
     """
+    n = P.shape[0]
+    path = _depth_path(A, b, b_bound, P, q)
+    step = max(1, _DEPTH_BLOCK // max(1, A.shape[0]))
+    if path == "float64":
+        H = np.concatenate([A, -b[:, None]], axis=1).astype(np.float64).T  # (D + 1, m)
+        Z = np.concatenate([P, q[:, None]], axis=1).astype(np.float64)  # (n, D + 1)
+        out = np.empty(n, dtype=np.int64)
+        for s in range(0, n, step):
+            out[s : s + step] = np.count_nonzero(Z[s : s + step] @ H >= 0, axis=1)
+        return out
+    if n > step:
+        return np.concatenate([_depths(A, b, b_bound, P[s : s + step], q[s : s + step]) for s in range(0, n, step)])
     lhs = exact_products(A, P)  # (m, n), exact (int64 only when safe)
-    small = (
-        lhs.dtype != object
-        and b.dtype != object
-        and q.dtype != object
-        and A.shape[1] * max_abs(A) * max_abs(P) + b_bound * max_abs(q) < INT64_SAFE
-    )
-    if small:
+    if path == "int64":
         rhs = b.astype(np.int64)[:, None] * q.astype(np.int64)[None, :]
         return np.count_nonzero(lhs.astype(np.int64) >= rhs, axis=0)
     rhs = b.astype(object)[:, None] * q.astype(object)[None, :]
-    sat = lhs.astype(object) >= rhs
-    return np.array([int(sum(bool(v) for v in sat[:, j])) for j in range(sat.shape[1])], dtype=np.int64)
+    return np.count_nonzero((lhs.astype(object) >= rhs).astype(bool), axis=0).astype(np.int64)
 
 
 def depth(x, A, b) -> int:
@@ -253,22 +293,39 @@ def _cross(o: Point, a: Point, c: Point) -> Fraction:
     return (a[0] - o[0]) * (c[1] - o[1]) - (a[1] - o[1]) * (c[0] - o[0])
 
 
+def _homogeneous(p: Point) -> tuple[int, int, int]:
+    """``(X, Y, W)`` with ``p = (X / W, Y / W)``, ``W > 0``."""
+    x, y = p
+    w = x.denominator * y.denominator // math.gcd(x.denominator, y.denominator)
+    return x.numerator * (w // x.denominator), y.numerator * (w // y.denominator), w
+
+
+def _orient(o: tuple[int, int, int], a: tuple[int, int, int], c: tuple[int, int, int]) -> int:
+    """``det[[o], [a], [c]]`` of homogeneous points (positive weights): the sign of :func:`_cross`."""
+    return o[0] * (a[1] * c[2] - a[2] * c[1]) - o[1] * (a[0] * c[2] - a[2] * c[0]) + o[2] * (a[0] * c[1] - a[1] * c[0])
+
+
 def _hull(points: list[Point]) -> tuple[Point, ...]:
-    """Andrew's monotone chain on exact points: counter-clockwise hull, collinear points dropped."""
+    """Andrew's monotone chain on exact points: counter-clockwise hull, collinear points dropped.
+
+    Orientation tests in integer homogeneous coordinates (the sign of :func:`_cross`, without
+    Fraction arithmetic).
+    """
     pts = sorted(set(points))
     if len(pts) <= 2:
         return tuple(pts)
-    lower: list[Point] = []
-    for p in pts:
-        while len(lower) >= 2 and _cross(lower[-2], lower[-1], p) <= 0:
+    hom = [_homogeneous(p) for p in pts]
+    lower: list[int] = []
+    for j in range(len(pts)):
+        while len(lower) >= 2 and _orient(hom[lower[-2]], hom[lower[-1]], hom[j]) <= 0:
             lower.pop()
-        lower.append(p)
-    upper: list[Point] = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and _cross(upper[-2], upper[-1], p) <= 0:
+        lower.append(j)
+    upper: list[int] = []
+    for j in range(len(pts) - 1, -1, -1):
+        while len(upper) >= 2 and _orient(hom[upper[-2]], hom[upper[-1]], hom[j]) <= 0:
             upper.pop()
-        upper.append(p)
-    hull = lower[:-1] + upper[:-1]
+        upper.append(j)
+    hull = [pts[j] for j in lower[:-1] + upper[:-1]]
     return tuple(hull) if len(hull) >= 2 else (pts[0], pts[-1])
 
 
@@ -554,8 +611,11 @@ def _seed_polygon(hull: tuple[Point, ...], P: np.ndarray, q: np.ndarray) -> tupl
     """
     if len(q) == 0:
         return hull
-    x = P[:, 0].astype(float) / q.astype(float)
-    y = P[:, 1].astype(float) / q.astype(float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.asarray(P[:, 0], dtype=float) / np.asarray(q, dtype=float)
+        y = np.asarray(P[:, 1], dtype=float) / np.asarray(q, dtype=float)
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):  # values beyond floats: no seeds needed
+        return hull
     picks = {int(np.argmax(f)) for f in (x, y, -x, -y, x + y, x - y, -x + y, -x - y)}
     seeds = [(Fraction(int(P[i, 0]), int(q[i])), Fraction(int(P[i, 1]), int(q[i]))) for i in picks]
     return _hull(list(hull) + seeds)
@@ -566,27 +626,70 @@ def _outside_of(poly: tuple[Point, ...], P: np.ndarray, q: np.ndarray) -> np.nda
 
     A point strictly inside a polygon spanned by points of a set is not a vertex of the set's hull,
     so dropping it leaves the hull unchanged. Exact: per edge ``(u, v)`` the sign of
-    ``det[[U, q_u], [V, q_v], [P, q]]`` (the orientation in homogeneous integers), vectorised.
+    ``det[[U, q_u], [V, q_v], [P, q]]`` (the orientation in homogeneous integers), vectorised by
+    :func:`~privpac.geometry._exact.exact_signs` over the points not yet found outside.
     """
-    keep = np.ones(len(q), dtype=bool)
     if len(poly) < 3 or len(q) == 0:
-        return keep
+        return np.ones(len(q), dtype=bool)
     inside = np.ones(len(q), dtype=bool)
-    Po = P.astype(object)
-    qo = q.astype(object)
     for a, c in zip(poly, poly[1:] + poly[:1]):
         du, U = common_denominator(a)
         dv, V = common_denominator(c)
         c1 = U[1] * dv - du * V[1]
         c2 = U[0] * dv - du * V[0]
         c3 = U[0] * V[1] - U[1] * V[0]
-        big = (abs(c1) + abs(c2) + abs(c3)) * max(max_abs(P), max_abs(q), 1)
-        if big < INT64_SAFE and P.dtype != object and q.dtype != object:
-            det = P[:, 0] * c1 - P[:, 1] * c2 + q * c3
-        else:
-            det = Po[:, 0] * c1 - Po[:, 1] * c2 + qo * c3
-        inside &= np.asarray(det > 0, dtype=bool)
+        idx = np.flatnonzero(inside)
+        if len(idx) == 0:
+            break
+        inside[idx] = exact_signs([P[idx, 0], P[idx, 1], q[idx]], [c1, -c2, c3]) > 0
     return ~inside
+
+
+def _argmin_ratio(num: np.ndarray, den: np.ndarray) -> int:
+    """An index of the smallest ``num[j] / den[j]`` (``den > 0``), exactly.
+
+    Floats propose (the float argmin), exact integer signs decide: the proposal is accepted when no
+    ``num_i den_j - num_j den_i`` is negative (:func:`~privpac.geometry._exact.exact_signs`), else
+    the best float among the exactly smaller entries is proposed next (strictly smaller each time).
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        f = np.asarray(num, dtype=float) / np.asarray(den, dtype=float)
+    finite = bool(np.all(np.isfinite(f)))
+    j = int(np.argmin(f)) if finite else 0
+    while True:
+        smaller = np.flatnonzero(exact_signs([num, den], [int(den[j]), -int(num[j])]) < 0)
+        if len(smaller) == 0:
+            return j
+        j = int(smaller[np.argmin(f[smaller])]) if finite else int(smaller[0])
+
+
+#: Odd 64-bit multipliers of the row hash that groups duplicate vertices (any values are correct:
+#: equal hashes are always compared row by row).
+_HASH_KEYS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
+
+
+def _unique_rows(V: np.ndarray) -> np.ndarray:
+    """The distinct rows of an ``int64`` array (in hash order), exactly.
+
+    The rows are sorted by a 64-bit hash and a row equal to its predecessor is dropped. When two
+    *different* rows share a hash (never seen in practice, and handled anyway), the exact
+    ``np.unique(axis=0)`` finishes the job.
+    """
+    if len(V) < 2:
+        return V
+    U = np.ascontiguousarray(V).view(np.uint64)
+    h = U[:, 0] * _HASH_KEYS[0]  # wraps modulo 2**64
+    for c in range(1, V.shape[1]):
+        h += U[:, c] * _HASH_KEYS[c]
+    order = np.argsort(h)
+    V, h = V[order], h[order]
+    same = np.flatnonzero(h[1:] == h[:-1])
+    equal = np.all(V[same + 1] == V[same], axis=1)
+    if not np.all(equal):  # a hash collision: exact sort
+        return np.unique(V, axis=0)
+    keep = np.ones(len(V), dtype=bool)
+    keep[same + 1] = False
+    return V[keep]
 
 
 def _vertices_3d(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarray, np.ndarray]:
@@ -595,15 +698,17 @@ def _vertices_3d(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarray, np.n
     Every triple of planes with a nonzero determinant is solved by Cramer's rule
     (``x = (w_1 (a_2 x a_3) + w_2 (a_3 x a_1) + w_3 (a_1 x a_2)) / (a_1 . (a_2 x a_3))``), vectorised over
     the pairs that follow each first plane; points outside the box are dropped, the rest reduced by
-    their gcd and deduplicated. ``int64`` when ``36 X^2 max(X, R) < 2**62`` (the largest numerator,
-    checked up front), Python ints otherwise.
+    their gcd and deduplicated (:func:`_unique_rows`). ``int64`` when the largest numerator
+    ``6 X^2 max(R, max|w|)`` and the box test's ``6 X^3 R`` stay below ``2**62`` (checked up front),
+    Python ints otherwise.
     """
     rows = {(int(a1), int(a2), int(a3), int(w)) for (a1, a2, a3), w in zip(A, b)}
     rows = {r for r in rows if r[:3] != (0, 0, 0)}
     box = [(1, 0, 0, -R), (-1, 0, 0, -R), (0, 1, 0, -R), (0, -1, 0, -R), (0, 0, 1, -R), (0, 0, -1, -R)]
     rows_list = sorted(rows) + box
     X = max([1] + [max(abs(v) for v in r[:3]) for r in rows_list])
-    safe = 36 * X * X * max(X, R, max(abs(r[3]) for r in rows_list)) * R < INT64_SAFE
+    W = max(R, max(abs(r[3]) for r in rows_list))
+    safe = max(6 * X * X * W, 6 * X**3 * R) < INT64_SAFE
     L = np.array(rows_list, dtype=np.int64 if safe else object)
     n = len(L)
     found: list[np.ndarray] = []
@@ -614,39 +719,42 @@ def _vertices_3d(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarray, np.n
         r2, r3 = L[j, :3], L[k, :3]
         w1, w2, w3 = L[i, 3], L[j, 3], L[k, 3]
         c23 = np.stack(_cross3(r2.T, r3.T), axis=1)  # (K, 3)
-        c31 = np.stack(_cross3(r3.T, np.broadcast_to(a1[:, None], r3.T.shape)), axis=1)
-        c12 = np.stack(_cross3(np.broadcast_to(a1[:, None], r2.T.shape), r2.T), axis=1)
         det = c23 @ a1 if c23.dtype != object else (c23 * a1).sum(axis=1)
         keep = det != 0
         if not np.any(keep):
             continue
-        det = det[keep]
-        num = w1 * c23[keep] + w2[keep][:, None] * c31[keep] + w3[keep][:, None] * c12[keep]
+        det, c23, r2, r3, w2, w3 = det[keep], c23[keep], r2[keep], r3[keep], w2[keep], w3[keep]
+        c31 = np.stack(_cross3(r3.T, np.broadcast_to(a1[:, None], r3.T.shape)), axis=1)
+        c12 = np.stack(_cross3(np.broadcast_to(a1[:, None], r2.T.shape), r2.T), axis=1)
+        num = w1 * c23 + w2[:, None] * c31 + w3[:, None] * c12
         sign = np.where(det > 0, 1, -1)
         if det.dtype == object:
             sign = sign.astype(object)
         det, num = det * sign, num * sign[:, None]
         inside = np.all(abs(num) <= R * det[:, None], axis=1)
         if np.any(inside):
-            found.append(np.concatenate([num[inside], det[inside][:, None]], axis=1))
+            V = np.concatenate([num[inside], det[inside][:, None]], axis=1)
+            if V.dtype != object:  # reduced here, so the rows kept in memory are final
+                V //= np.gcd.reduce(V, axis=1)[:, None]
+            found.append(V)
     if not found:  # pragma: no cover - the box corners are always vertices
         return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    V = np.concatenate(found, axis=0)
-    if V.dtype == object:
+    if found[0].dtype == object:
         seen: dict[tuple[int, ...], None] = {}
-        for row in V:
+        for row in np.concatenate(found, axis=0):
             vals = [int(v) for v in row]
             g = math.gcd(*vals)
             seen[tuple(v // g for v in vals)] = None
         U = _int_array([list(r) for r in seen])
     else:
-        g = np.gcd.reduce(V, axis=1)
-        U = np.unique(V // g[:, None], axis=0)
+        V = np.concatenate(found, axis=0)
+        found.clear()
+        U = _unique_rows(V)
     return U[:, :3], U[:, 3]
 
 
-#: Vertices whose depths are counted in one exact ``m x chunk`` product.
-_DEPTH_CHUNK = 20_000
+def _point2(P: np.ndarray, q) -> Point:
+    return Fraction(int(P[0]), int(q)), Fraction(int(P[1]), int(q))
 
 
 class ArrangementLevels3D:
@@ -656,71 +764,75 @@ class ArrangementLevels3D:
     box facets ``+-x_j >= -R`` (:func:`convex_levels` for ``D = 3``). The nested level intervals of
     FindDeepPoint's ``Q_i`` (spec 6.2 step 4) are:
 
-    * ``i = 1``: ``[min, max]`` of ``v_1`` over ``V_k`` (prefix minima over the vertices sorted by
-      depth), :meth:`intervals` with an empty prefix;
+    * ``i = 1``: ``[min, max]`` of ``v_1`` over ``V_k``: per group of vertices of one depth the
+      exact extreme (floats propose, integer cross products decide, :func:`_argmin_ratio`), then
+      prefix extrema over the at most ``m`` groups;
     * ``i = 2``: the slice at ``x_1 = p_1`` of the exact 2-D hull of the projections ``(v_1, v_2)``
-      (incremental monotone-chain hulls from the top level down, computed once);
-    * ``i = 3``: the range of ``x_3`` over ``conv(V_k) ∩ {(x_1, x_2) = p}``, an exact LP per
-      distinct depth value (:func:`~privpac.geometry.exact_lp.hull_slice_range`: HiGHS, certified
-      in rationals).
+      (incremental monotone-chain hulls from the top level down, computed once; only the vertices
+      that the Akl-Toussaint filter :func:`_outside_of` leaves become Fractions);
+    * ``i = 3``: the range of ``x_3`` over ``conv(V_k) ∩ {(x_1, x_2) = p}`` per distinct depth
+      value. The slice is non-empty iff ``p`` lies in the level's 2-D hull (the projection of
+      ``conv(V_k)``); then an exact LP over all of ``V_k`` by column generation from the hull's
+      vertices, certified by exact pricing of every vertex
+      (:func:`~privpac.geometry.exact_lp.hull_slice_ranges`).
 
     Every value is exact (integer vertices and depths, Fraction hulls, certified LP optima).
     """
 
     def __init__(self, P: np.ndarray, q: np.ndarray, depths: np.ndarray, R: int, m: int):
-        order = np.argsort(-np.asarray(depths, dtype=np.int64), kind="stable")
+        d = np.asarray(depths, dtype=np.int64)
+        # falling depth; a stable sort of small non-negative keys (radix sort for 16-bit keys)
+        order = np.argsort((m - d).astype(np.uint16 if m < 2**16 else np.int64), kind="stable")
         self.P = P[order]
         self.q = q[order]
-        self.depths = np.asarray(depths, dtype=np.int64)[order]
+        self.depths = d[order]
         self.R = R
         self.m = m
-        # count[k] = #{v : depth(v) >= k}
-        self._count = [int(np.count_nonzero(self.depths >= k)) for k in range(m + 2)]
-        self._pts: list[Point] | None = None
+        # count[k] = #{v : depth(v) >= k}, k = 0 .. m + 1 (depths sorted falling)
+        self._count = np.searchsorted(-self.depths, -np.arange(m + 2), side="right")
+        self._x1: list[tuple[Fraction, Fraction]] | None = None
         self._hulls: dict[int, tuple[Point, ...]] | None = None
+        self._where: dict[Point, int] = {}
 
     @property
     def top(self) -> int:
         """The largest vertex depth (levels above it are empty)."""
         return int(self.depths[0]) if len(self.depths) else 0
 
-    def points(self) -> list[Point]:
-        if self._pts is None:
-            self._pts = [
-                (Fraction(int(p[0]), int(qq)), Fraction(int(p[1]), int(qq)), Fraction(int(p[2]), int(qq)))
-                for p, qq in zip(self.P, self.q)
-            ]
-        return self._pts
-
     def _distinct_levels(self) -> list[int]:
-        return sorted({int(v) for v in self.depths if v > 0})
+        return sorted({int(v) for v in np.unique(self.depths) if v > 0})
 
     def _x1_intervals(self) -> list[tuple[Fraction, Fraction]]:
-        pts = self.points()
-        out: list[tuple[Fraction, Fraction]] = []
-        lo = hi = None
-        j = 0
-        for k in range(self.top, 0, -1):
-            while j < self._count[k]:
-                v = pts[j][0]
-                lo = v if lo is None or v < lo else lo
-                hi = v if hi is None or v > hi else hi
-                j += 1
-            out.append((lo, hi))
-        return out[::-1]
+        if self._x1 is None:
+            out: list[tuple[Fraction, Fraction]] = []
+            lo = hi = None
+            for k in range(self.top, 0, -1):
+                s, e = int(self._count[k + 1]), int(self._count[k])
+                if e > s:
+                    num, den = self.P[s:e, 0], self.q[s:e]
+                    j = s + _argmin_ratio(num, den)
+                    v = Fraction(int(self.P[j, 0]), int(self.q[j]))
+                    lo = v if lo is None or v < lo else lo
+                    j = s + _argmin_ratio(-num, den)
+                    v = Fraction(int(self.P[j, 0]), int(self.q[j]))
+                    hi = v if hi is None or v > hi else hi
+                out.append((lo, hi))
+            self._x1 = out[::-1]
+        return self._x1
 
     def _projected_hulls(self) -> dict[int, tuple[Point, ...]]:
         if self._hulls is None:
-            pts = self.points()
             hulls: dict[int, tuple[Point, ...]] = {}
             hull: tuple[Point, ...] = ()
-            j = 0
             for k in range(self.top, 0, -1):
-                if j < self._count[k]:
-                    new = np.arange(j, self._count[k])
-                    keep = _outside_of(_seed_polygon(hull, self.P[new, :2], self.q[new]), self.P[new, :2], self.q[new])
-                    hull = _hull(list(hull) + [(pts[i][0], pts[i][1]) for i in new[keep]])
-                    j = self._count[k]
+                s, e = int(self._count[k + 1]), int(self._count[k])
+                if e > s:
+                    Pn, qn = self.P[s:e, :2], self.q[s:e]
+                    keep = s + np.flatnonzero(_outside_of(_seed_polygon(hull, Pn, qn), Pn, qn))
+                    pts = [_point2(self.P[j], self.q[j]) for j in keep]
+                    for pt, j in zip(pts, keep):
+                        self._where.setdefault(pt, int(j))
+                    hull = _hull(list(hull) + pts)
                 hulls[k] = hull
             self._hulls = hulls
         return self._hulls
@@ -729,7 +841,7 @@ class ArrangementLevels3D:
         """``[I_1, I_2, ...]`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty level."""
         p = tuple(Fraction(v) for v in prefix)
         if len(p) == 0:
-            return self._x1_intervals()
+            return list(self._x1_intervals())
         if len(p) == 1:
             out: list[tuple[Fraction, Fraction]] = []
             hulls = self._projected_hulls()
@@ -743,14 +855,21 @@ class ArrangementLevels3D:
             raise InvalidParameterError(f"a prefix of a 3-dimensional system has at most 2 coordinates, got {len(p)}")
         from .exact_lp import hull_slice_ranges
 
-        levels = self._distinct_levels()
-        counts = [self._count[level] for level in reversed(levels)]  # growing sets, falling levels
-        ranges = hull_slice_ranges(self.P, self.q, p, counts)[::-1]
+        hulls = self._projected_hulls()
+        feasible: list[int] = []  # the slice of conv(V_k) is non-empty iff p is in its projection
+        for level in self._distinct_levels():  # rising levels, shrinking (nested) sets
+            if not _in_polygon(hulls[level], p):
+                break
+            feasible.append(level)
+        if not feasible:
+            return []
+        falling = feasible[::-1]  # growing sets
+        counts = [int(self._count[level]) for level in falling]
+        seeds = [[self._where[v] for v in hulls[level]] for level in falling]
+        ranges = hull_slice_ranges(self.P, self.q, p, counts, seeds=seeds)[::-1]
         out = []
         previous = 0
-        for level, rng in zip(levels, ranges):
-            if rng is None:
-                break
+        for level, rng in zip(feasible, ranges):
             out.extend([rng] * (level - previous))
             previous = level
         return out
@@ -769,21 +888,14 @@ def arrangement_levels_3d(A, b, *, box: int) -> ArrangementLevels3D:
     """The levels of a 3-dimensional system ``A x >= b`` in the box ``[-R, R]^3`` (spec 6.2 steps 1-3).
 
     Vertices of the arrangement of the constraint planes and the box facets by Cramer's rule in
-    integers (``C(m + 6, 3)`` triples), their depths by exact integer counts (in chunks of
-    ``_DEPTH_CHUNK`` vertices). ``conv(D_k ∩ B) = conv(V_k)`` (the constraints are closed), so the
-    level sets are the hulls of the vertex sets ``V_k``; :class:`ArrangementLevels3D` answers
-    their slices.
+    integers (``C(m + 6, 3)`` triples), their depths by exact counts (:func:`_depths`: a float64
+    BLAS product when its exactness bound holds, integers otherwise). ``conv(D_k ∩ B) = conv(V_k)``
+    (the constraints are closed), so the level sets are the hulls of the vertex sets ``V_k``;
+    :class:`ArrangementLevels3D` answers their slices.
     """
     A_arr, _, b_arr, b_bound = _system(A, b)
     if A_arr.shape[1] != 3:
         raise InvalidParameterError(f"arrangement_levels_3d needs a 3-column system, got {A_arr.shape[1]} columns")
     R = check_int(box, "box", low=1)
     P, q = _vertices_3d(A_arr, b_arr, R)
-    depths = np.concatenate(
-        [
-            _depths(A_arr, b_arr, b_bound, P[s : s + _DEPTH_CHUNK], q[s : s + _DEPTH_CHUNK])
-            for s in range(0, len(q), _DEPTH_CHUNK)
-        ]
-        or [np.zeros(0, dtype=np.int64)]
-    )
-    return ArrangementLevels3D(P, q, depths, R, A_arr.shape[0])
+    return ArrangementLevels3D(P, q, _depths(A_arr, b_arr, b_bound, P, q), R, A_arr.shape[0])

@@ -199,9 +199,11 @@ DOMAINS = ("a3-rational", "mode-c")
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
-#: feasible exact range near ``m = 10^3`` for a vectorised implementation; ``C(m + 6, 3)`` vertex
-#: candidates, measured in ``benchmarks/linear_feasibility.py``).
-MAX_CONSTRAINTS_3D = 150
+#: feasible exact range near ``m = 10^3`` for a vectorised implementation). ``C(m + 6, 3)`` vertex
+#: candidates (2.1e7 at 500) and an ``O(m^4)`` depth product dominate: the margin-1 halfspace
+#: learner's fit at ``m = 500`` on 2-D grid data took about 30 s of one core and 3.1 GB
+#: (``benchmarks/feasibility_halfspaces.py --only done``; docs/algorithms/linear-feasibility.md).
+MAX_CONSTRAINTS_3D = 500
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). Its cost grows like the square of the
 #: distinct rows (``O(r^2)`` arrangement vertices and an incremental hull): about 100 s at 1,000
