@@ -69,25 +69,13 @@ for i in range(files):
     m = min(per, n - i * per)
     if m <= 0:
         break
-    x = rng.integers(0, 2**{bits}, m, dtype=np.int64)
-    y = (x > 3 * 2**{bits_minus_2}).astype(np.int8)
+    x = rng.integers(0, {high}, m, dtype=np.int64)
+    y = (x > {cut}).astype(np.int8)
     pd.DataFrame({{"x": x, "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
 """
-
-MAKE_DATA64 = """
-import sys
-import numpy as np, pandas as pd
-n, out, files = int(sys.argv[1]), sys.argv[2], 16
-rng = np.random.default_rng(0)
-per = -(-n // files)
-for i in range(files):
-    m = min(per, n - i * per)
-    if m <= 0:
-        break
-    x = rng.integers(0, 2**63, m, dtype=np.int64)  # distinct with probability about 1 - n^2 / 2^64
-    y = (x > 2**62).astype(np.int8)
-    pd.DataFrame({{"x": x, "y": y}}).to_parquet(f"{{out}}/part-{{i:03d}}.parquet", index=False)
-"""
+# values in [0, 2^20): the coarse domain; in [0, 2^63): distinct with probability about 1 - n^2 / 2^64
+MAKE_DATA20 = MAKE_DATA.format(high=f"2**{DOMAIN_BITS}", cut=f"3 * 2**{DOMAIN_BITS - 2}")
+MAKE_DATA64 = MAKE_DATA.format(high="2**63", cut="2**62")
 
 #: The halfspace model's data: 8 features in the unit ball, labels of a fixed halfspace with cosine
 #: margin at least 0.1 (records closer to it are redrawn, vectorised).
@@ -248,7 +236,7 @@ def main() -> None:
             if other_models:
                 data["x"] = scratch / "x"
                 data["x"].mkdir()
-                make_data = MAKE_DATA.format(bits=DOMAIN_BITS, bits_minus_2=DOMAIN_BITS - 2)
+                make_data = MAKE_DATA20
                 subprocess.run([sys.executable, "-c", make_data, str(n), str(data["x"])], check=True)
             if "label-private" in other_models and "spark" in args.engines:
                 subprocess.run([sys.executable, "-c", ONE_FILE, str(data["x"]), f"{data['x']}-one.parquet"], check=True)
@@ -271,7 +259,7 @@ def main() -> None:
             if wide_models:
                 data["x64"] = scratch / "x64"
                 data["x64"].mkdir()
-                subprocess.run([sys.executable, "-c", MAKE_DATA64.format(), str(n), str(data["x64"])], check=True)
+                subprocess.run([sys.executable, "-c", MAKE_DATA64, str(n), str(data["x64"])], check=True)
             if margin_models:
                 data["margin"] = scratch / "margin"
                 data["margin"].mkdir()
