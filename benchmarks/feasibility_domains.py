@@ -13,7 +13,6 @@ are comparable.
 
 from __future__ import annotations
 
-import csv
 import time
 import warnings
 from fractions import Fraction
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _results import write_csv
 from privpac.geometry.feasibility import depth
 from privpac.learners.linear_feasibility import find_deep_point, plan_find_deep_point
 
@@ -74,11 +74,7 @@ def main(trials: int = 5) -> None:
             }
             print(row, flush=True)
             rows.append(row)
-    OUT.parent.mkdir(exist_ok=True)
-    with OUT.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(OUT, rows)
 
 
 if __name__ == "__main__":

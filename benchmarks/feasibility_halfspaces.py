@@ -23,13 +23,13 @@ machine is shared; the CPU time is what one core spends). The CSV is rewritten a
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from _results import write_csv
 from privpac.estimators import PrivateFeasibilityHalfspaceClassifier
 from privpac.learners.feasibility_halfspaces import plan_halfspace_learner
 
@@ -78,10 +78,7 @@ def done_criterion(sizes=DONE_SIZES, runs: int = 20, B: int = 128) -> None:
         }
         print(row, flush=True)
         rows.append(row)
-        with DONE_OUT.open("w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(DONE_OUT, rows)
 
 
 def main() -> None:
@@ -132,11 +129,7 @@ def main() -> None:
         }
         print(row, flush=True)
         rows.append(row)
-    OUT.parent.mkdir(exist_ok=True)
-    with OUT.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(OUT, rows)
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ from sklearn.linear_model import LogisticRegression, Perceptron
 from sklearn.svm import LinearSVC
 from tqdm.auto import tqdm
 
+from _results import write_csv
 from privpac.datasets import load_digits_pair, make_margin_data, margin_direction
 from privpac.estimators import PrivateHalfspaceClassifier
 from privpac.learners.jl_projection import SignProjection, project_records
@@ -268,15 +269,6 @@ def read_rows(path):
             r["test_error"], r["fit_seconds"] = float(r["test_error"]), float(r["fit_seconds"])
             rows.append(r)
     return rows
-
-
-def write_csv(path, rows):
-    if not rows:
-        return
-    with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 STYLE = {

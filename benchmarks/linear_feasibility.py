@@ -13,13 +13,13 @@ machine is shared: only timings from one run are comparable.
 
 from __future__ import annotations
 
-import csv
 import time
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
+from _results import write_csv
 from privpac.geometry.feasibility import depth
 from privpac.learners.linear_feasibility import find_deep_point, plan_find_deep_point
 
@@ -60,11 +60,7 @@ def main() -> None:
         }
         print(row, flush=True)
         rows.append(row)
-    OUT.parent.mkdir(exist_ok=True)
-    with OUT.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(OUT, rows)
 
 
 if __name__ == "__main__":

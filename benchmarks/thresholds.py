@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from _results import write_csv
 from privpac.formatting import fmt_int
 from privpac.learners import em_learn_thresholds, learn_thresholds, threshold_quality
 from privpac.optimize import ExponentialInteriorPoint, RecConcaveInteriorPoint, levels
@@ -348,14 +349,6 @@ def fit_times(sizes, repeats, progress=True):
 
 
 # -- output ------------------------------------------------------------------------------------------
-
-
-def write_csv(path: Path, rows: list[dict], comment: str) -> None:
-    with open(path, "w", newline="") as fh:
-        fh.write(f"# {comment}\n")
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def read_csv(path: Path) -> list[dict]:

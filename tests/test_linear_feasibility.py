@@ -169,6 +169,16 @@ def _values(f):
     return [int(v) for v in f.values]
 
 
+def _neighbouring_levels(gen, X: int, m: int, D: int):
+    """A random system of ``m`` rows in ``[[-X, X]]``, a neighbour (one row replaced) and both systems' boxed levels."""
+    A, b = gen.integers(-X, X + 1, size=(m, D)), gen.integers(-X, X + 1, size=m)
+    A2, b2 = A.copy(), b.copy()
+    j = int(gen.integers(0, m))
+    A2[j], b2[j] = gen.integers(-X, X + 1, size=D), gen.integers(-X, X + 1)
+    R = bounding_box_radius(D, X)
+    return A, b, A2, b2, convex_levels(A, b, box=R), convex_levels(A2, b2, box=R)
+
+
 @pytest.mark.parametrize("domain", DOMAIN_CHOICES)
 @pytest.mark.parametrize("D", [1, 2])
 def test_the_quality_is_quasi_concave_and_has_sensitivity_one(D, domain):
@@ -178,12 +188,7 @@ def test_the_quality_is_quasi_concave_and_has_sensitivity_one(D, domain):
     for _ in range(30):
         X = int(gen.integers(1, 3))
         m = int(gen.integers(1, 7))
-        A, b = gen.integers(-X, X + 1, size=(m, D)), gen.integers(-X, X + 1, size=m)
-        A2, b2 = A.copy(), b.copy()
-        j = int(gen.integers(0, m))
-        A2[j], b2[j] = gen.integers(-X, X + 1, size=D), gen.integers(-X, X + 1)
-        R = bounding_box_radius(D, X)
-        L, L2 = convex_levels(A, b, box=R), convex_levels(A2, b2, box=R)
+        A, b, A2, b2, L, L2 = _neighbouring_levels(gen, X, m, D)
         prefixes = [((), 1)]
         if D == 2:
             prefixes += [((v,), t) for v, t in [_random_prefix(gen, X, domain) for _ in range(2)]]
@@ -647,12 +652,7 @@ def test_l_and_the_block_maxima_have_sensitivity_one(domain):
     gen = np.random.default_rng(50)
     for _ in range(12):
         X, m, D = 1, int(gen.integers(2, 7)), int(gen.integers(1, 3))
-        A, b = gen.integers(-X, X + 1, size=(m, D)), gen.integers(-X, X + 1, size=m)
-        A2, b2 = A.copy(), b.copy()
-        j = int(gen.integers(0, m))
-        A2[j], b2[j] = gen.integers(-X, X + 1, size=D), gen.integers(-X, X + 1)
-        R = bounding_box_radius(D, X)
-        L, L2 = convex_levels(A, b, box=R), convex_levels(A2, b2, box=R)
+        A, b, A2, b2, L, L2 = _neighbouring_levels(gen, X, m, D)
         dom = _domain(X, D, 1, 1, domain)
         for tau in (0, *truncation_levels(m, D, 1.0)[:1]):
             f, g = coordinate_quality(dom, L, (), D, tau), coordinate_quality(dom, L2, (), D, tau)
