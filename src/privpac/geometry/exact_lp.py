@@ -69,6 +69,7 @@ __all__ = [
     "minimize",
     "minimize_over_columns",
     "nested_coordinate_ranges",
+    "slice_support",
 ]
 
 #: Largest number of exact pivots before :class:`RuntimeError` (Bland's rule always terminates;
@@ -774,6 +775,26 @@ def hull_slice_ranges(P, q, prefix, counts, *, seeds, use_highs: bool = True) ->
             values.append(state.value / t)
         ends.append(values)
     return [(lo, -hi) for lo, hi in zip(*ends)]
+
+
+def slice_support(P, q, prefix, count: int, *, use_highs: bool = True) -> list[int] | None:
+    """Whether ``conv{P_j / q_j : j < count} ∩ {x_(<i) = prefix}`` is non-empty, ``i = len(prefix) + 1``.
+
+    ``None`` when it is empty (decided by the exact phase 1 of :func:`_standard`, never by a float
+    solve), else the columns of a feasible basic solution: indices ``< count`` whose own slice is
+    non-empty, the ``seeds`` :func:`hull_slice_ranges` needs for every ``count`` at least this one.
+    """
+    M, rhs, obj, _, _ = _slice_form(P, q, prefix)
+    count = int(count)
+    if count <= 0:
+        return None
+    zero = np.zeros(count, dtype=np.int64)
+    sf = _standard(M[:, :count], rhs, zero, use_highs)
+    if sf.status == "infeasible":
+        return None
+    if sf.status != "optimal" or sf.y is None:  # pragma: no cover - a zero objective is bounded
+        raise RuntimeError("slice_support: a feasibility program was reported unbounded")
+    return sorted(int(j) for j in sf.y)
 
 
 def hull_slice_range(P, q, prefix, *, use_highs: bool = True) -> tuple[Fraction, Fraction] | None:

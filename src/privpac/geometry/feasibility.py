@@ -32,7 +32,7 @@ filter signs whose doubtful cases are recomputed in integers: no rounded float d
   quality ``Q_i`` (FindDeepPoint, ``D <= 2``; :func:`arrangement_levels_3d` for ``D = 3``).
 
 * :func:`arrangement_levels_3d`: the same levels for ``D = 3`` (spec 6.2 steps 1 to 4), answered
-  per prefix by :class:`ArrangementLevels3D`: prefix extrema (``i = 1``), exact 2-D hulls of the
+  per prefix by :class:`PointLevels`: prefix extrema (``i = 1``), exact 2-D hulls of the
   projections (``i = 2``) and certified exact LPs by column generation (``i = 3``,
   :mod:`privpac.geometry.exact_lp`).
 
@@ -61,7 +61,7 @@ from ._exact import (
 )
 
 __all__ = [
-    "ArrangementLevels3D",
+    "PointLevels",
     "ConvexLevel",
     "arrangement_levels_3d",
     "bounding_box_radius",
@@ -757,26 +757,27 @@ def _point2(P: np.ndarray, q) -> Point:
     return Fraction(int(P[0]), int(q)), Fraction(int(P[1]), int(q))
 
 
-class ArrangementLevels3D:
-    """The boxed levels ``conv(V_k)`` of a 3-dimensional system, answered per prefix (spec 6.2).
+class PointLevels:
+    """The levels ``conv(V_k)`` of a finite point set ``V`` with integer depths, answered per prefix (spec 6.2).
 
-    ``V_k`` are the vertices of depth ``>= k`` of the arrangement of the constraint planes and the
-    box facets ``+-x_j >= -R`` (:func:`convex_levels` for ``D = 3``). The nested level intervals of
-    FindDeepPoint's ``Q_i`` (spec 6.2 step 4) are:
+    ``V_k`` are the points of depth ``>= k``: the vertices of the arrangement of the constraint
+    planes and the box facets ``+-x_j >= -R`` (:func:`arrangement_levels_3d`, the exact oracle), or
+    a public candidate set (:func:`candidate_levels`, spec 6.5 option 1). The nested level intervals
+    of FindDeepPoint's ``Q_i`` (spec 6.2 step 4) are, with ``p`` the prefix of length ``i - 1``:
 
-    * ``i = 1``: ``[min, max]`` of ``v_1`` over ``V_k``: per group of vertices of one depth the
+    * ``i = 1``: ``[min, max]`` of ``v_1`` over ``V_k``: per group of points of one depth the
       exact extreme (floats propose, integer cross products decide, :func:`_argmin_ratio`), then
       prefix extrema over the at most ``m`` groups;
     * ``i = 2``: the slice at ``x_1 = p_1`` of the exact 2-D hull of the projections ``(v_1, v_2)``
-      (incremental monotone-chain hulls from the top level down, computed once; only the vertices
+      (incremental monotone-chain hulls from the top level down, computed once; only the points
       that the Akl-Toussaint filter :func:`_outside_of` leaves become Fractions);
-    * ``i = 3``: the range of ``x_3`` over ``conv(V_k) ∩ {(x_1, x_2) = p}`` per distinct depth
-      value. The slice is non-empty iff ``p`` lies in the level's 2-D hull (the projection of
-      ``conv(V_k)``); then an exact LP over all of ``V_k`` by column generation from the hull's
-      vertices, certified by exact pricing of every vertex
-      (:func:`~privpac.geometry.exact_lp.hull_slice_ranges`).
+    * ``i >= 3``: the range of ``x_i`` over ``conv(π_(<=i) V_k) ∩ {x_(<i) = p}`` per distinct depth
+      value, by exact LPs over all of ``V_k`` (column generation, certified by exact pricing of every
+      point, :func:`~privpac.geometry.exact_lp.hull_slice_ranges`). Which slices are non-empty: for
+      ``i = 3`` ``p`` lies in the level's 2-D hull; for ``i >= 4`` an exact feasibility LP
+      (:func:`~privpac.geometry.exact_lp.slice_support`), by binary search over the nested levels.
 
-    Every value is exact (integer vertices and depths, Fraction hulls, certified LP optima).
+    Every value is exact (integer points and depths, Fraction hulls, certified LP optima).
     """
 
     def __init__(self, P: np.ndarray, q: np.ndarray, depths: np.ndarray, R: int, m: int):
@@ -788,12 +789,12 @@ class ArrangementLevels3D:
         self.depths = d[order]
         self.R = R
         self.m = m
+        self.dimension = int(P.shape[1])
         # count[k] = #{v : depth(v) >= k}, k = 0 .. m + 1 (depths sorted falling)
         self._count = np.searchsorted(-self.depths, -np.arange(m + 2), side="right")
         self._x1: list[tuple[Fraction, Fraction]] | None = None
         self._hulls: dict[int, tuple[Point, ...]] | None = None
         self._where: dict[Point, int] = {}
-
     @property
     def top(self) -> int:
         """The largest vertex depth (levels above it are empty)."""
@@ -851,21 +852,37 @@ class ArrangementLevels3D:
                     break
                 out.append(sl)
             return out
-        if len(p) != 2:
-            raise InvalidParameterError(f"a prefix of a 3-dimensional system has at most 2 coordinates, got {len(p)}")
-        from .exact_lp import hull_slice_ranges
+        if len(p) >= self.dimension:
+            raise InvalidParameterError(
+                f"a prefix of a {self.dimension}-dimensional system has at most {self.dimension - 1} coordinates, "
+                f"got {len(p)}"
+            )
+        from .exact_lp import hull_slice_ranges, slice_support
 
         hulls = self._projected_hulls()
         feasible: list[int] = []  # the slice of conv(V_k) is non-empty iff p is in its projection
         for level in self._distinct_levels():  # rising levels, shrinking (nested) sets
-            if not _in_polygon(hulls[level], p):
+            if not _in_polygon(hulls[level], p[:2]):
                 break
             feasible.append(level)
+        if len(p) >= 3 and feasible:  # the projection to the first i - 1 coordinates: exact LPs
+            lo, hi, support = 0, len(feasible), None  # feasible[:lo] certified, feasible[hi:] not
+            while lo < hi:
+                mid = (lo + hi) // 2
+                cols = slice_support(self.P, self.q, p, int(self._count[feasible[mid]]))
+                if cols is None:
+                    hi = mid
+                else:
+                    lo, support = mid + 1, cols
+            feasible = feasible[:lo]  # the last success was feasible[lo - 1]: `support` is its solution
         if not feasible:
             return []
         falling = feasible[::-1]  # growing sets
         counts = [int(self._count[level]) for level in falling]
-        seeds = [[self._where[v] for v in hulls[level]] for level in falling]
+        if len(p) == 2:
+            seeds = [[self._where[v] for v in hulls[level]] for level in falling]
+        else:  # the top feasible level's basic columns come first in the order: feasible for every lower level
+            seeds = [list(support)] * len(falling)
         ranges = hull_slice_ranges(self.P, self.q, p, counts, seeds=seeds)[::-1]
         out = []
         previous = 0
@@ -876,26 +893,26 @@ class ArrangementLevels3D:
 
     def cdepth(self, x) -> int:
         """``max{k : x in conv(V_k)}`` (0 in none): the boxed convexified depth of the rational point ``x``."""
-        x = as_rational_point(x, 3, "x")
+        x = as_rational_point(x, self.dimension, "x")
         best = 0
-        for k, (lo, hi) in enumerate(self.intervals(x[:2]), start=1):
-            if lo <= x[2] <= hi:
+        for k, (lo, hi) in enumerate(self.intervals(x[:-1]), start=1):
+            if lo <= x[-1] <= hi:
                 best = k
         return best
 
 
-def arrangement_levels_3d(A, b, *, box: int) -> ArrangementLevels3D:
+def arrangement_levels_3d(A, b, *, box: int) -> PointLevels:
     """The levels of a 3-dimensional system ``A x >= b`` in the box ``[-R, R]^3`` (spec 6.2 steps 1-3).
 
     Vertices of the arrangement of the constraint planes and the box facets by Cramer's rule in
     integers (``C(m + 6, 3)`` triples), their depths by exact counts (:func:`_depths`: a float64
     BLAS product when its exactness bound holds, integers otherwise). ``conv(D_k ∩ B) = conv(V_k)``
     (the constraints are closed), so the level sets are the hulls of the vertex sets ``V_k``;
-    :class:`ArrangementLevels3D` answers their slices.
+    :class:`PointLevels` answers their slices.
     """
     A_arr, _, b_arr, b_bound = _system(A, b)
     if A_arr.shape[1] != 3:
         raise InvalidParameterError(f"arrangement_levels_3d needs a 3-column system, got {A_arr.shape[1]} columns")
     R = check_int(box, "box", low=1)
     P, q = _vertices_3d(A_arr, b_arr, R)
-    return ArrangementLevels3D(P, q, _depths(A_arr, b_arr, b_bound, P, q), R, A_arr.shape[0])
+    return PointLevels(P, q, _depths(A_arr, b_arr, b_bound, P, q), R, A_arr.shape[0])
