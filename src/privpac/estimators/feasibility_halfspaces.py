@@ -27,15 +27,32 @@ from ..learners.feasibility_halfspaces import (
     DUALS,
     LEARNERS,
     check_learner_dimension,
+    dual_system,
+    halfspace_candidates,
+    halfspace_from_solution,
     learn_halfspace,
     plan_halfspace_learner,
 )
-from ..learners.linear_feasibility import OPTIMIZERS
+from ..learners.linear_feasibility import (
+    OPTIMIZERS,
+    candidate_levels,
+    engine_candidate_depths,
+    engine_constraints,
+    run_find_deep_point,
+)
 from ..random import as_random_source
-from ..validation import check_array, check_budget_epsilon, check_choice, check_delta, check_probability, check_real
+from ..validation import (
+    check_array,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_labels,
+    check_probability,
+    check_real,
+)
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, engine_rows, private_fit
-from .linear_feasibility import check_engine_size
+from .linear_feasibility import check_engine_size, resolve_candidates
 
 __all__ = ["PrivateFeasibilityHalfspaceClassifier", "grid_bound"]
 
@@ -43,6 +60,20 @@ __all__ = ["PrivateFeasibilityHalfspaceClassifier", "grid_bound"]
 def grid_bound(domain) -> int:
     """The public grid bound ``X`` of ``[[-X, X]]^d``: an int ``X >= 1`` or ``IntegerDomain(-X, X)``."""
     return symmetric_bound(domain, "domain", "X", "the integer grid [-X, X]^d of the features")
+
+
+class _DualBlock:
+    """One engine block's dual constraints ``y (<a, x> - w) >= b``, validated against the public grid and labels."""
+
+    def __init__(self, G: int, labels, mode: str):
+        self.G, self.labels, self.mode = G, labels, mode
+
+    def __call__(self, X_block, y_block):
+        if len(X_block) == 0:
+            return None
+        arr = check_points_in_box(np.asarray(X_block), self.G, what="grid")
+        y01 = check_labels(np.asarray(y_block), self.labels, arr.shape[0])
+        return dual_system(arr, 2 * y01.astype(np.int64) - 1, self.mode)
 
 
 class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
@@ -79,6 +110,15 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         Target error (it sets FindDeepPoint's accuracy, the promises and the sufficient size).
     beta : float, default=0.1
         Failure probability.
+    candidates : None, int or array-like of shape (n, d + 1), default=None
+        ``None``: the exact oracle (``d <= 2``). Otherwise FindDeepPoint runs over a public finite set
+        of candidate halfspaces ``(a, w)`` (spec 6.5 option 1): any ``d``, and far more records; not
+        the paper's algorithm: the error is relative to the best candidate. An int ``n``: ``n``
+        random halfspaces drawn without the data
+        (:func:`~privpac.learners.feasibility_halfspaces.halfspace_candidates`: integer directions of
+        resolution 64 through uniform points of the grid's box, plus the two constant hypotheses);
+        an array: your own rows ``(a_1, ..., a_d, w)``. Not with ``learner="pac", mode="paper"``.
+        On Dask and Spark only the ``n`` candidate depths reach the driver.
     labels : pair, default=(0, 1)
         The public label set ``(negative, positive)``.
     random_state : None, int or RandomSource, default=None
@@ -130,6 +170,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         one_d_optimizer="expmech",
         alpha=0.1,
         beta=0.1,
+        candidates=None,
         labels=(0, 1),
         random_state=None,
         accountant=None,
@@ -142,6 +183,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         self.one_d_optimizer = one_d_optimizer
         self.alpha = alpha
         self.beta = beta
+        self.candidates = candidates
         self.labels = labels
         self.random_state = random_state
         self.accountant = accountant
@@ -175,7 +217,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         self._plan(n, d, G, ledger)
         check_engine_size(n, d + 1, who=type(self).__name__)
 
-    def _plan(self, n: int, d: int, G: int, ledger):
+    def _plan(self, n: int, d: int, G: int, ledger, candidates=None):
         """The learner's public plan (its own refusals included) for ``n`` records in ``[-G, G]^d``."""
         return plan_halfspace_learner(
             n,
@@ -188,6 +230,18 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             one_d_optimizer=self.one_d_optimizer,
             alpha=self.alpha,
             beta=self.beta,
+            candidates=candidates,
+        )
+
+    def _candidates(self, d: int, G: int, rng):
+        """The public candidate halfspaces (``None``: the exact oracle), drawn before the data is read."""
+        if self.learner == "pac" and self.mode == "paper":
+            raise InvalidParameterError(
+                "candidates do not apply to learner='pac' with mode='paper' (its noise moves the records to a noisy "
+                "grid of astronomical size); use mode='margin-1'"
+            )
+        return resolve_candidates(
+            self.candidates, None, d + 1, G, rng, draw=lambda n, src: halfspace_candidates(n, d, G, src)
         )
 
     @private_fit
@@ -202,25 +256,23 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         """
         ledger, rng, G = self._begin_fit()
         self._check_features(X, reset=True, y=y)
+        candidates = None
+        if self.candidates is not None:
+            d = int(self.n_features_in_)
+            check_learner_dimension(d, True)
+            candidates = self._candidates(d, G, rng)  # public, before the data
+        if is_engine_collection(X) and candidates is not None:
+            return self._fit_engine_candidates(X, y, G, candidates, ledger, rng)
         if is_engine_collection(X):
             d = int(self.n_features_in_)
             X, y = engine_rows(X, y, lambda n: self._check_engine_size(n, d, G, ledger))
         arr = check_array(X, "X")  # dense, numeric, finite, non-empty
         y01 = self._validate_labels(y, arr.shape[0])
-        check_learner_dimension(arr.shape[1])  # d is public: refused before any value is compared with the grid
+        check_learner_dimension(arr.shape[1], candidates is not None)  # d is public: refused before any value is read
         arr = check_points_in_box(arr, G, what="grid")  # integers; names the first entry outside [-G, G]
         n, d = arr.shape
-        plan = self._plan(n, d, G, ledger)
-        self._warn_few_records(
-            n,
-            plan.sufficient_m,
-            f"error <= {plan.alpha:g} ({'training' if plan.learner == 'erm' else 'population'}) by the KMST "
-            f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.one_d_optimizer}, "
-            f"{plan.find_deep_point.composition} composition) on [-{G}, {G}]^{d} at epsilon={ledger.budget_epsilon:g}, "
-            f"beta={plan.beta:g}",
-            "Use more data, a larger epsilon or a smaller grid bound X.",
-            proven=True,
-        )
+        plan = self._plan(n, d, G, ledger, candidates)
+        self._warn_plan(plan, n, d, G, ledger)
         result = learn_halfspace(
             arr,
             2 * y01.astype(np.int64) - 1,
@@ -232,9 +284,44 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             one_d_optimizer=self.one_d_optimizer,
             alpha=self.alpha,
             beta=self.beta,
+            candidates=candidates,
             ledger=ledger,
             rng=rng,
         )
+        return self._finish_fit(result, plan, G, n, d, ledger)
+
+    def _fit_engine_candidates(self, X, y, G: int, candidates, ledger, rng):
+        """Engine data over public candidates: one validating count pass, the plan, then one depth pass
+        (:func:`~privpac.learners.linear_feasibility.engine_candidate_depths`); no record leaves its partition."""
+        d = int(self.n_features_in_)
+        self.classes_ = np.asarray(self.labels)
+        dual = "margin-1" if self.mode == "margin-1" else "paper"
+        data = engine_constraints((X, y), _DualBlock(G, self.labels, dual), d + 1)
+        n = data.m
+        plan = self._plan(n, d, G, ledger, candidates)
+        self._warn_plan(plan, n, d, G, ledger)
+        fdp = plan.find_deep_point
+        solution = run_find_deep_point(
+            fdp,
+            lambda: candidate_levels(candidates.points, engine_candidate_depths(data, candidates.points), n, bound=fdp.R),
+            ledger=ledger,
+            rng=rng,
+        ).solution
+        return self._finish_fit(halfspace_from_solution(plan, solution), plan, G, n, d, ledger)
+
+    def _warn_plan(self, plan, n: int, d: int, G: int, ledger) -> None:
+        self._warn_few_records(
+            n,
+            plan.sufficient_m,
+            f"error <= {plan.alpha:g} ({'training' if plan.learner == 'erm' else 'population'}) by the KMST "
+            f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.one_d_optimizer}, "
+            f"{plan.find_deep_point.composition} composition) on [-{G}, {G}]^{d} at epsilon={ledger.budget_epsilon:g}, "
+            f"beta={plan.beta:g}",
+            "Use more data, a larger epsilon or a smaller grid bound X.",
+            proven=True,
+        )
+
+    def _finish_fit(self, result, plan, G: int, n: int, d: int, ledger):
         self.domain_ = IntegerDomain(-G, G)
         self.coef_exact_ = result.a
         self.intercept_exact_ = -result.w
@@ -247,7 +334,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
                 f"{type(self).__name__}: the paper's dual returned a = 0, the degenerate halfspace every homogeneous "
                 "constraint allows (spec kmst-halfspaces 3.5): the hypothesis is constant. Use mode='margin-1'.",
                 UtilityWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         self._end_fit(ledger)
         return self
@@ -278,9 +365,10 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         exact = ", ".join(str(v) for v in self.coef_exact_)
         approx = ", ".join(f"{float(v):.6g}" for v in self.coef_exact_)
         G = self.domain_.hi if getattr(self, "domain_", None) is not None else grid_bound(self.domain)
+        over = "" if self.candidates is None else ", over a public candidate set (spec 6.5 option 1)"
         lines = [
             f"{self.algorithm_name}: {self.learner} learner, {self.mode} dual, {self.one_d_optimizer} per coordinate, "
-            f"{self.composition_} composition",
+            f"{self.composition_} composition{over}",
             f"  predict {self.labels[1]!r} iff <a, x> + c >= 0 with a = ({exact}) ~ ({approx}), "
             f"c = {self.intercept_exact_} ~ {float(self.intercept_exact_):.6g}",
             f"  n = {self.n_samples_}, d = {self.n_features_in_}, grid -{G}:{G} per feature",

@@ -14,6 +14,8 @@ bound (``X`` or ``-X:X``)::
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..backends import is_engine_collection
@@ -23,16 +25,30 @@ from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.linear_feasibility import (
     DOMAINS,
     OPTIMIZERS,
+    CandidateSet,
+    candidate_levels,
+    candidate_set,
+    check_candidate_size,
     check_public_size,
     check_system,
+    engine_candidate_depths,
+    engine_constraints,
     find_deep_point,
     plan_find_deep_point,
+    random_candidates,
+    run_find_deep_point,
 )
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
-__all__ = ["ENGINE_MAX_CONSTRAINTS", "PrivateLinearFeasibility", "check_engine_size", "entry_bound"]
+__all__ = [
+    "ENGINE_MAX_CONSTRAINTS",
+    "PrivateLinearFeasibility",
+    "check_engine_size",
+    "entry_bound",
+    "resolve_candidates",
+]
 
 #: Largest number of constraints a fit on Dask or Spark brings to the driver, by ``D``, where the exact
 #: algorithm has no envelope of its own (``D = 3`` has ``MAX_CONSTRAINTS_3D``). Public caps set from the
@@ -72,8 +88,47 @@ def entry_bound(bound) -> int:
     return symmetric_bound(bound, "bound", "X", "integer constraints")
 
 
+def resolve_candidates(candidates, candidate_bound, D: int, default_bound: int, rng, draw=None) -> CandidateSet | None:
+    """The public candidate set a fit runs over (spec 6.5 option 1), from the estimator's parameters.
+
+    ``None``: the exact oracle. An int ``n``: ``n`` public random candidates, ``draw(n, rng)`` (default:
+    uniform integer points in ``[[-C, C]]^D``, ``C = candidate_bound`` or ``default_bound``), drawn
+    before the data is read. An array: the user's own public points (``D`` columns). Never the data.
+    """
+    if candidates is None:
+        if candidate_bound is not None:
+            raise InvalidParameterError("candidate_bound applies only with candidates (an int or an array of points)")
+        return None
+    if isinstance(candidates, numbers.Integral) and not isinstance(candidates, bool):
+        if draw is not None:
+            return draw(int(candidates), rng)
+        bound = default_bound if candidate_bound is None else candidate_bound
+        return random_candidates(int(candidates), D, bound, rng)
+    if isinstance(candidates, (str, bytes, bool, float)):
+        raise InvalidParameterError(
+            f"candidates must be None, a number of random public candidates, or an (n, {D}) array of integer "
+            f"points, got {candidates!r}"
+        )
+    cs = candidate_set(candidates, candidate_bound)
+    if cs.dimension != D:
+        raise InvalidParameterError(f"candidates have {cs.dimension} coordinate(s); this fit needs {D}")
+    return cs
+
+
+class _SystemBlock:
+    """One engine block's constraints ``(A, b)``, validated against the public bound ``X``."""
+
+    def __init__(self, X: int):
+        self.X = X
+
+    def __call__(self, A_block, b_block):
+        if len(A_block) == 0:
+            return None
+        return check_system(np.asarray(A_block), np.asarray(b_block), self.X)
+
+
 class PrivateLinearFeasibility(PrivateEstimatorBase):
-    """A private point satisfying most constraints of an integer system ``A x >= b``, ``x in Q^D``, ``D <= 3``.
+    """A private point satisfying most constraints of an integer system ``A x >= b``, ``x in Q^D``.
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020, Fig. 2, Thm 4.6) with the spec's
     corrections: the boxed convexified depth as the score, the exact per-coordinate quality from the
@@ -101,6 +156,17 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         item 3). ``None``: on for RecConcave, off for the exponential mechanism (where it is refused).
     beta : float, default=0.1
         Failure probability the sufficient number of constraints is computed for.
+    candidates : None, int or array-like of shape (n, D), default=None
+        ``None``: the exact oracle (``D <= 3``). Otherwise FindDeepPoint runs over a public finite
+        candidate set ``P`` with the score ``depth 1[x in P]`` (spec 6.5 option 1), in any ``D`` and
+        at sizes the exact oracle cannot reach; it is *not* the paper's algorithm: the guarantee is
+        relative to the deepest candidate, so ``P`` must hold a point satisfying (nearly) every
+        constraint. An int ``n``: ``n`` integer points drawn uniformly from ``[[-C, C]]^D`` without
+        the data; an array: your own public points (a grid, a net). On Dask and Spark only the
+        ``n`` candidate depths reach the driver.
+    candidate_bound : int, optional
+        ``C`` for the candidates: the range of random candidates (default ``bound``), or a bound
+        the given points must respect (default their largest entry).
     random_state : None, int or RandomSource, default=None
         ``None``: operating-system entropy; an int: a reproducible run (not for releases).
     accountant : BudgetAccountant or None, default=None
@@ -149,6 +215,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         candidate_domain="a3-rational",
         truncate=None,
         beta=0.1,
+        candidates=None,
+        candidate_bound=None,
         random_state=None,
         accountant=None,
     ):
@@ -159,6 +227,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         self.candidate_domain = candidate_domain
         self.truncate = truncate
         self.beta = beta
+        self.candidates = candidates
+        self.candidate_bound = candidate_bound
         self.random_state = random_state
         self.accountant = accountant
 
@@ -191,26 +261,44 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
     def fit(self, A, b=None):
         """Fit on the system ``A x >= b``: ``A`` of shape ``(m, D)``, ``b`` of shape ``(m,)``.
 
-        ``D in {1, 2, 3}``; for ``D = 3`` at most ``MAX_CONSTRAINTS_3D`` constraints (refused from the shape).
+        Exact oracle: ``D in {1, 2, 3}``; for ``D = 3`` at most ``MAX_CONSTRAINTS_3D`` constraints
+        (refused from the shape). With ``candidates``: any ``D``, up to ``MAX_CANDIDATE_WORK``.
         ``A`` may be a Dask collection (``b`` from the same collection) or a Spark DataFrame (``b`` the
-        name of its right-hand-side column): its rows are counted exactly where they live, refused
-        above :func:`check_engine_size`, and only then brought to the driver in row order
-        (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
+        name of its right-hand-side column): its rows are counted exactly where they live (every block
+        validated), refused above :func:`check_engine_size`, and only then brought to the driver in
+        row order (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
+        With ``candidates`` the records never leave their partitions: one pass returns the
+        candidates' exact depths (:func:`~privpac.learners.linear_feasibility.engine_candidate_depths`).
         """
         ledger, rng, X = self._begin_fit()
         if b is None:
             raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
         self._check_features(A, reset=True, y=b)
-        if is_engine_collection(A):
-            D = int(self.n_features_in_)
-            A, b = engine_rows(A, b, lambda m: check_engine_size(m, D, X=X))
         shape = np.shape(A)
-        if len(shape) == 2 and shape[1] == 0:
-            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs 1, 2 or 3 columns")
-        if len(shape) == 2:  # public sizes: an unsupported D or m is refused before any entry is read
-            check_public_size(int(shape[0]) or 1, int(shape[1]), X)
-        A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
-        m, D = A_arr.shape
+        if not is_engine_collection(A) and len(shape) != 2:
+            check_system(A, b, X)  # raises, naming what is wrong with the shape
+        D = int(self.n_features_in_) if is_engine_collection(A) else int(shape[1])
+        if D == 0:
+            raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs at least 1 column")
+        candidates = resolve_candidates(self.candidates, self.candidate_bound, D, X, rng)  # public, before the data
+        engine = None
+        if is_engine_collection(A):
+            if candidates is None:
+                A, b = engine_rows(A, b, lambda m: check_engine_size(m, D, X=X))
+            else:  # the records stay where they live: one validating count pass, then one depth pass
+                engine = engine_constraints((A, b), _SystemBlock(X), D)
+                check_candidate_size(engine.m, candidates.size, D)
+        if engine is None:
+            shape = np.shape(A)
+            if len(shape) == 2:  # public sizes: an unsupported D or m is refused before any entry is read
+                if candidates is None:
+                    check_public_size(int(shape[0]) or 1, int(shape[1]), X)
+                else:
+                    check_candidate_size(int(shape[0]) or 1, candidates.size, int(shape[1]))
+            A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
+            m, D = A_arr.shape
+        else:
+            m = engine.m
         # One set of public choices for the plan (the warning below) and the run.
         choices = dict(
             alpha=ALPHA,
@@ -218,6 +306,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             one_d_optimizer=self.one_d_optimizer,
             domain=self.candidate_domain,
             truncate=self.truncate,
+            candidates=candidates,
         )
         plan = plan_find_deep_point(m, D, X, ledger.budget_epsilon, ledger.budget_delta, **choices)
         self._warn_few_records(
@@ -229,9 +318,19 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             "Use more constraints, a larger epsilon or a smaller bound X.",
             proven=True,
         )
-        result = find_deep_point(
-            A_arr, b_arr, X, ledger.budget_epsilon, ledger.budget_delta, ledger=ledger, rng=rng, **choices
-        )
+        if engine is None:
+            result = find_deep_point(
+                A_arr, b_arr, X, ledger.budget_epsilon, ledger.budget_delta, ledger=ledger, rng=rng, **choices
+            )
+        else:
+            result = run_find_deep_point(
+                plan,
+                lambda: candidate_levels(
+                    candidates.points, engine_candidate_depths(engine, candidates.points), m, bound=plan.R
+                ),
+                ledger=ledger,
+                rng=rng,
+            )
         self.solution_ = result.solution
         self.composition_ = plan.composition
         self.n_samples_ = m
@@ -271,8 +370,9 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         exact = ", ".join(str(v) for v in self.solution_)
         approx = ", ".join(f"{float(v):.6g}" for v in self.solution_)
         X = entry_bound(self.bound)
+        over = "" if self.candidates is None else ", over a public candidate set (spec 6.5 option 1)"
         return [
-            f"{self.algorithm_name}: {self.one_d_optimizer} per coordinate, {self.composition_} composition",
+            f"{self.algorithm_name}: {self.one_d_optimizer} per coordinate, {self.composition_} composition{over}",
             f"  solution x = ({exact}) ~ ({approx})",
             f"  m = {self.n_samples_} constraints, D = {self.n_features_in_}, entries in -{X}:{X}",
         ]

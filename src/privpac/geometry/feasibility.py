@@ -62,6 +62,8 @@ from ._exact import (
 
 __all__ = [
     "PointLevels",
+    "candidate_depths",
+    "candidate_levels",
     "ConvexLevel",
     "arrangement_levels_3d",
     "bounding_box_radius",
@@ -846,11 +848,13 @@ class PointLevels:
         if len(p) == 1:
             out: list[tuple[Fraction, Fraction]] = []
             hulls = self._projected_hulls()
-            for k in range(1, self.top + 1):
-                sl = ConvexLevel(k, 2, None, hulls[k], self.R, False).slice(p[0])
+            previous = 0
+            for level in self._distinct_levels():  # V_k only changes at a depth some point has
+                sl = ConvexLevel(level, 2, None, hulls[level], self.R, False).slice(p[0])
                 if sl is None:
                     break
-                out.append(sl)
+                out.extend([sl] * (level - previous))
+                previous = level
             return out
         if len(p) >= self.dimension:
             raise InvalidParameterError(
@@ -916,3 +920,45 @@ def arrangement_levels_3d(A, b, *, box: int) -> PointLevels:
     R = check_int(box, "box", low=1)
     P, q = _vertices_3d(A_arr, b_arr, R)
     return PointLevels(P, q, _depths(A_arr, b_arr, b_bound, P, q), R, A_arr.shape[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# A public candidate set (spec 6.5 option 1): f_P(S, x) = depth_S(x) 1[x in P]
+# ---------------------------------------------------------------------------------------------
+
+
+def candidate_depths(A, b, points) -> np.ndarray:
+    """``depth_S(p)`` for every row ``p`` of the integer array ``points``: one exact count per candidate.
+
+    The same exact product as the arrangement's vertex depths (:func:`_depths` with denominators
+    1: float64 BLAS only under its checked ``2**53`` bound, then ``int64``, then Python ints). A
+    sum over records, so a sample split in blocks gives the sum of the blocks' counts
+    (:mod:`privpac.backends` merges them exactly). ``A`` may have no rows (all counts 0).
+    """
+    P, _ = as_integer_points(points, "candidates")
+    A_arr = np.asarray(A)
+    if A_arr.ndim != 2 or A_arr.shape[0] == 0:
+        return np.zeros(P.shape[0], dtype=np.int64)
+    A_arr, _, b_arr, b_bound = _system(A, b)
+    if A_arr.shape[1] != P.shape[1]:
+        raise DataError(f"A has {A_arr.shape[1]} columns but the candidates have {P.shape[1]} coordinates")
+    ones = np.ones(P.shape[0], dtype=np.int64)
+    return np.asarray(_depths(A_arr, b_arr, b_bound, P, ones), dtype=np.int64)
+
+
+def candidate_levels(points, depths, m: int, *, bound: int) -> PointLevels:
+    """The levels ``conv{p in P : depth_S(p) >= k}`` of the score ``f_P = depth_S 1[x in P]`` (spec 6.5 option 1).
+
+    ``points`` is the public candidate set (integers in ``[-bound, bound]``), ``depths`` their exact
+    depths (:func:`candidate_depths`, in memory or merged over an engine's blocks) and ``m`` the
+    public number of constraints. Claim 4.1 holds for any point set (Caratheodory), so FindDeepPoint
+    runs on these levels unchanged, relative to the best candidate (:class:`PointLevels`).
+    """
+    P, _ = as_integer_points(points, "candidates")
+    d = np.asarray(depths, dtype=np.int64).reshape(-1)
+    if d.shape[0] != P.shape[0]:
+        raise DataError(f"{P.shape[0]} candidates but {d.shape[0]} depths")
+    m = check_int(m, "m", low=1)
+    if d.size and (int(d.min()) < 0 or int(d.max()) > m):
+        raise DataError(f"candidate depths must lie in [0, m = {m}]")
+    return PointLevels(P, np.ones(P.shape[0], dtype=np.int64), d, check_int(bound, "bound", low=1), m)

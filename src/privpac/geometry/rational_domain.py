@@ -490,6 +490,7 @@ def interval_quality(domain, intervals, floor: int = 0) -> StepFunction:
     points: list[int] = []
     increments: list[int] = []
     previous: tuple[int, int] | None = None
+    last: tuple | None = None  # the previous level's interval: equal neighbours (many levels) share indices
     for level, interval in enumerate(intervals, start=1):
         try:
             lo, hi = interval
@@ -497,8 +498,12 @@ def interval_quality(domain, intervals, floor: int = 0) -> StepFunction:
             raise InvalidParameterError(f"interval {level} must be a pair (lo, hi), got {interval!r}") from exc
         if level <= floor:  # collapsed into the constant floor
             continue
-        a = 0 if lo is None else domain.first_index(_as_fraction(lo))
-        b = T if hi is None else domain.last_index(_as_fraction(hi))
+        if previous is not None and last == (lo, hi):
+            a, b = previous
+        else:
+            a = 0 if lo is None else domain.first_index(_as_fraction(lo))
+            b = T if hi is None else domain.last_index(_as_fraction(hi))
+        last = (lo, hi)
         if a > b:  # no member inside: neither in any deeper (nested) interval
             break
         if previous is not None and not (previous[0] <= a and b <= previous[1]):

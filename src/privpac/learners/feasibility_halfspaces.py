@@ -81,12 +81,15 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..bounds.kmst import blumer_sample_size
 from ..errors import DataError, InvalidParameterError
-from ..random import as_random_source, uniform_int
+from ..random import as_random_source, gaussian_array, uniform_array, uniform_int
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
 from . import linear_feasibility as _fdp
 from .center_point import check_points_in_box
 
 __all__ = [
+    "CANDIDATE_RESOLUTION",
+    "halfspace_candidates",
+    "halfspace_from_solution",
     "LEARNERS",
     "DUALS",
     "MAX_GRID_BITS",
@@ -106,20 +109,61 @@ DUALS = ("margin-1", "paper")
 MAX_GRID_BITS = 4096
 
 
+#: The public integer resolution of :func:`halfspace_candidates`' directions (largest ``|a_j|``).
+CANDIDATE_RESOLUTION = 64
+
+
+def halfspace_candidates(n: int, d: int, X: int, rng=None, *, resolution: int = CANDIDATE_RESOLUTION):
+    """``n`` random public halfspaces ``(a, w)`` on the grid ``[[-X, X]]^d``, plus the two constant ones.
+
+    A candidate set for the dual of spec 6.5 option 1 ("random public directions for the learner"),
+    drawn without the data: ``a`` is a Gaussian direction scaled so its largest entry is
+    ``resolution`` and rounded to integers, ``w`` the rounded ``<a, z>`` at a point ``z`` uniform in
+    the public box ``[-X, X]^d`` (so the hyperplanes cross the grid's box), and the constant
+    hypotheses ``(0, -1)`` (all positive) and ``(0, 1)`` (all negative) close the set. On integer
+    data an integer ``(a, w)`` satisfies the margin-1 constraint ``y (<a, x> - w) >= 1`` iff it
+    classifies ``x`` correctly with ``<a, x> != w``. Every entry lies in ``[-C, C]``,
+    ``C = d resolution X`` (returned as the set's bound).
+    """
+    from .linear_feasibility import CandidateSet
+
+    n = check_int(n, "n_candidates", low=1)
+    d = check_int(d, "d", low=1)
+    X = check_int(X, "X", low=1)
+    resolution = check_int(resolution, "resolution", low=1)
+    src = as_random_source(rng)
+    g = gaussian_array((n, d), 1.0, src)
+    top = np.max(np.abs(g), axis=1, keepdims=True)
+    a = np.rint(resolution * g / np.where(top > 0, top, 1.0)).astype(np.int64)
+    z = (2.0 * uniform_array((n, d), src) - 1.0) * X
+    w = np.rint(np.sum(a * z, axis=1)).astype(np.int64)
+    constant = np.zeros((2, d + 1), dtype=np.int64)
+    constant[:, d] = (-1, 1)
+    C = d * resolution * X
+    points = np.vstack([np.hstack([a, w[:, None]]), constant])
+    return CandidateSet(np.clip(points, -C, C), C)
+
+
 def dual_rows_bound(d: int, X: int) -> int:
     """Distinct dual rows ``(y x, -y)`` a sample on the grid ``[[-X, X]]^d`` can give: ``2 (2X + 1)^d`` (public)."""
     return 2 * (2 * X + 1) ** d
 
 
-def check_learner_dimension(d) -> int:
-    """``d`` if FindDeepPoint runs in ``D = d + 1`` variables, else :class:`InvalidParameterError`."""
+def check_learner_dimension(d, candidates: bool = False) -> int:
+    """``d`` if FindDeepPoint runs in ``D = d + 1`` variables, else :class:`InvalidParameterError`.
+
+    ``candidates``: over a public candidate set every ``d >= 1`` runs (spec 6.5 option 1).
+    """
     d = check_int(d, "d", low=1)
+    if candidates:
+        return d
     supported = tuple(_fdp.SUPPORTED_DIMENSIONS)
     if d + 1 not in supported:
         ds = ", ".join(str(D - 1) for D in supported if D >= 2)
         raise InvalidParameterError(
             f"the KMST halfspace learners in d = {d} dimension(s) run FindDeepPoint on the halfspace (a, w) in "
-            f"D = d + 1 = {d + 1} variables; FindDeepPoint is implemented for D in {supported}, so d in {{{ds}}}"
+            f"D = d + 1 = {d + 1} variables; FindDeepPoint is exact for D in {supported}, so d in {{{ds}}}; any d "
+            "runs over a public candidate set of halfspaces (candidates=..., spec kmst-halfspaces 6.5 option 1)"
         )
     return d
 
@@ -209,10 +253,16 @@ def plan_halfspace_learner(
     one_d_optimizer: str = "expmech",
     alpha: float = 0.1,
     beta: float = 0.1,
+    candidates=None,
 ) -> HalfspaceLearnerPlan:
-    """The accuracies, noise, grid and sufficient sample size of a run (public inputs only)."""
+    """The accuracies, noise, grid and sufficient sample size of a run (public inputs only).
+
+    ``candidates``: a public :class:`~privpac.learners.linear_feasibility.CandidateSet` of halfspaces
+    ``(a, w)`` (``d + 1`` columns; :func:`halfspace_candidates`): FindDeepPoint over it (any ``d``;
+    spec 6.5 option 1). Not with the paper's PAC learner, whose noise rescales the records.
+    """
     m = check_int(m, "m", low=1)
-    d = check_learner_dimension(d)
+    d = check_learner_dimension(d, candidates is not None)
     X = check_int(X, "X", low=1)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
@@ -229,6 +279,11 @@ def plan_halfspace_learner(
         inner_alpha, inner_beta = alpha / 10.0, beta / 2.0
         uc = math.ceil(blumer_sample_size(alpha, beta / 2.0, d + 1))
     else:
+        if candidates is not None:
+            raise InvalidParameterError(
+                "the paper's PAC learner moves every record to a noisy grid of astronomical size, where a public "
+                "candidate set of halfspaces has no meaning; use mode='margin-1' with candidates"
+            )
         inner_alpha, inner_beta = alpha / 40.0, beta / 4.0  # LearnHalfSpace(alpha/20) runs FindDeepPoint at alpha/40
         uc = math.ceil(blumer_sample_size(alpha / 2.0, beta / 2.0, d + 1))
         noise = pac_noise(m, d, X, beta)
@@ -249,6 +304,7 @@ def plan_halfspace_learner(
         beta=inner_beta,
         one_d_optimizer=one_d_optimizer,
         max_distinct_rows=dual_rows_bound(d, grid),
+        candidates=candidates,
     )
     return HalfspaceLearnerPlan(
         learner=learner,
@@ -305,6 +361,7 @@ def learn_halfspace(
     one_d_optimizer: str = "expmech",
     alpha: float = 0.1,
     beta: float = 0.1,
+    candidates=None,
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> HalfspaceResult:
@@ -328,6 +385,10 @@ def learn_halfspace(
         FindDeepPoint's per-coordinate optimiser.
     alpha, beta : float, default=0.1
         Target error and failure probability (they set FindDeepPoint's accuracy and the promises).
+    candidates : CandidateSet, optional
+        Public candidate halfspaces ``(a, w)`` (:func:`halfspace_candidates`): FindDeepPoint's score
+        becomes ``depth 1[(a, w) in P]`` (spec 6.5 option 1), any ``d``, utility relative to the
+        best candidate (it is not the paper's algorithm).
     ledger : PrivacyLedger, optional
         Charged (one composed block) before any data-dependent draw.
     rng : None, int or RandomSource
@@ -340,7 +401,17 @@ def learn_halfspace(
     if y.shape != (m,) or not np.all((y == 1) | (y == -1)):
         raise DataError(f"y_pm must hold one label in {{-1, +1}} per record ({m}), got shape {y.shape}")
     plan = plan_halfspace_learner(
-        m, d, grid, epsilon, delta, learner=learner, mode=mode, one_d_optimizer=one_d_optimizer, alpha=alpha, beta=beta
+        m,
+        d,
+        grid,
+        epsilon,
+        delta,
+        learner=learner,
+        mode=mode,
+        one_d_optimizer=one_d_optimizer,
+        alpha=alpha,
+        beta=beta,
+        candidates=candidates,
     )
     src = as_random_source(rng)
     if ledger is None:
@@ -358,11 +429,18 @@ def learn_halfspace(
         beta=plan.inner_beta,
         one_d_optimizer=one_d_optimizer,
         max_distinct_rows=dual_rows_bound(d, plan.grid),
+        candidates=candidates,
         ledger=ledger,
         rng=src,
     )
-    a, w = fdp.solution[:d], fdp.solution[d]
+    return halfspace_from_solution(plan, fdp.solution)
+
+
+def halfspace_from_solution(plan: HalfspaceLearnerPlan, solution) -> HalfspaceResult:
+    """The hypothesis of FindDeepPoint's private output ``(a*, w*)`` (post-processing, public plan only)."""
+    d = plan.d
+    a, w = solution[:d], solution[d]
     if plan.noise is not None:  # h(x) = +1 iff <a*, Delta' x> >= w*: post-processing by a public scale
         a = tuple(v * plan.noise.delta_prime for v in a)
-    degenerate = mode == "paper" and all(v == 0 for v in a)
+    degenerate = plan.mode == "paper" and all(v == 0 for v in a)
     return HalfspaceResult(tuple(a), w, degenerate, plan)

@@ -166,7 +166,15 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
-from ..geometry.feasibility import arrangement_levels_3d, bounding_box_radius, convex_levels
+from ..random import as_random_source, uniform_array
+from ..geometry.feasibility import (
+    PointLevels,
+    arrangement_levels_3d,
+    bounding_box_radius,
+    candidate_depths,
+    candidate_levels,
+    convex_levels,
+)
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
 from ..stepfunc import StepFunction
@@ -175,6 +183,15 @@ from .center_point import check_points_in_box
 from .coordinatewise import choose_coordinates, coordinate_budget
 
 __all__ = [
+    "MAX_CANDIDATE_WORK",
+    "CandidateSet",
+    "EngineConstraints",
+    "engine_candidate_depths",
+    "engine_constraints",
+    "candidate_denominator_bounds",
+    "candidate_set",
+    "check_candidate_size",
+    "random_candidates",
     "DOMAINS",
     "OPTIMIZERS",
     "FindDeepPointPlan",
@@ -187,6 +204,7 @@ __all__ = [
     "find_deep_point",
     "level_intervals",
     "plan_find_deep_point",
+    "run_find_deep_point",
     "system_levels",
     "truncation_levels",
 ]
@@ -215,6 +233,89 @@ _LARGE_MARGIN_HINT = (
     "for larger or higher-dimensional data with a margin use the large-margin learner "
     "(privpac.estimators.PrivateHalfspaceClassifier; spec kmst-halfspaces 6.5 option 3)"
 )
+
+
+#: Public envelope of the candidate-set oracle (spec 6.5 option 1): at most this many integer
+#: multiply-adds ``n_candidates * m * (D + 1)`` for the depths (one BLAS product in blocks; about a
+#: minute of one core at the cap, ``benchmarks/feasibility_candidates.py``).
+MAX_CANDIDATE_WORK = 2 * 10**11
+
+
+@dataclass(frozen=True)
+class CandidateSet:
+    """A public finite candidate set ``P`` for the score ``f_P(S, x) = depth_S(x) 1[x in P]`` (spec 6.5 option 1).
+
+    Attributes
+    ----------
+    points : numpy.ndarray
+        ``(n, D)`` exact integers (``int64``, or Python ints beyond ``2**62``).
+    bound : int
+        A public ``C >= max |entry|``: every level set is inside ``[-C, C]^D``.
+    """
+
+    points: np.ndarray
+    bound: int
+
+    @property
+    def size(self) -> int:
+        return int(self.points.shape[0])
+
+    @property
+    def dimension(self) -> int:
+        return int(self.points.shape[1])
+
+
+def candidate_set(points, bound: int | None = None) -> CandidateSet:
+    """A :class:`CandidateSet` from public integer points (``bound``: default their largest entry, at least 1).
+
+    The candidates are public (a grid, a net, random points drawn without the data): reading their
+    largest entry reads nothing private. Raises :class:`~privpac.errors.DataError` for non-integer or
+    empty input, :class:`~privpac.errors.DomainError` for an entry beyond a given ``bound``.
+    """
+    P, largest = as_integer_points(points, "candidates")
+    if bound is None:
+        return CandidateSet(P, max(1, int(largest)))
+    bound = check_int(bound, "candidate_bound", low=1)
+    if largest > bound:
+        raise DomainError(f"a candidate has an entry {largest} outside [-{bound}, {bound}] (candidate_bound)")
+    return CandidateSet(P, bound)
+
+
+def random_candidates(n: int, D: int, bound: int, rng=None) -> CandidateSet:
+    """``n`` public integer points drawn uniformly from ``[[-bound, bound]]^D`` (independently of any data)."""
+    n = check_int(n, "n_candidates", low=1)
+    D = check_int(D, "D", low=1)
+    bound = check_int(bound, "candidate_bound", low=1)
+    u = uniform_array((n, D), as_random_source(rng))
+    P = np.minimum(np.floor(u * (2 * bound + 1)), 2 * bound).astype(np.int64) - bound
+    return CandidateSet(P, bound)
+
+
+def candidate_denominator_bounds(C: int, D: int) -> tuple[int, ...]:
+    """``(Q_1, ..., Q_D)`` for a candidate set in ``[[-C, C]]^D``: every level-interval end is in the domains.
+
+    An end of coordinate ``i``'s level interval at the prefix ``s / t`` is the optimum of the LP
+    ``min / max sum_j y_j p_j,i / t`` over ``sum_j y_j (p_j,(<i), 1) = (s, t)``, ``y >= 0``
+    (:func:`~privpac.geometry.exact_lp.hull_slice_range` with denominators 1), attained at a basic
+    solution: by Cramer's rule ``p / (t q)`` with ``q`` the absolute value of a minor of the
+    ``i x i`` matrix whose columns are ``(p_j,(<i), 1)``. Hadamard's bound (each column's norm at
+    most ``sqrt((i - 1) C^2 + 1)``, and at least 1, so smaller minors obey it too) gives
+    ``Q_i = floor(((i - 1) C^2 + 1)^(i / 2))``; ``Q_1 = 1`` (the ends are candidate coordinates).
+    """
+    C = check_int(C, "candidate_bound", low=1)
+    D = check_int(D, "D", low=1)
+    return tuple(math.isqrt(((i - 1) * C * C + 1) ** i) for i in range(1, D + 1))
+
+
+def check_candidate_size(m: int, n_candidates: int, D: int) -> None:
+    """Refuse, from public sizes, a candidate-set run above :data:`MAX_CANDIDATE_WORK`."""
+    work = int(n_candidates) * int(m) * (int(D) + 1)
+    if work > MAX_CANDIDATE_WORK:
+        raise InvalidParameterError(
+            f"FindDeepPoint over {n_candidates:,} public candidates and m = {m:,} constraints in D = {D} needs "
+            f"{work:.3g} multiply-adds for the depths, above MAX_CANDIDATE_WORK = {MAX_CANDIDATE_WORK:.3g}: use "
+            f"fewer candidates, a public random subsample of the constraints, or {_LARGE_MARGIN_HINT}"
+        )
 
 
 def _check_dimension(D: int) -> int:
@@ -283,18 +384,26 @@ def _domain(X: int, D: int, i: int, t: int, domain: str = "a3-rational") -> Rati
     ``z in [[-R t U^2, R t U^2]]`` decoded by the fraction of denominator ``<= U`` in
     ``[z/U^2, (z+1)/U^2)`` (else ``z/U^2``) over ``t``, with ``U = Q_i`` (module docstring).
     """
-    R, Q = bounding_box_radius(D, X), denominator_bounds(X, D)[i - 1]
+    return _make_domain(bounding_box_radius(D, X), denominator_bounds(X, D)[i - 1], t, domain)
+
+
+def _make_domain(R: int, Q: int, t: int, domain: str) -> RationalDomain | SimplestFractionDomain:
+    """The candidates of one coordinate in ``[-R, R]`` with denominator bound ``Q`` over the running ``t``."""
     return RationalDomain(R, t, Q) if domain == "a3-rational" else SimplestFractionDomain(R, t, Q)
 
 
 def _domain_sizes(X: int, D: int, domain: str = "a3-rational") -> tuple[int, ...]:
-    """``max |D_i|`` over every running denominator the earlier coordinates can produce (public).
+    """``max |D_i|`` over every running denominator the earlier coordinates can produce (public)."""
+    return _domain_sizes_for(bounding_box_radius(D, X), denominator_bounds(X, D), domain)
+
+
+def _domain_sizes_for(R: int, Q: tuple[int, ...], domain: str) -> tuple[int, ...]:
+    """``max |D_i|`` for the range ``[-R, R]`` and denominator bounds ``Q`` (public).
 
     A3-rational: ``t <= Q_1 ... Q_(i-1)``; mode C: ``t <= U_1^2 ... U_(i-1)^2`` (a value of the
     fallback ``z/U^2`` multiplies ``t`` by ``U^2``).
     """
-    Q = denominator_bounds(X, D)
-    R = bounding_box_radius(D, X)
+    D = len(Q)
     out, t_max = [], 1
     for i in range(D):
         if domain == "a3-rational":
@@ -343,15 +452,27 @@ class FindDeepPointPlan:
     denominator_bounds: tuple[int, ...]
     domain_sizes: tuple[int, ...]
     sufficient_m: int
+    candidates: int = 0  # the size of the public candidate set (0: the exact arrangement oracle)
+    depth_promise: int = 0  # the public M of the promises r_i (m unless given)
 
     @property
     def mode(self) -> str:
         """``one_d_optimizer`` under the field name the coordinatewise skeleton reads (FindTukey's plans share it)."""
         return self.one_d_optimizer
 
+    def domain_for(self, i: int, t: int) -> RationalDomain | SimplestFractionDomain:
+        """Coordinate ``i``'s public candidate domain for the running denominator ``t``."""
+        return _make_domain(self.R, self.denominator_bounds[i - 1], t, self.domain)
+
     def describe(self) -> list[str]:
+        where = (
+            f"{self.candidates:,} public candidates in [-{self.R}, {self.R}]^{self.D} (spec 6.5 option 1, "
+            "utility relative to the best candidate)"
+            if self.candidates
+            else f"box R={self.R}"
+        )
         return [
-            f"FindDeepPoint plan: D={self.D}, X={self.X}, box R={self.R}, m={self.m}, "
+            f"FindDeepPoint plan: D={self.D}, X={self.X}, {where}, m={self.m}, "
             f"one_d_optimizer={self.one_d_optimizer}, composition={self.composition}, domain={self.domain}",
             f"  truncation from below: tau={list(self.truncation)}"
             if any(self.truncation)
@@ -377,17 +498,35 @@ def plan_find_deep_point(
     domain: str = "a3-rational",
     truncate: bool | None = None,
     max_distinct_rows: int | None = None,
+    candidates: CandidateSet | None = None,
+    depth_promise: int | None = None,
 ) -> FindDeepPointPlan:
     """The budget split, promises and sufficient number of constraints (public inputs only).
 
-    Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 4``, ``one_d_optimizer="recconcave"`` or
-    ``composition="advanced"`` with ``delta = 0``, or an advanced split whose total exceeds
-    ``epsilon``.
+    ``candidates``: run over a public candidate set (spec 6.5 option 1; any ``D``, refused above
+    :data:`MAX_CANDIDATE_WORK`) instead of the exact arrangement (``D <= 3``). ``depth_promise``: the
+    public ``M`` of the promises ``r_i`` and of the truncation (default ``m``; a candidate set with no
+    feasible point needs a smaller one chosen in advance, spec 6.5).
+
+    Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 4`` without candidates,
+    ``one_d_optimizer="recconcave"`` or ``composition="advanced"`` with ``delta = 0``, or an advanced
+    split whose total exceeds ``epsilon``.
     """
     m = check_int(m, "m", low=1)
-    D = _check_dimension(D)
     X = check_int(X, "X", low=1)
-    check_public_size(m, D, X, max_distinct_rows)
+    if candidates is None:
+        D = _check_dimension(D)
+        check_public_size(m, D, X, max_distinct_rows)
+        R, Q = bounding_box_radius(D, X), denominator_bounds(X, D)
+    else:
+        D = check_int(D, "D", low=1)
+        if candidates.dimension != D:
+            raise InvalidParameterError(
+                f"the candidates have {candidates.dimension} coordinate(s) but the system has D = {D} variables"
+            )
+        check_candidate_size(m, candidates.size, D)
+        R, Q = candidates.bound, candidate_denominator_bounds(candidates.bound, D)
+    M = m if depth_promise is None else check_int(depth_promise, "depth_promise", low=1, high=m)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
@@ -408,8 +547,8 @@ def plan_find_deep_point(
     composition, eps0, delta0, total = coordinate_budget(composition, em, epsilon, delta, D)
     alpha0 = alpha / (2 * D * (D + 1))
     beta0 = beta / D
-    promises = tuple(m * (1.0 - alpha0) ** i for i in range(D))
-    sizes = _domain_sizes(X, D, domain)
+    promises = tuple(M * (1.0 - alpha0) ** i for i in range(D))
+    sizes = _domain_sizes_for(R, Q, domain)
     need = 0.0
     for i, size in enumerate(sizes):
         shrink = (1.0 - alpha0) ** i
@@ -422,7 +561,7 @@ def plan_find_deep_point(
         m=m,
         D=D,
         X=X,
-        R=bounding_box_radius(D, X),
+        R=R,
         epsilon=epsilon,
         delta=delta,
         alpha=alpha,
@@ -430,16 +569,18 @@ def plan_find_deep_point(
         one_d_optimizer=one_d_optimizer,
         composition=composition,
         domain=domain,
-        truncation=truncation_levels(m, D, alpha) if truncate else (0,) * D,
+        truncation=truncation_levels(M, D, alpha) if truncate else (0,) * D,
         epsilon0=eps0,
         delta0=delta0,
         alpha0=alpha0,
         beta0=beta0,
         total=total,
         promises=promises,
-        denominator_bounds=denominator_bounds(X, D),
+        denominator_bounds=Q,
         domain_sizes=sizes,
         sufficient_m=math.ceil(need),
+        candidates=0 if candidates is None else candidates.size,
+        depth_promise=M,
     )
 
 
@@ -470,7 +611,7 @@ def level_intervals(convex, prefix: tuple[Fraction, ...], D: int) -> list[tuple[
     ``convex`` is :func:`~privpac.geometry.feasibility.convex_levels` of the system (boxed) for
     ``D <= 2``, :func:`~privpac.geometry.feasibility.arrangement_levels_3d` for ``D = 3``. Exact.
     """
-    if D == 3:
+    if isinstance(convex, PointLevels):  # D = 3, or a candidate set in any D
         return convex.intervals(tuple(prefix))
     i = len(prefix) + 1
     out: list[tuple[Fraction, Fraction]] = []
@@ -541,10 +682,13 @@ def find_deep_point(
     domain: str = "a3-rational",
     truncate: bool | None = None,
     max_distinct_rows: int | None = None,
+    candidates: CandidateSet | None = None,
+    depth_promise: int | None = None,
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> FindDeepPointResult:
-    """A private point satisfying most constraints of ``A x >= b``, ``D = A.shape[1] in {1, 2, 3}`` (Fig. 2).
+    """A private point satisfying most constraints of ``A x >= b`` (Fig. 2): ``D = A.shape[1] in {1, 2, 3}``
+    exactly, or any ``D`` over a public candidate set (spec 6.5 option 1).
 
     Parameters
     ----------
@@ -574,6 +718,15 @@ def find_deep_point(
     max_distinct_rows : int, optional
         A public bound on the number of distinct rows (default: every row the entry bound allows),
         for the ``D = 2`` envelope (:func:`check_public_size`).
+    candidates : CandidateSet, optional
+        Run on the score ``f_P(S, x) = depth_S(x) 1[x in P]`` of a public finite set ``P``
+        (:func:`candidate_set`, :func:`random_candidates`) instead of the exact boxed depth: any
+        ``D``, cost ``|P| m D`` for the depths plus the exact hull and LP machinery over ``P``
+        (:func:`~privpac.geometry.feasibility.candidate_levels`). Not the paper's algorithm: its
+        utility is relative to ``max_(p in P) depth_S(p)`` (module docstring, "Over a public
+        candidate set").
+    depth_promise : int, optional
+        The public ``M`` of RecConcave's promises and the truncation (default ``m``).
     ledger : PrivacyLedger, optional
         Charged (one composed block) before any draw.
     rng : None, int or RandomSource
@@ -587,7 +740,11 @@ def find_deep_point(
     X = check_int(X, "X", low=1)
     shape = np.shape(A)
     if len(shape) == 2:  # the public sizes first: nothing unsupported reads an entry
-        check_public_size(max(int(shape[0]), 1), max(int(shape[1]), 1), X, max_distinct_rows)
+        m0, D0 = max(int(shape[0]), 1), max(int(shape[1]), 1)
+        if candidates is None:
+            check_public_size(m0, D0, X, max_distinct_rows)
+        else:
+            check_candidate_size(m0, candidates.size, D0)
     A_arr, b_arr = check_system(A, b, X)
     m, D = A_arr.shape
     plan = plan_find_deep_point(
@@ -603,20 +760,42 @@ def find_deep_point(
         domain=domain,
         truncate=truncate,
         max_distinct_rows=max_distinct_rows,
+        candidates=candidates,
+        depth_promise=depth_promise,
     )
+    if candidates is None:
+        return run_find_deep_point(plan, lambda: system_levels(A_arr, b_arr, plan.R), ledger=ledger, rng=rng)
+    return run_find_deep_point(
+        plan,
+        lambda: candidate_levels(candidates.points, candidate_depths(A_arr, b_arr, candidates.points), m, bound=plan.R),
+        ledger=ledger,
+        rng=rng,
+    )
+
+
+def run_find_deep_point(plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLedger | None = None, rng=None):
+    """The ``D`` private choices of ``plan`` (Fig. 1) over the levels ``levels_of()`` returns.
+
+    ``levels_of`` is the only place the constraints are read: it is called once, after the whole
+    plan is charged to ``ledger``, and returns the system's levels in the form
+    :func:`level_intervals` reads (:func:`system_levels`, or
+    :func:`~privpac.geometry.feasibility.candidate_levels` of depths computed in memory or merged over
+    an engine's blocks). Everything else is public.
+    """
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
     convex: list = []
+    D = plan.D
 
     def quality_for(domain, prefix):
         if not convex:  # the data enters here, after the whole plan is charged
-            convex.append(system_levels(A_arr, b_arr, plan.R))
+            convex.append(levels_of())
         return coordinate_quality(domain, convex[0], list(prefix), D, tau=plan.truncation[len(prefix)])
 
     solution = choose_coordinates(
         plan,
         D,
-        lambda i, t: _domain(X, D, i, t, plan.domain),
+        plan.domain_for,
         quality_for,
         exponential=plan.one_d_optimizer == "expmech",
         name="FindDeepPoint",
@@ -625,3 +804,71 @@ def find_deep_point(
         rng=rng,
     )
     return FindDeepPointResult(solution, plan)
+
+
+# ---------------------------------------------------------------------------------------------
+# Constraints on an engine (Dask, Spark): candidate depths summed where the records live
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineConstraints:
+    """Constraints that live on an engine, read only through :mod:`privpac.backends` passes.
+
+    ``prepare(*block)`` is the caller's public per-record map, applied to every row block where it
+    lives: it validates the block (an entry outside the public bound raises) and returns the block's
+    constraints ``(A, b)`` as exact integer arrays (``None`` for an empty block). Deterministic, no
+    randomness. Build with :func:`engine_constraints`, which counts ``m`` exactly.
+    """
+
+    backend: object
+    columns: tuple
+    prepare: object
+    m: int
+    D: int
+
+
+class _BlockRows:
+    """How many constraints a block holds, after ``prepare`` validated it."""
+
+    def __init__(self, prepare):
+        self.prepare = prepare
+
+    def __call__(self, *block) -> int:
+        system = self.prepare(*block)
+        return 0 if system is None else int(system[0].shape[0])
+
+
+class _BlockDepths:
+    """The exact depths of the candidates on one block's constraints (a sum over records)."""
+
+    def __init__(self, prepare, points: np.ndarray):
+        self.prepare, self.points = prepare, points
+
+    def __call__(self, *block) -> np.ndarray:
+        system = self.prepare(*block)
+        if system is None:
+            return np.zeros(self.points.shape[0], dtype=np.int64)
+        return candidate_depths(system[0], system[1], self.points)
+
+
+def _sum_counts(parts) -> np.ndarray:
+    return np.sum([np.asarray(p, dtype=np.int64) for p in parts], axis=0)
+
+
+def engine_constraints(columns: tuple, prepare, D: int) -> EngineConstraints:
+    """Wrap engine data, validating and counting every block in one exact pass (before any budget is spent)."""
+    from ..backends import backend_for
+
+    backend = backend_for(columns[0])
+    m = int(backend.map_merge(_BlockRows(prepare), sum, *columns))
+    if m == 0:
+        raise DataError("the constraints are empty: at least one is needed")
+    return EngineConstraints(backend, tuple(columns), prepare, m, check_int(D, "D", low=1))
+
+
+def engine_candidate_depths(data: EngineConstraints, points: np.ndarray) -> np.ndarray:
+    """``depth_S(p)`` of every public candidate, one pass: each block returns its exact integer counts,
+    merged by sums (the same bits on every engine and partitioning). Only ``|P|`` integers reach the
+    driver, whatever ``m`` is."""
+    return np.asarray(data.backend.map_merge(_BlockDepths(data.prepare, points), _sum_counts, *data.columns))
