@@ -201,6 +201,16 @@ def _truncation_level_from_the_data(monkeypatch):
     monkeypatch.setattr(linear_feasibility_learner, "coordinate_quality", coordinate_quality)
 
 
+def _candidate_depths_counted_twice(monkeypatch):
+    """FindDeepPoint over public candidates with every depth counted twice (sensitivity 2, the levels of ``2m``)."""
+    original = linear_feasibility_learner.candidate_levels
+
+    def candidate_levels(points, depths, m, *, bound):
+        return original(points, 2 * np.asarray(depths), 2 * m, bound=bound)
+
+    monkeypatch.setattr(linear_feasibility_learner, "candidate_levels", candidate_levels)
+
+
 def _one_class_shortcut(monkeypatch):
     original = feasibility_halfspaces_estimator.learn_halfspace
 
@@ -275,7 +285,7 @@ MUTANTS = [
     (
         "the depth reached stored on the estimator",
         _depth_reached_stored_on_the_estimator,
-        ["center-point-3d", "center-point-directional-4d", "linear-feasibility-3d"],
+        ["center-point-3d", "center-point-directional-4d", "linear-feasibility-3d", "feasibility-candidates --pair D=1"],
     ),
     ("the choosing mechanism below its size precondition", _choosing_below_its_precondition, ["choosing"]),
     ("a domain bound derived from the data", _domain_from_the_data, ["em-learner"]),
@@ -304,6 +314,11 @@ MUTANTS = [
         "RecConcave truncated at a level read off the data",
         _truncation_level_from_the_data,
         ["linear-feasibility --pair a hundred"],  # the pair where the data-dependent tau flattens one side
+    ),
+    (
+        "candidate depths counted twice",
+        _candidate_depths_counted_twice,
+        ["feasibility-candidates --pair D=1"],  # the pair where the exponential mechanism's loss reaches epsilon
     ),
     (
         "a one-class sample answered without the mechanism",

@@ -59,6 +59,7 @@ CASE_MODULES = [
     "privpac.audit.cases_center_point",
     "privpac.audit.cases_linear_feasibility",
     "privpac.audit.cases_feasibility_halfspaces",
+    "privpac.audit.cases_feasibility_candidates",
     "privpac.audit.cases_halfspace_tukey",
 ]
 

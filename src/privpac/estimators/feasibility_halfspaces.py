@@ -68,10 +68,10 @@ class _DualBlock:
     def __init__(self, G: int, labels, mode: str):
         self.G, self.labels, self.mode = G, labels, mode
 
-    def __call__(self, X_block, y_block):
+    def __call__(self, start, X_block, y_block):
         if len(X_block) == 0:
             return None
-        arr = check_points_in_box(np.asarray(X_block), self.G, what="grid")
+        arr = check_points_in_box(np.asarray(X_block), self.G, what="grid", first_row=start)
         y01 = check_labels(np.asarray(y_block), self.labels, arr.shape[0])
         return dual_system(arr, 2 * y01.astype(np.int64) - 1, self.mode)
 

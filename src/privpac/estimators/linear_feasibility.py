@@ -121,10 +121,10 @@ class _SystemBlock:
     def __init__(self, X: int):
         self.X = X
 
-    def __call__(self, A_block, b_block):
+    def __call__(self, start, A_block, b_block):
         if len(A_block) == 0:
             return None
-        return check_system(np.asarray(A_block), np.asarray(b_block), self.X)
+        return check_system(np.asarray(A_block), np.asarray(b_block), self.X, first_row=start)
 
 
 class PrivateLinearFeasibility(PrivateEstimatorBase):

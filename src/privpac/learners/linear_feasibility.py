@@ -584,14 +584,15 @@ def plan_find_deep_point(
     )
 
 
-def check_system(A, b, X: int) -> tuple[np.ndarray, np.ndarray]:
+def check_system(A, b, X: int, first_row: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``(A, b)`` as exact integer arrays of shapes ``(m, D)`` and ``(m,)`` with every entry in ``[-X, X]``.
 
     Raises :class:`~privpac.errors.DataError` (shape, non-integer, NaN, empty) or
-    :class:`~privpac.errors.DomainError` naming the first entry outside the public bound.
+    :class:`~privpac.errors.DomainError` naming the first entry outside the public bound (rows counted
+    from ``first_row``: a block's position in a sample read block by block).
     """
     X = check_int(X, "X", low=1)
-    A_arr = check_points_in_box(A, X, name="A", what="bound")
+    A_arr = check_points_in_box(A, X, name="A", what="bound", first_row=first_row)
     m = A_arr.shape[0]
     b_flat = np.asarray(b, dtype=object) if not isinstance(b, np.ndarray) else b
     if b_flat.ndim != 1:
@@ -601,7 +602,7 @@ def check_system(A, b, X: int) -> tuple[np.ndarray, np.ndarray]:
     b_arr, b_bound = as_integer_points(b_flat.reshape(-1, 1), "b", d=1)
     if b_bound > X:
         r = int(np.argwhere(np.abs(b_arr[:, 0].astype(object)) > X)[0][0])
-        raise DomainError(f"b[{r}] = {b_arr[r, 0]} lies outside the declared bound [-{X}, {X}]")
+        raise DomainError(f"b[{first_row + r}] = {b_arr[r, 0]} lies outside the declared bound [-{X}, {X}]")
     return A_arr, b_arr[:, 0]
 
 
@@ -815,10 +816,11 @@ def run_find_deep_point(plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLe
 class EngineConstraints:
     """Constraints that live on an engine, read only through :mod:`privpac.backends` passes.
 
-    ``prepare(*block)`` is the caller's public per-record map, applied to every row block where it
-    lives: it validates the block (an entry outside the public bound raises) and returns the block's
-    constraints ``(A, b)`` as exact integer arrays (``None`` for an empty block). Deterministic, no
-    randomness. Build with :func:`engine_constraints`, which counts ``m`` exactly.
+    ``prepare(start, *block)`` is the caller's public per-record map, applied to every row block where
+    it lives (``start``: the block's first row, for error messages): it validates the block (an entry
+    outside the public bound raises) and returns the block's constraints ``(A, b)`` as exact integer
+    arrays (``None`` for an empty block). Deterministic, no randomness. Build with
+    :func:`engine_constraints`, which counts ``m`` exactly.
     """
 
     backend: object
@@ -834,8 +836,8 @@ class _BlockRows:
     def __init__(self, prepare):
         self.prepare = prepare
 
-    def __call__(self, *block) -> int:
-        system = self.prepare(*block)
+    def __call__(self, start, *block) -> int:
+        system = self.prepare(start, *block)
         return 0 if system is None else int(system[0].shape[0])
 
 
@@ -846,7 +848,7 @@ class _BlockDepths:
         self.prepare, self.points = prepare, points
 
     def __call__(self, *block) -> np.ndarray:
-        system = self.prepare(*block)
+        system = self.prepare(0, *block)  # validated by the count pass already
         if system is None:
             return np.zeros(self.points.shape[0], dtype=np.int64)
         return candidate_depths(system[0], system[1], self.points)
@@ -861,7 +863,7 @@ def engine_constraints(columns: tuple, prepare, D: int) -> EngineConstraints:
     from ..backends import backend_for
 
     backend = backend_for(columns[0])
-    m = int(backend.map_merge(_BlockRows(prepare), sum, *columns))
+    m = int(backend.map_merge_rows(_BlockRows(prepare), sum, *columns))
     if m == 0:
         raise DataError("the constraints are empty: at least one is needed")
     return EngineConstraints(backend, tuple(columns), prepare, m, check_int(D, "D", low=1))

@@ -1,0 +1,113 @@
+"""Audit case for FindDeepPoint over a public candidate set, through the estimators' ``fit``.
+
+Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 1-3, with the score
+``f_P(S, x) = depth_S(x) 1[x in P]`` of spec ``kmst-halfspaces`` 6.5 option 1. The estimators
+(:class:`~privpac.estimators.PrivateLinearFeasibility` and
+:class:`~privpac.estimators.PrivateFeasibilityHalfspaceClassifier`, ``candidates=`` a public array)
+are fitted through their public ``fit`` on tiny neighbouring inputs (one constraint or record
+replaced) and audited on everything they release (:func:`~privpac.audit.release.fit_release`).
+The candidates are the grid ``{-1, 0, 1}^D``, so the candidate domains are small (``C = 1``:
+3 integers for the first coordinate, then the values ``p / (t q)`` with the Hadamard denominator
+bounds ``q <= 2, 5, 16``) and the exact laws are enumerated from the same fits, every coordinate's
+piece and uniform index:
+
+* ``D = 1``: a stack of equal constraints loses one to the opposite ray (the privacy loss of the
+  exponential mechanism reaches its bound ``epsilon`` there, so a mechanism running at more than its
+  share shows);
+* ``D = 3`` (prefix extrema, the exact 2-D hull slice, and the certified LP of the third
+  coordinate);
+* the halfspace learner in ``d = 2`` (its dual in ``D = 3``): a label flips;
+* ``D = 4`` (the feasibility search by exact LPs that a prefix of three coordinates needs) is
+  audited empirically on the solution's grid cell: its fourth coordinate has thousands of
+  candidates per path.
+
+Random candidate sets (``candidates=n``) are drawn from the fit's randomness before the data is read
+and independently of it; conditionally on the drawn set the fit is the one audited here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+
+from ..estimators.feasibility_halfspaces import PrivateFeasibilityHalfspaceClassifier
+from ..estimators.linear_feasibility import PrivateLinearFeasibility
+from .registry import AuditCase, NeighbourPair, register
+from .release import cell_view, fit_release
+
+
+def _grid(D: int) -> np.ndarray:
+    return np.array(list(itertools.product((-1, 0, 1), repeat=D)), dtype=np.int64)
+
+
+# (estimator, label, data, neighbour): "system" data are (A, b) with X = 1, "halfspace" data (X, y) on [-1, 1]^2
+_PAIRS = [
+    ("system", "D=1: eight x >= 1; one turns round to x <= -1",
+     ([[1]] * 8, [1] * 8), ([[1]] * 7 + [[-1]], [1] * 8)),
+    ("system", "D=3: x, y, z >= 0 and x + y + z >= 1; the last turns round",
+     ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], [0, 0, 0, 1]),
+     ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [-1, -1, -1]], [0, 0, 0, 1])),
+    ("halfspace", "d=2: a label flips",
+     ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 1, 1, 1]), ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 0, 1, 1])),
+]  # fmt: skip
+
+
+def _release(data, rng, eps, delta):
+    kind, (first, second) = data
+    if kind == "system":
+        A = np.asarray(first, dtype=np.int64)
+        est = PrivateLinearFeasibility(epsilon=eps, bound=1, candidates=_grid(A.shape[1]))
+        return fit_release(est, A, np.asarray(second, dtype=np.int64), rng=rng)
+    X = np.asarray(first, dtype=np.int64)
+    est = PrivateFeasibilityHalfspaceClassifier(epsilon=eps, domain=1, candidates=_grid(X.shape[1] + 1))
+    return fit_release(est, X, np.asarray(second), rng=rng)
+
+
+def _pairs(eps, delta):
+    return [NeighbourPair(label, (kind, a), (kind, b)) for kind, label, a, b in _PAIRS]
+
+
+register(
+    AuditCase(
+        name="feasibility-candidates",
+        description="PrivateLinearFeasibility.fit and PrivateFeasibilityHalfspaceClassifier.fit over the public "
+        "candidates {-1, 0, 1}^D (spec 6.5 option 1): D=1, D=3 and the d=2 learner, exponential mechanism",
+        release=_release,
+        pairs=_pairs,
+        epsilon=1.0,
+        delta=1e-3,  # the fits are pure (delta = 0 is recorded, and audited there)
+        trials=1_500,
+        max_paths=20_000,
+        reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Figs. 1-3, Thm 4.6; spec kmst-halfspaces 6.5",
+    )
+)
+
+
+_PAIRS_4D = [
+    ("system", "D=4: x >= 0 per coordinate and the sum >= 1; the last turns round",
+     (np.vstack([np.eye(4, dtype=np.int64), np.ones((1, 4), dtype=np.int64)]).tolist(), [0, 0, 0, 0, 1]),
+     (np.vstack([np.eye(4, dtype=np.int64), -np.ones((1, 4), dtype=np.int64)]).tolist(), [0, 0, 0, 0, 1])),
+]  # fmt: skip
+
+
+def _pairs_4d(eps, delta):
+    return [NeighbourPair(label, (kind, a), (kind, b)) for kind, label, a, b in _PAIRS_4D]
+
+
+register(
+    AuditCase(
+        name="feasibility-candidates-4d",
+        description="PrivateLinearFeasibility.fit over the public candidates {-1, 0, 1}^4: the exact feasibility "
+        "LPs of a three-coordinate prefix; empirical, on the solution's grid cell",
+        release=_release,
+        pairs=_pairs_4d,
+        epsilon=1.0,
+        delta=1e-3,
+        trials=600,
+        exact=False,
+        views=lambda release, data: cell_view(release, "solution", Fraction(1, 2)),
+        reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 6.2, 6.5",
+    )
+)
