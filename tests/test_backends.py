@@ -738,6 +738,12 @@ def _geometric_data(name):
         return rng.integers(-3, 4, size=(500, 2)), None
     if name == "linear-feasibility":
         return np.array([[1, 0], [0, 1], [-1, -1]] * 100), np.array([0, 0, -2] * 100)
+    if name == "linear-feasibility-candidates":  # D = 4, beyond the exact oracle
+        A = rng.integers(-2, 3, size=(300, 4))
+        return A, np.clip(A @ np.array([1, 0, -1, 1]), -2, 2)
+    if name == "halfspace-feasibility-candidates":  # d = 2 on [-8, 8]^2
+        X = rng.integers(-8, 9, size=(400, 2))
+        return X, (X @ np.array([1, -2]) >= 1).astype(np.int64)
     X = np.arange(-8, 9).repeat(20).reshape(-1, 1)
     return X, (X[:, 0] >= 3).astype(np.int64)
 
@@ -758,6 +764,13 @@ def _geometric_fits():
         "halfspace-feasibility": lambda: PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=8, random_state=5),
         "halfspace-feasibility-pac": lambda: PrivateFeasibilityHalfspaceClassifier(
             epsilon=5.0, domain=8, learner="pac", mode="paper", random_state=5
+        ),
+        # over public candidates the records stay in their partitions: one pass sums the candidate depths
+        "linear-feasibility-candidates": lambda: PrivateLinearFeasibility(
+            bound=2, candidates=300, candidate_bound=1, random_state=5
+        ),
+        "halfspace-feasibility-candidates": lambda: PrivateFeasibilityHalfspaceClassifier(
+            epsilon=5.0, domain=8, candidates=300, random_state=5
         ),
     }
 
@@ -795,6 +808,20 @@ def test_geometric_estimators_give_the_same_model_on_dask(cluster, name, monkeyp
     assert _state(est) == reference and list(est.feature_names_in_) == names
 
 
+@pytest.mark.parametrize("name", ["linear-feasibility-candidates", "halfspace-feasibility-candidates"])
+def test_candidate_fits_never_bring_records_to_the_driver(cluster, name, monkeypatch):
+    """Over public candidates only the candidates' depths travel: a collecting pass fails the fit."""
+    from privpac.backends import DaskBackend
+
+    def collect(*args, **kwargs):
+        raise AssertionError("records were brought to the driver")
+
+    monkeypatch.setattr(DaskBackend, "map_chunks", collect)
+    X, y = _geometric_data(name)
+    est = _fit(_geometric_fits()[name], da.from_array(X, chunks=(97, -1)), da.from_array(y, chunks=97))
+    assert est.n_samples_ == len(X)
+
+
 def test_tukey_chunk_points_on_dask_equal_the_in_memory_chunks(cluster, monkeypatch):
     """Only the chunk points travel: H0 from the engine equals the in-memory scan of every chunk,
     the dropped tail included (it reaches no kernel)."""
@@ -824,7 +851,7 @@ def test_tukey_chunk_points_on_dask_equal_the_in_memory_chunks(cluster, monkeypa
     assert not np.array_equal(lht.sample_chunk_points(Xd, yd, plan), expected)  # the check above catches it
 
 
-@pytest.mark.parametrize("name", ["tukey", "center-point", "halfspace-feasibility"])
+@pytest.mark.parametrize("name", ["tukey", "center-point", "halfspace-feasibility", "halfspace-feasibility-candidates"])
 def test_geometric_estimators_report_a_bad_value_as_in_memory(cluster, name):
     from privpac.accountant import BudgetAccountant
 

@@ -248,6 +248,7 @@ def _geometric_cases():
     rng = np.random.default_rng(3)
     x = rng.integers(-4, 5, size=(3000, 1))
     grid = np.arange(-8, 9).repeat(20).reshape(-1, 1)
+    x3 = rng.integers(-4, 5, size=(600, 3))
     return {
         "tukey": (
             lambda: PrivateTukeyHalfspaceClassifier(domain=4, random_state=5),
@@ -264,6 +265,11 @@ def _geometric_cases():
             lambda: PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=8, random_state=5),
             grid,
             (grid[:, 0] >= 3).astype(np.int64),
+        ),
+        "halfspace-feasibility-candidates": (  # d = 3 over public candidates: only their depths travel
+            lambda: PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=4, candidates=200, random_state=5),
+            x3,
+            (x3 @ np.array([1, -1, 2]) >= 1).astype(np.int64),
         ),
     }
 
@@ -291,7 +297,7 @@ def test_geometric_estimators_give_the_same_model_on_spark(spark, name):
         assert list(est.feature_names_in_) == [f"x{j}" for j in range(X.shape[1])]
 
 
-@pytest.mark.parametrize("name", ["tukey", "center-point"])
+@pytest.mark.parametrize("name", ["tukey", "center-point", "halfspace-feasibility-candidates"])
 def test_geometric_estimators_report_a_bad_value_in_one_partition_on_spark(spark, name):
     make, X, y = _geometric_cases()[name]
     bad = X.copy()
