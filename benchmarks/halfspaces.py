@@ -5,6 +5,8 @@ Arms (each fits on the training records and is scored on held-out records)
 * ``feasibility-expmech`` / ``feasibility-recconcave``: the linear-feasibility learner of Kaplan,
   Mansour, Stemmer, Tsfadia (``PrivateFeasibilityHalfspaceClassifier``, ERM in margin-1 mode),
   with the exponential mechanism or RecConcave per coordinate, (eps, delta)-DP;
+* ``feasibility-candidates``: the same learner over 5,000 public random candidate halfspaces
+  (``candidates=5000``, spec 6.5 option 1: any ``d``, not the paper's algorithm), pure eps-DP;
 * ``tukey-exponential`` / ``tukey-directional``: the center-point learner of Beimel, Moran,
   Nissim, Stemmer (``PrivateTukeyHalfspaceClassifier``: sample-and-aggregate over FindTukey),
   with Tukey depth or directional depth;
@@ -107,6 +109,16 @@ def _feasibility(optimizer):
     return make
 
 
+#: Public random candidate halfspaces of the candidate-set arm (spec 6.5 option 1).
+N_CANDIDATES = 5_000
+
+
+def _feasibility_candidates(eps, B, d, seed):
+    return PrivateFeasibilityHalfspaceClassifier(
+        epsilon=eps, domain=IntegerDomain(-B, B), candidates=N_CANDIDATES, random_state=seed
+    )
+
+
 def _tukey(depth):
     def make(eps, B, d, seed):
         return PrivateTukeyHalfspaceClassifier(epsilon=eps, domain=IntegerDomain(-B, B), depth=depth, random_state=seed)
@@ -161,6 +173,7 @@ class _Logistic:
 ARMS: dict[str, object] = {
     "feasibility-expmech": _feasibility("expmech"),
     "feasibility-recconcave": _feasibility("recconcave"),
+    "feasibility-candidates": _feasibility_candidates,
     "tukey-exponential": _tukey("tukey"),
     "tukey-directional": _tukey("directional"),
     "generic-em": _GenericEM,
@@ -262,6 +275,9 @@ def main():
     ap.add_argument("--budget", type=float, default=60.0, help="seconds a fit may take (larger n then skipped)")
     ap.add_argument("--arms", nargs="+", default=None, help="subset of arms")
     ap.add_argument("--out", default=str(RESULTS / "halfspaces.csv"))
+    ap.add_argument(
+        "--merge", action="store_true", help="keep the rows of the other arms already in --out (rerun some arms only)"
+    )
     args = ap.parse_args()
     seeds = args.seeds or (2 if args.quick else 3)
     arms = {k: v for k, v in ARMS.items() if args.arms is None or k in args.arms}
@@ -287,6 +303,15 @@ def main():
                     break
             if rows[-1]["note"].startswith("refused"):
                 break
+    if args.merge and Path(args.out).exists():
+        with Path(args.out).open(newline="") as f:
+            kept = [r for r in csv.DictReader(f) if r["arm"] not in arms]
+        for r in kept:  # the numbers as the fresh rows hold them, for the summary
+            r.update(d=int(r["d"]), B=int(r["B"]), n=int(r["n"]), seed=int(r["seed"]),
+                     epsilon=float(r["epsilon"]) if r["epsilon"] else "",
+                     test_error=float(r["test_error"]) if r["test_error"] else "",
+                     fit_seconds=float(r["fit_seconds"]) if r["fit_seconds"] else "")  # fmt: skip
+        rows = kept + rows
     write(rows, Path(args.out))
 
 

@@ -259,3 +259,36 @@ def test_the_command_line_fits_over_candidates(tmp_path):
     result = CliRunner().invoke(main, args + ["--set", "candidates=500", "--seed", "0", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert len(load_model(out).solution_) == 4
+    result = CliRunner().invoke(
+        main, ["feasibility", str(csv), "--domain", "-2:2", "--candidates", "300", "--candidate-bound", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "private feasible point (a1, a2, a3, a4)" in result.output and "FindDeepPoint: 4 coordinate(s)" in result.output
+
+
+@pytest.mark.parametrize("kind", ["system", "halfspace"])
+def test_the_release_over_candidates_depends_on_public_inputs_only(kind):
+    """Two inputs of one shape and two seeds: the same ledger, which ``privacy_record`` recomputes
+    without data; the same reviewed attributes as the exact path (no depth, no count)."""
+    gen = np.random.default_rng(13)
+    fits = []
+    for seed in (0, 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UtilityWarning)
+            if kind == "system":
+                A, b = gen.integers(-2, 3, size=(200, 4)), gen.integers(-2, 3, size=200)
+                est = PrivateLinearFeasibility(bound=2, candidates=100, random_state=seed).fit(A, b)
+            else:
+                X = gen.integers(-4, 5, size=(200, 3))
+                y = gen.integers(0, 2, size=200)
+                est = PrivateFeasibilityHalfspaceClassifier(domain=4, candidates=100, random_state=seed).fit(X, y)
+        fits.append(est)
+    a, b = fits
+    assert a.ledger_.lines() == b.ledger_.lines() and a.privacy_spent_ == b.privacy_spent_
+    assert a.privacy_record(*a.fit_shape_).to_dict() == a.ledger_.to_dict()
+    public = {k for k in vars(a) if k.endswith("_") and not k.startswith("_")}
+    expected = {"solution_", "composition_", "n_samples_", "n_features_in_"} if kind == "system" else {
+        "coef_exact_", "intercept_exact_", "degenerate_", "composition_", "n_samples_", "n_features_in_",
+        "classes_", "domain_",
+    }  # fmt: skip
+    assert public - {"ledger_", "privacy_spent_", "fit_shape_", "feature_names_in_"} == expected

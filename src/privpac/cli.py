@@ -616,8 +616,18 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
     show_default=True,
     help="Per-coordinate optimiser: the exponential mechanism (pure DP) or RecConcave (needs --delta > 0).",
 )
+@click.option(
+    "--candidates",
+    type=int,
+    default=None,
+    help="Run over this many public random integer candidates in [-C, C]^D (spec 6.5 option 1: any number of "
+    "variables, not the paper's algorithm); default: the exact oracle (at most 3 variables).",
+)
+@click.option("--candidate-bound", type=int, default=None, help="C for --candidates (default: the bound X).")
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
-def feasibility(data, label, features, domain_spec, epsilon, delta, beta, one_d_optimizer, seed):
+def feasibility(
+    data, label, features, domain_spec, epsilon, delta, beta, one_d_optimizer, candidates, candidate_bound, seed
+):
     """A private point x satisfying most constraints <a_l, x> >= b_l of a CSV (one constraint a row).
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia 2020, Fig. 2): neighbouring systems differ in
@@ -635,7 +645,14 @@ def feasibility(data, label, features, domain_spec, epsilon, delta, beta, one_d_
         _fail(f"columns not in {data}: {', '.join(missing)}")
     dom = parse_domain(domain_spec) if ":" in domain_spec else int(eval_int(domain_spec))
     est = PrivateLinearFeasibility(
-        epsilon=epsilon, delta=delta, bound=dom, one_d_optimizer=one_d_optimizer, beta=beta, random_state=seed
+        epsilon=epsilon,
+        delta=delta,
+        bound=dom,
+        one_d_optimizer=one_d_optimizer,
+        beta=beta,
+        candidates=candidates,
+        candidate_bound=candidate_bound,
+        random_state=seed,
     )
     est.fit(_stack(columns, names), columns[label])
     exact = ", ".join(str(v) for v in est.solution_)

@@ -36,7 +36,10 @@ filter signs whose doubtful cases are recomputed in integers: no rounded float d
   projections (``i = 2``) and certified exact LPs by column generation (``i = 3``,
   :mod:`privpac.geometry.exact_lp`).
 
-Not here: ``D >= 4``.
+* :func:`candidate_depths`, :func:`candidate_levels`: the same levels for a public finite candidate
+  set in any dimension (spec 6.5 option 1), answered by the same :class:`PointLevels`.
+
+Not here: the arrangement of ``D >= 4``.
 """
 
 from __future__ import annotations
@@ -864,11 +867,17 @@ class PointLevels:
         from .exact_lp import hull_slice_ranges, slice_support
 
         hulls = self._projected_hulls()
-        feasible: list[int] = []  # the slice of conv(V_k) is non-empty iff p is in its projection
-        for level in self._distinct_levels():  # rising levels, shrinking (nested) sets
-            if not _in_polygon(hulls[level], p[:2]):
-                break
-            feasible.append(level)
+        # the slice of conv(V_k) is non-empty only if p[:2] is in its projection; the sets shrink with
+        # the level (nested), so the levels that pass are a prefix of the rising distinct levels
+        distinct = self._distinct_levels()
+        lo, hi = 0, len(distinct)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _in_polygon(hulls[distinct[mid]], p[:2]):
+                lo = mid + 1
+            else:
+                hi = mid
+        feasible = distinct[:lo]
         if len(p) >= 3 and feasible:  # the projection to the first i - 1 coordinates: exact LPs
             lo, hi, support = 0, len(feasible), None  # feasible[:lo] certified, feasible[hi:] not
             while lo < hi:

@@ -1,4 +1,4 @@
-"""FindDeepPoint: private linear feasibility in dimension D = 1, 2 and 3, with the spec's corrections.
+"""FindDeepPoint: private linear feasibility, exact in dimension D = 1, 2 and 3, with the spec's corrections.
 
 Kaplan, Mansour, Stemmer and Tsfadia, "Private learning of halfspaces: simplifying the construction
 and reducing the sample complexity" (NeurIPS 2020), Fig. 1 (OptimizeHighDimFunc, Thm 3.7) and
@@ -150,9 +150,44 @@ in ``docs/algorithms/linear-feasibility.md``), before any entry of the system is
 is refused the same way; the message points to the large-margin learner
 (:class:`~privpac.estimators.PrivateHalfspaceClassifier`).
 
-Not implemented: ``D >= 4``, and Def 4.4's domains (replaced by the two above; Lemma 4.3, their
-justification, is false for ``i >= 2``). LearnHalfSpace and the PAC learner (Fig. 3, Thm 5.2) are
-in :mod:`privpac.learners.feasibility_halfspaces`.
+Over a public candidate set (spec 6.5 option 1; not the paper's algorithm)
+--------------------------------------------------------------------------
+Beyond the exact envelope (``D >= 4``, or more constraints than the ``D = 2, 3`` caps), the score is
+``f_P(S, x) = depth_S(x) 1[x in P]`` for a *public* finite set ``P`` of integer points in
+``[[-C, C]]^D`` (``candidates=``: :func:`candidate_set`, :func:`random_candidates`, or
+:func:`~privpac.learners.feasibility_halfspaces.halfspace_candidates` for the halfspace dual). Section 3
+of the paper applies verbatim to this score:
+
+* *Levels*: ``conv{z : f_P(S, z) >= k} = conv(P_k)``, ``P_k = {p in P : depth_S(p) >= k}``: the same
+  nested-hull machinery as the exact oracle (:class:`~privpac.geometry.feasibility.PointLevels`:
+  prefix extrema, exact 2-D hull slices, certified LPs; for a prefix of three or more coordinates an
+  exact feasibility LP by binary search over the nested levels).
+* *Domains* (property (P)): an end of coordinate ``i``'s level interval at the prefix ``s/t`` is a
+  basic solution of the slice LP, ``p / (t q)`` with ``q`` a minor of an ``i x i`` matrix whose columns
+  are ``(p_(<i), 1)``, so Hadamard's bound gives ``Q_i = floor(((i - 1) C^2 + 1)^(i/2))``
+  (:func:`candidate_denominator_bounds`); the two domain families above take ``R = C`` and these
+  ``Q_i``. Every end is a member, so the argmax of ``Q_i`` is reachable (Requirement 3.6 relative to
+  ``P``).
+* *Privacy*: ``f_P`` has sensitivity 1 under replace-one neighbours (one constraint changes every
+  candidate's depth by at most 1), so Claim 3.5 holds, and ``P``, ``C``, the domains and the plan are
+  public: the argument of the exact oracle carries over word for word. ``P`` must not depend on the
+  data: a given array, or random points drawn from the fit's randomness before the data is read. The
+  depths are exact integer counts (:func:`~privpac.geometry.feasibility.candidate_depths`, a sum
+  over records: on Dask and Spark each block returns its counts and only ``|P|`` integers reach the
+  driver, :func:`engine_candidate_depths`). Audited exactly through the estimators
+  (``feasibility-candidates``: ``D = 1, 3`` and the ``d = 2`` learner) and empirically in ``D = 4``.
+* *Utility*: Claim 4.1 holds for any point set (Caratheodory), so ``Delta = D + 1`` and Thm 3.7 gives
+  ``depth(x*) >= (1 - alpha) m`` when some candidate is feasible and ``m >= plan.sufficient_m``. When
+  no candidate is, the shortfall ``m - max_p depth(p)`` is multiplied by up to ``D + 1`` (the output is
+  a point of the candidates' hull, not a candidate); RecConcave's promise needs a public
+  ``depth_promise`` below ``m`` chosen in advance.
+* *Cost*: ``|P| m (D + 1)`` multiply-adds for the depths (refused above :data:`MAX_CANDIDATE_WORK`
+  from public sizes) plus hulls and LPs per distinct depth value (at most ``min(|P|, m + 1)`` of them):
+  ``benchmarks/feasibility_candidates.py``.
+
+Not implemented: ``D >= 4`` exactly, and Def 4.4's domains (replaced by the two above; Lemma 4.3,
+their justification, is false for ``i >= 2``). LearnHalfSpace and the PAC learner (Fig. 3, Thm 5.2)
+are in :mod:`privpac.learners.feasibility_halfspaces`.
 """
 
 from __future__ import annotations
