@@ -61,7 +61,9 @@ def _arms(n: int, d: int):
         for N in (1_000, 10_000)
     }
     if d == 2 and n <= MAX_CONSTRAINTS_3D:
-        arms["kmst exact"] = lambda seed: PrivateFeasibilityHalfspaceClassifier(epsilon=1.0, domain=B, random_state=seed)
+        arms["kmst exact"] = lambda seed: PrivateFeasibilityHalfspaceClassifier(
+            epsilon=1.0, domain=B, random_state=seed
+        )
     arms["large margin (0.1)"] = lambda seed: PrivateHalfspaceClassifier(
         epsilon=1.0, delta=DELTA, domain=IntegerDomain(-B, B), margin=0.1, fit_intercept=True, random_state=seed
     )
@@ -112,9 +114,9 @@ def _one_fit(n: int, N: int, d: int) -> dict:
 
 
 def scale(cells=None) -> None:
-    cells = cells or [
-        (n, N, d) for d in (2, 5, 10) for n in (10_000, 100_000) for N in (1_000, 10_000)
-    ] + [(1_000_000, 10_000, 5)]
+    cells = cells or [(n, N, d) for d in (2, 5, 10) for n in (10_000, 100_000) for N in (1_000, 10_000)] + [
+        (1_000_000, 10_000, 5)
+    ]
     rows = []
     for n, N, d in cells:
         out = subprocess.run(

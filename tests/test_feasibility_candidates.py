@@ -73,7 +73,7 @@ def test_every_level_interval_end_is_a_domain_member(D, domain):
         A, b, P = _system(gen, int(gen.integers(2, 9)), D, 2, C)
         plan = plan_find_deep_point(len(b), D, 2, 1.0, candidates=candidate_set(P, C), domain=domain)
         levels = _levels(A, b, P, C)
-        for prefix, t, dom, ints in _walk(gen, levels, plan):
+        for prefix, _t, dom, ints in _walk(gen, levels, plan):
             for lo, hi in ints:
                 assert lo in dom and hi in dom, (A, b, P, prefix, lo, hi)
                 assert dom.select(dom.first_index(lo)) == lo and dom.select(dom.last_index(hi)) == hi
@@ -263,7 +263,8 @@ def test_the_command_line_fits_over_candidates(tmp_path):
         main, ["feasibility", str(csv), "--domain", "-2:2", "--candidates", "300", "--candidate-bound", "1"]
     )
     assert result.exit_code == 0, result.output
-    assert "private feasible point (a1, a2, a3, a4)" in result.output and "FindDeepPoint: 4 coordinate(s)" in result.output
+    assert "private feasible point (a1, a2, a3, a4)" in result.output
+    assert "FindDeepPoint: 4 coordinate(s)" in result.output
 
 
 @pytest.mark.parametrize("kind", ["system", "halfspace"])

@@ -285,7 +285,12 @@ MUTANTS = [
     (
         "the depth reached stored on the estimator",
         _depth_reached_stored_on_the_estimator,
-        ["center-point-3d", "center-point-directional-4d", "linear-feasibility-3d", "feasibility-candidates --pair D=1"],
+        [
+            "center-point-3d",
+            "center-point-directional-4d",
+            "linear-feasibility-3d",
+            "feasibility-candidates --pair D=1",
+        ],
     ),
     ("the choosing mechanism below its size precondition", _choosing_below_its_precondition, ["choosing"]),
     ("a domain bound derived from the data", _domain_from_the_data, ["em-learner"]),

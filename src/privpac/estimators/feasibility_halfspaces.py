@@ -301,9 +301,10 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         plan = self._plan(n, d, G, ledger, candidates)
         self._warn_plan(plan, n, d, G, ledger)
         fdp = plan.find_deep_point
+        points = candidates.points
         solution = run_find_deep_point(
             fdp,
-            lambda: candidate_levels(candidates.points, engine_candidate_depths(data, candidates.points), n, bound=fdp.R),
+            lambda: candidate_levels(points, engine_candidate_depths(data, points), n, bound=fdp.R),
             ledger=ledger,
             rng=rng,
         ).solution

@@ -800,6 +800,7 @@ class PointLevels:
         self._x1: list[tuple[Fraction, Fraction]] | None = None
         self._hulls: dict[int, tuple[Point, ...]] | None = None
         self._where: dict[Point, int] = {}
+
     @property
     def top(self) -> int:
         """The largest vertex depth (levels above it are empty)."""

@@ -201,7 +201,6 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
-from ..random import as_random_source, uniform_array
 from ..geometry.feasibility import (
     PointLevels,
     arrangement_levels_3d,
@@ -212,6 +211,7 @@ from ..geometry.feasibility import (
 )
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
+from ..random import as_random_source, uniform_array
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
 from .center_point import check_points_in_box
