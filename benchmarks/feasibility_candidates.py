@@ -109,8 +109,17 @@ def _one_fit(n: int, N: int, d: int) -> dict:
     return {
         "seconds": round(time.perf_counter() - t0, 2),
         "cpu_seconds": round(time.process_time() - c0, 2),
-        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "peak_mb": _peak_mb(),
     }
+
+
+def _peak_mb() -> int:
+    """This process's resident high-water mark (``VmHWM``: reset by exec, unlike ``ru_maxrss``, which
+    a child started from a large parent inherits)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024)
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def scale(cells=None) -> None:

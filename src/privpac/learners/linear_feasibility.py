@@ -271,8 +271,9 @@ _LARGE_MARGIN_HINT = (
 
 
 #: Public envelope of the candidate-set oracle (spec 6.5 option 1): at most this many integer
-#: multiply-adds ``n_candidates * m * (D + 1)`` for the depths (one BLAS product in blocks; about a
-#: minute of one core at the cap, ``benchmarks/feasibility_candidates.py``).
+#: multiply-adds ``n_candidates * m * (D + 1)`` for the depths (one BLAS product in blocks). Measured
+#: (``benchmarks/feasibility_candidates.py --only scale``): 7e10 took 33 s and 835 MB (``m = 10^6``,
+#: ``10^4`` candidates, ``D = 6``), so a fit at the cap takes one to two minutes of one core.
 MAX_CANDIDATE_WORK = 2 * 10**11
 
 
