@@ -65,8 +65,9 @@ def _release(data, rng, eps, delta):
     return fit_release(est, X, np.asarray(second), rng=rng)
 
 
-def _pairs(eps, delta):
-    return [NeighbourPair(label, (kind, a), (kind, b)) for kind, label, a, b in _PAIRS]
+def _pairs_of(table):
+    """The audit's ``pairs(epsilon, delta)`` for a table of ``(kind, label, data, neighbour)``."""
+    return lambda eps, delta: [NeighbourPair(label, (kind, a), (kind, b)) for kind, label, a, b in table]
 
 
 register(
@@ -75,7 +76,7 @@ register(
         description="PrivateLinearFeasibility.fit and PrivateFeasibilityHalfspaceClassifier.fit over the public "
         "candidates {-1, 0, 1}^D (spec 6.5 option 1): D=1, D=3 and the d=2 learner, exponential mechanism",
         release=_release,
-        pairs=_pairs,
+        pairs=_pairs_of(_PAIRS),
         epsilon=1.0,
         delta=1e-3,  # the fits are pure (delta = 0 is recorded, and audited there)
         trials=1_500,
@@ -92,17 +93,13 @@ _PAIRS_4D = [
 ]  # fmt: skip
 
 
-def _pairs_4d(eps, delta):
-    return [NeighbourPair(label, (kind, a), (kind, b)) for kind, label, a, b in _PAIRS_4D]
-
-
 register(
     AuditCase(
         name="feasibility-candidates-4d",
         description="PrivateLinearFeasibility.fit over the public candidates {-1, 0, 1}^4: the exact feasibility "
         "LPs of a three-coordinate prefix; empirical, on the solution's grid cell",
         release=_release,
-        pairs=_pairs_4d,
+        pairs=_pairs_of(_PAIRS_4D),
         epsilon=1.0,
         delta=1e-3,
         trials=600,
