@@ -844,8 +844,14 @@ class PointLevels:
             self._hulls = hulls
         return self._hulls
 
-    def intervals(self, prefix) -> list[tuple[Fraction, Fraction]]:
-        """``[I_1, I_2, ...]`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty level."""
+    def intervals(self, prefix, floor: int = 0) -> list[tuple[Fraction, Fraction]]:
+        """``[I_1, I_2, ...]`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty level.
+
+        ``floor``: only the levels above it are needed (RecConcave's truncation ``max(Q, tau)``,
+        spec 3.7 item 3, with the public ``tau``): for ``i >= 3`` no LP is solved at a level
+        ``<= floor``, whose entry is then the first level above it (any nested value gives the same
+        truncated quality), and ``[]`` when no level above ``floor`` is non-empty.
+        """
         p = tuple(Fraction(v) for v in prefix)
         if len(p) == 0:
             return list(self._x1_intervals())
@@ -870,7 +876,7 @@ class PointLevels:
         hulls = self._projected_hulls()
         # the slice of conv(V_k) is non-empty only if p[:2] is in its projection; the sets shrink with
         # the level (nested), so the levels that pass are a prefix of the rising distinct levels
-        distinct = self._distinct_levels()
+        distinct = [level for level in self._distinct_levels() if level > floor]
         lo, hi = 0, len(distinct)
         while lo < hi:
             mid = (lo + hi) // 2
