@@ -166,7 +166,7 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
-from ..geometry.feasibility import arrangement_levels_3d, bounding_box_radius, convex_levels
+from ..geometry.feasibility import arrangement_levels_2d, arrangement_levels_3d, bounding_box_radius, convex_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
 from ..stepfunc import StepFunction
@@ -209,7 +209,7 @@ MAX_CONSTRAINTS_3D = 500
 #: distinct rows (``O(r^2)`` arrangement vertices and an incremental hull): about 100 s at 1,000
 #: distinct rows (``benchmarks/feasibility_halfspaces.py``, ``X = 1024``), so 2,000 already takes
 #: several minutes.
-MAX_DISTINCT_ROWS_2D = 2000
+MAX_DISTINCT_ROWS_2D = 10_000
 
 _LARGE_MARGIN_HINT = (
     "for larger or higher-dimensional data with a margin use the large-margin learner "
@@ -467,27 +467,19 @@ def check_system(A, b, X: int) -> tuple[np.ndarray, np.ndarray]:
 def level_intervals(convex, prefix: tuple[Fraction, ...], D: int) -> list[tuple[Fraction, Fraction]]:
     """The nested level intervals ``I_1 ⊇ I_2 ⊇ ...`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty one.
 
-    ``convex`` is :func:`~privpac.geometry.feasibility.convex_levels` of the system (boxed) for
-    ``D <= 2``, :func:`~privpac.geometry.feasibility.arrangement_levels_3d` for ``D = 3``. Exact.
+    ``convex`` is :func:`system_levels` of the system: the boxed levels of
+    :func:`~privpac.geometry.feasibility.convex_levels` for ``D = 1``, a
+    :class:`~privpac.geometry.feasibility.PointLevels` (:func:`~privpac.geometry.feasibility.arrangement_levels_2d`,
+    :func:`~privpac.geometry.feasibility.arrangement_levels_3d`) for ``D = 2, 3``. Exact.
     """
-    if D == 3:
+    if D >= 2:
         return convex.intervals(tuple(prefix))
-    i = len(prefix) + 1
     out: list[tuple[Fraction, Fraction]] = []
     for level in convex:
         if level.empty:
             break
-        if D == 1:
-            lo, hi = level.interval  # finite: the score is boxed
-            out.append((lo, hi))
-        elif i == 1:
-            xs = [p[0] for p in level.polygon]
-            out.append((min(xs), max(xs)))
-        else:
-            sl = level.slice(prefix[0])
-            if sl is None:
-                break
-            out.append(sl)
+        lo, hi = level.interval  # finite: the score is boxed
+        out.append((lo, hi))
     return out
 
 
@@ -504,8 +496,11 @@ def coordinate_quality(domain, convex, prefix, D: int, tau: int = 0) -> StepFunc
 def system_levels(A, b, R: int):
     """The boxed levels of a system, in the form :func:`level_intervals` reads for its dimension."""
     A_arr = np.asarray(A)
-    if A_arr.ndim == 2 and A_arr.shape[1] == 3:
+    D = A_arr.shape[1] if A_arr.ndim == 2 else 1
+    if D == 3:
         return arrangement_levels_3d(A, b, box=R)
+    if D == 2:
+        return arrangement_levels_2d(A, b, box=R)
     return convex_levels(A, b, box=R)
 
 
