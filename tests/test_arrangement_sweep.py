@@ -142,7 +142,8 @@ def test_seeded_fits_are_those_of_the_convex_levels_path(monkeypatch):
             return _old_intervals(self.levels, prefix)
 
     gen = np.random.default_rng(45)
-    systems = [(gen.integers(-X, X + 1, size=(m, 2)), gen.integers(-X, X + 1, size=m), X) for X, m in ((2, 30), (7, 25))]
+    sizes = ((2, 30), (7, 25))
+    systems = [(gen.integers(-X, X + 1, size=(m, 2)), gen.integers(-X, X + 1, size=m), X) for X, m in sizes]
     new = [lf.find_deep_point(A, b, X, 2.0, rng=s).solution for A, b, X in systems for s in range(2)]
     monkeypatch.setattr(lf, "arrangement_levels_2d", lambda A, b, box: Old(A, b, box))
     old = [lf.find_deep_point(A, b, X, 2.0, rng=s).solution for A, b, X in systems for s in range(2)]
