@@ -95,13 +95,17 @@ def _proposal(f: np.ndarray) -> np.ndarray:
 
 
 def _planes(A: np.ndarray, b: np.ndarray, R: int):
-    """``(N, W, pos, neg, zero_base, exact_int64)``: the distinct planes ``<N_k, x> = W_k`` and their weights.
+    """``(N, W, pos, neg, zero_base)``: the distinct planes ``<N_k, x> = W_k`` and their weights.
 
     Constraint rows and box facets reduced by the gcd of their entries, first nonzero normal entry
-    positive; ``pos[k]`` / ``neg[k]`` count the constraints ``<N_k, x> >= W_k`` / ``<-N_k, x> >= -W_k``
-    (box facets weigh 0). ``zero_base`` counts the rows ``a = 0`` with ``w <= 0`` (they hold everywhere).
+    positive; ``pos[k]`` / ``neg[k]`` count the constraints ``<N_k, x> >= W_k`` / ``<-N_k, x> >= -W_k``,
+    plus ``m + 1`` for a box facet's own side (``x_j >= -R``, ``-x_j >= -R``): a sum of weights over
+    the constraints a point satisfies is ``depth + (m + 1) (box facets it satisfies)``, so the point
+    lies in the box iff the quotient is ``2 D``. ``zero_base`` counts the rows ``a = 0`` with ``w <= 0``
+    (they hold everywhere).
     """
     m, D = A.shape
+    unit = m + 1
     box = [(*(int(c == j) for c in range(D)), s) for j in range(D) for s in (-R, R)]
     if A.dtype != object and b.dtype != object and R < INT64_SAFE:
         M = np.concatenate([A.astype(np.int64), b.astype(np.int64)[:, None]], axis=1)
@@ -114,10 +118,12 @@ def _planes(A: np.ndarray, b: np.ndarray, R: int):
         M *= sign[:, None]
         allrows = np.concatenate([M, np.array(box, dtype=np.int64)], axis=0)
         planes, inv = np.unique(allrows, axis=0, return_inverse=True)
-        inv = np.ravel(inv)[: len(M)]
+        inv = np.ravel(inv)
+        sign = np.concatenate([sign, np.tile([1, -1], D)])  # box rows (e_j, -R): x_j >= -R; (e_j, R): -x_j >= -R
+        w = np.concatenate([np.ones(len(M), dtype=np.int64), np.full(2 * D, unit, dtype=np.int64)])
         K = len(planes)
-        pos = np.bincount(inv[sign > 0], minlength=K).astype(np.int64)
-        neg = np.bincount(inv[sign < 0], minlength=K).astype(np.int64)
+        pos = np.bincount(inv[sign > 0], weights=w[sign > 0], minlength=K).astype(np.int64)
+        neg = np.bincount(inv[sign < 0], weights=w[sign < 0], minlength=K).astype(np.int64)
         return planes[:, :D], planes[:, D], pos, neg, zero_base
     weights: dict[tuple[int, ...], list[int]] = {}
     zero_base = 0
@@ -132,7 +138,7 @@ def _planes(A: np.ndarray, b: np.ndarray, R: int):
         key = tuple(s * v // g for v in row)
         weights.setdefault(key, [0, 0])[0 if s > 0 else 1] += 1
     for row in box:
-        weights.setdefault(tuple(row), [0, 0])
+        weights.setdefault(tuple(row), [0, 0])[0 if row[D] < 0 else 1] += unit
     keys = sorted(weights)
     planes = np.empty((len(keys), D + 1), dtype=object)
     for i, key in enumerate(keys):
@@ -168,7 +174,7 @@ def _exact_order(kn: np.ndarray, kd: np.ndarray, valid: np.ndarray) -> np.ndarra
     return np.array(idx + [int(j) for j in np.flatnonzero(~valid)], dtype=np.int64)
 
 
-def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, R):
+def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune):
     """Sweep a block of ``J`` lines against all ``K`` planes; the vertices each line reports, with depths.
 
     ``det[j, k]``: the signed Cramer denominator of the crossing of line ``j`` with plane ``k`` (0:
@@ -244,15 +250,41 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, R):
     line = first_at // K
     gmin = np.minimum.reduceat(k_s.ravel()[flat], starts)
     emit = gmin > rank[line]
-    first_at, last_at, line = first_at[emit], last_at[emit], line[emit]
-    depth = base[line] + cge.ravel()[last_at] + cle[:, -1][line] - cle.ravel()[first_at] + le_s.ravel()[first_at]
-    col = order.ravel()[first_at]
+    if not prune:
+        first_at, last_at, line = first_at[emit], last_at[emit], line[emit]
+    total = base[line] + cge.ravel()[last_at] + cle[:, -1][line] - cle.ravel()[first_at] + le_s.ravel()[first_at]
+    inside, depth = np.divmod(total, unit)
+    inside = inside == 2 * N.shape[1]  # every box facet's side holds
+    if prune:
+        inside &= emit & ~_between_deeper(np.where(inside, depth, -1), line, depth)
+    line, col = line[inside], order.ravel()[first_at[inside]]
     P = vertex(keep[line], col)
     q = det[line, col]
     s = _signs(q)
-    P, q = P * s[:, None], q * s
-    inside = np.all(np.asarray(abs(P) <= R * q[:, None], dtype=bool), axis=1)
-    return P[inside], q[inside], depth[inside]
+    return P * s[:, None], q * s, depth[inside]
+
+
+def _between_deeper(d: np.ndarray, line: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Points (in order along their lines, ``line`` non-decreasing) with a deeper point on each side on their line.
+
+    ``d`` is the depth of each point in the box (``-1`` outside). A point of depth ``k`` strictly
+    between two box points of depth ``> k`` lies in ``conv(V_(k+1))``; dropping every such point
+    leaves every ``conv(V_k)`` unchanged (by induction from the top level down: the dropped points
+    of depth ``k`` lie in the hull of the kept points of depth ``> k``). Segmented running maxima:
+    each line's values are shifted above the previous line's.
+    """
+    if len(d) == 0:
+        return np.zeros(0, dtype=bool)
+    span = int(d.max()) + 2
+    shift = line.astype(np.int64) * span
+    before = np.maximum.accumulate(d + 1 + shift)
+    after = np.maximum.accumulate((d + 1 - shift)[::-1])[::-1]
+    lo = np.full(len(d), -1, dtype=np.int64)  # the deepest box point strictly before, on the same line
+    same = line[1:] == line[:-1]
+    lo[1:] = np.where(same, before[:-1] - 1 - shift[1:], -1)
+    hi = np.full(len(d), -1, dtype=np.int64)
+    hi[:-1] = np.where(same, after[1:] - 1 + shift[:-1], -1)
+    return (lo > depth) & (hi > depth)
 
 
 def _reduce(P: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -266,7 +298,9 @@ def _reduce(P: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return P // g[:, None], q // g
 
 
-def arrangement_vertices(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def arrangement_vertices(
+    A: np.ndarray, b: np.ndarray, R: int, *, prune: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(P, q, depth)``: the vertices ``P / q`` (lowest terms, ``q > 0``) in ``[-R, R]^D`` and their depths.
 
     The vertices of the arrangement of the nonzero constraint planes ``<a_l, x> = w_l`` and the box
@@ -307,7 +341,7 @@ def arrangement_vertices(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarr
                 a1, a2, w = N[i[r], 0], N[i[r], 1], W[i[r]]
                 return np.stack([w * N[c, 1] - a2 * W[c], a1 * W[c] - w * N[c, 0]], axis=1)
 
-            keep(_sweep(det, kn, vertex, i, kidx[None, :] == i[:, None], N, W, pos, neg, zero_base, R))
+            keep(_sweep(det, kn, vertex, i, kidx[None, :] == i[:, None], N, W, pos, neg, zero_base, m + 1, prune))
     else:
         for i in range(K - 2):
             ni, wi = N[i], W[i]
@@ -337,7 +371,7 @@ def arrangement_vertices(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarr
                     )
 
                 own = (kidx[None, :] == i) | (kidx[None, :] == j[:, None])
-                keep(_sweep(det, kn, vertex, j, own, N, W, pos, neg, zero_base, R))
+                keep(_sweep(det, kn, vertex, j, own, N, W, pos, neg, zero_base, m + 1, prune))
     if not found:  # pragma: no cover - the box corners are always vertices
         return np.zeros((0, D), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     P = np.concatenate([f[0] for f in found])

@@ -817,7 +817,7 @@ def _arrangement_levels(A, b, box: int, D: int, name: str) -> PointLevels:
     if A_arr.shape[1] != D:
         raise InvalidParameterError(f"{name} needs a {D}-column system, got {A_arr.shape[1]} columns")
     R = check_int(box, "box", low=1)
-    P, q, depths = arrangement_vertices(A_arr, b_arr, R)
+    P, q, depths = arrangement_vertices(A_arr, b_arr, R, prune=True)
     return PointLevels(P, q, depths, R, A_arr.shape[0])
 
 

@@ -23,10 +23,12 @@ has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is th
 1. the quality of a value ``t`` is ``Q_i(t) = max over completions z of cdepth_B(S, (p, t, z))``
    (Def 3.3), computed exactly from the nested level intervals
    ``I_k = {t : (p, t) in pi_{<=i}(conv(V_k))}`` (spec 6.2: ``V_k`` are the arrangement vertices of
-   depth ``>= k``, box facets included; :func:`~privpac.geometry.feasibility.convex_levels`): the
-   ``x_1``-range of the level polygon for ``i = 1 < D``, its slice at ``x_1 = x*_1``
-   (:meth:`~privpac.geometry.feasibility.ConvexLevel.slice`) for ``i = 2 = D``, the level interval
-   itself for ``D = 1``. Never the paper's App. B.2 breakpoint list, which computes a different
+   depth ``>= k``, box facets included): the level interval itself for ``D = 1``
+   (:func:`~privpac.geometry.feasibility.convex_levels`); for ``D = 2, 3`` the vertices and their
+   depths come from line sweeps (:mod:`privpac.geometry.arrangement`) and
+   :class:`~privpac.geometry.feasibility.PointLevels` answers the ``x_1``-range of ``conv(V_k)`` for
+   ``i = 1``, the slice at ``x_1 = x*_1`` of the 2-D hull of its projection for ``i = 2``, and exact
+   LPs for ``i = 3``. Never the paper's App. B.2 breakpoint list, which computes a different
    function (flag 5: Lemma 4.3/B.2 are false for ``i >= 2``);
 2. the candidate domain is public, one of two (``domain=``), both with bound ``R``, the running
    denominator ``t`` and the denominator bound ``Q_i`` of :func:`denominator_bounds`:
@@ -73,9 +75,8 @@ of the step function collapse to the constant ``tau_i`` (``interval_quality(...,
   with ``one_d_optimizer="expmech"`` is refused. ``truncate=False`` reproduces the untruncated
   RecConcave run.
 
-Every level is still computed (the levels come out of one incremental hull pass; the saving the
-spec expects from truncation would need the oracle in ``geometry/feasibility.py`` to stop at
-``tau``).
+Every level is still computed (the vertices' depths come out of one sweep; the saving the spec
+expects from truncation would need the oracle in ``geometry/feasibility.py`` to stop at ``tau``).
 
 Why the domain holds a maximiser (property (P), Requirement 3.6)
 -----------------------------------------------------------------
@@ -203,7 +204,7 @@ SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: candidates (2.1e7 at 500) and an ``O(m^4)`` depth product dominate: the margin-1 halfspace
 #: learner's fit at ``m = 500`` on 2-D grid data took about 30 s of one core and 3.1 GB
 #: (``benchmarks/feasibility_halfspaces.py --only done``; docs/algorithms/linear-feasibility.md).
-MAX_CONSTRAINTS_3D = 500
+MAX_CONSTRAINTS_3D = 1000
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). Its cost grows like the square of the
 #: distinct rows (``O(r^2)`` arrangement vertices and an incremental hull): about 100 s at 1,000
