@@ -374,7 +374,9 @@ def arrangement_vertices(
                 keep(_sweep(det, kn, vertex, j, own, N, W, pos, neg, zero_base, m + 1, prune))
     if not found:  # pragma: no cover - the box corners are always vertices
         return np.zeros((0, D), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    P = np.concatenate([f[0] for f in found])
-    q = np.concatenate([f[1] for f in found])
-    depth = np.concatenate([f[2] for f in found])
+    out = []
+    for c in range(3):  # one array at a time, each block's part freed once copied
+        out.append(np.concatenate([f[c] for f in found]))
+        found = [tuple(None if cc == c else v for cc, v in enumerate(f)) for f in found]
+    P, q, depth = out
     return P, q, depth

@@ -204,7 +204,7 @@ SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: candidates (2.1e7 at 500) and an ``O(m^4)`` depth product dominate: the margin-1 halfspace
 #: learner's fit at ``m = 500`` on 2-D grid data took about 30 s of one core and 3.1 GB
 #: (``benchmarks/feasibility_halfspaces.py --only done``; docs/algorithms/linear-feasibility.md).
-MAX_CONSTRAINTS_3D = 1000
+MAX_CONSTRAINTS_3D = 700
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). Its cost grows like the square of the
 #: distinct rows (``O(r^2)`` arrangement vertices and an incremental hull): about 100 s at 1,000
