@@ -145,9 +145,11 @@ exponential mechanism ``sufficient_m`` is
 
 Size envelope
 -------------
-``D = 3`` enumerates ``C(m + 6, 3)`` vertex candidates and solves one LP per level for ``i = 3``;
-it is refused from the public ``m`` above :data:`MAX_CONSTRAINTS_3D` (spec 6.5; measured fit times
-in ``docs/algorithms/linear-feasibility.md``), before any entry of the system is read. ``D >= 4``
+``D = 2`` keeps ``O(r^2)`` vertices of ``r`` distinct rows and is refused above
+:data:`MAX_DISTINCT_ROWS_2D` possibly distinct rows; ``D = 3`` sweeps ``C(m + 6, 2)`` lines, keeps
+up to ``C(m + 6, 3)`` vertices and solves one LP per level for ``i = 3``, and is refused from the
+public ``m`` above :data:`MAX_CONSTRAINTS_3D` (spec 6.5; measured fit times in
+``docs/algorithms/linear-feasibility.md``). Both refusals come before any entry of the system is read. ``D >= 4``
 is refused the same way; the message points to the large-margin learner
 (:class:`~privpac.estimators.PrivateHalfspaceClassifier`).
 
@@ -200,16 +202,16 @@ DOMAINS = ("a3-rational", "mode-c")
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
-#: feasible exact range near ``m = 10^3`` for a vectorised implementation). ``C(m + 6, 3)`` vertex
-#: candidates (2.1e7 at 500) and an ``O(m^4)`` depth product dominate: the margin-1 halfspace
-#: learner's fit at ``m = 500`` on 2-D grid data took about 30 s of one core and 3.1 GB
+#: feasible exact range near ``m = 10^3`` for a vectorised implementation). The line sweep takes
+#: ``O(m^3 log m)`` time, but the kept vertices (up to ``C(m + 6, 3)``, 8.5e6 at 500 on grid data)
+#: and the levels' copies of them set the memory: the margin-1 halfspace learner's fit at ``m = 700``
+#: on 2-D grid data took about 50 s of one core and 4.9 GB, at 1,000 more than 20 GB
 #: (``benchmarks/feasibility_halfspaces.py --only done``; docs/algorithms/linear-feasibility.md).
 MAX_CONSTRAINTS_3D = 700
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
-#: (``min(m, number of distinct rows the entry bound allows)``). Its cost grows like the square of the
-#: distinct rows (``O(r^2)`` arrangement vertices and an incremental hull): about 100 s at 1,000
-#: distinct rows (``benchmarks/feasibility_halfspaces.py``, ``X = 1024``), so 2,000 already takes
-#: several minutes.
+#: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
+#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``): about 70 s of one core and 4.7 GB at
+#: 10,000 distinct rows (``benchmarks/linear_feasibility.py``, ``X = 1000``).
 MAX_DISTINCT_ROWS_2D = 10_000
 
 _LARGE_MARGIN_HINT = (
@@ -247,14 +249,14 @@ def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: i
         if rows > MAX_DISTINCT_ROWS_2D:
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
-                f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's cost grows with "
-                f"their square (about 100 s at 1,000); use a public random subsample of at most "
+                f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
+                f"their square (about 70 s and 4.7 GB at 10,000); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {_LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:
         raise InvalidParameterError(
             f"FindDeepPoint in D = 3 is exact up to m = {MAX_CONSTRAINTS_3D} constraints, got m = {m}: the exact "
-            f"oracle enumerates C(m + 6, 3) = {math.comb(m + 6, 3):,} arrangement vertices and solves an LP per level "
+            f"oracle keeps up to C(m + 6, 3) = {math.comb(m + 6, 3):,} arrangement vertices and solves an LP per level "
             f"(spec kmst-halfspaces 6.2, 6.5); use a public random subsample of at most {MAX_CONSTRAINTS_3D} "
             f"constraints, or {_LARGE_MARGIN_HINT}"
         )
