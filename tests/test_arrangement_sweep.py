@@ -93,7 +93,7 @@ def test_vertices_and_depths_match_brute_force(D):
 
 @pytest.mark.parametrize("D", [2, 3])
 def test_pruned_levels_have_the_same_hulls(D):
-    """Dropping the vertices that lie between two deeper box vertices on a line leaves every level interval as it was."""
+    """Dropping the vertices between two deeper box vertices on a line leaves every level interval as it was."""
     gen = np.random.default_rng(50 + D)
     dropped = 0
     for trial in range(12):
