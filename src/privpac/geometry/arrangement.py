@@ -25,6 +25,16 @@ sorted is sorted again exactly in Python integers. No rounded float decides a de
 
 Each vertex is reported once: by the line of the two smallest planes through it (``D = 3``; the
 smallest line through it for ``D = 2``), and only when no plane through it has a smaller index.
+Whether it lies in the box comes from the same prefix sums (a box facet's own side weighs
+``m + 1``), so a vertex's coordinates are formed only when it is kept.
+
+Pruning (``prune=True``, what FindDeepPoint's levels use): a vertex of depth ``k`` strictly between
+two box vertices of depth ``> k`` on its reporting line lies in ``conv(V_(k+1))``, so dropping all
+of them leaves every level ``conv(V_k)`` unchanged (induction from the top level down), and with
+it every level interval; about 40 % of the vertices of the margin-1 dual of grid data go.
+
+Cost: ``O(m^2 log m)`` for ``D = 2`` and ``O(m^3 log m)`` for ``D = 3`` (about 10 s of one core at
+``m = 500``), in blocks of about ``10^6`` crossings; the memory is that of the vertices kept.
 """
 
 from __future__ import annotations
@@ -184,6 +194,8 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune):
     numerators ``(n, D)`` of chosen crossings (same sign convention as ``det``). ``rank[j]``: a vertex
     is reported by line ``j`` iff every crossing plane through it has a larger index, and the line
     only if every other plane containing it does too; ``own[j, k]`` marks the planes defining line ``j``.
+    ``pos``/``neg`` are the weights of :func:`_planes` (box facets' sides weigh ``unit = m + 1``).
+    Returns ``(P, q, depth)`` of the reported box vertices (``q > 0``), or None.
     """
     J, K = det.shape
     obj = det.dtype == object
@@ -306,8 +318,10 @@ def arrangement_vertices(
     The vertices of the arrangement of the nonzero constraint planes ``<a_l, x> = w_l`` and the box
     facets ``x_j = +-R`` (``D = 2`` or ``3``), each once, with ``depth = #{l : <a_l, P> >= w_l q}``
     counted with multiplicity (module docstring: line sweeps, exact). ``P`` and ``q`` are ``int64``
-    when the bound of :func:`_int64_safe` holds, Python-int object arrays otherwise; depths are the
-    narrowest unsigned type that holds ``m``.
+    when the bound of :func:`_int64_safe` holds, Python-int object arrays otherwise; depths are
+    ``uint16`` when ``m < 2**16`` (``int64`` otherwise). ``prune=True`` leaves out the vertices that
+    lie between two deeper box vertices on their reporting line (module docstring): a subset with
+    the same level hulls ``conv(V_k)``.
     """
     m, D = A.shape
     N, W, pos, neg, zero_base = _planes(A, b, R)
@@ -323,7 +337,7 @@ def arrangement_vertices(
     def keep(out):
         if out is not None and len(out[1]):
             P, q = _reduce(out[0], out[1])
-            found.append((P, q, out[2].astype(np.uint16 if m < 2**16 else np.int64)))
+            found.append((P, q, out[2].astype(np.uint16 if m < 2**16 else np.int64)))  # depth <= m
 
     if D == 2:
         n1, n2 = N[:, 0], N[:, 1]
