@@ -6,8 +6,8 @@ Systems: ``m`` random rows in ``[-X, X]^D`` with right-hand sides ``floor(<a, x0
 public point ``x0`` (with ``|<a, x0>| <= X``) is feasible. Each cell runs the exponential-mechanism
 mode (pure DP, the default) at the given epsilon, 5 seeds (one for the two largest cells, which
 reach the ``D = 2`` envelope), and reports the fit time (one core, exact arithmetic: vertices,
-depths, hulls, domain ranks) and the fraction of constraints the output satisfies (min and median over the seeds), next to the size that guarantees
-``(1 - alpha) m`` with probability ``1 - beta`` (``plan.sufficient_m``, alpha = beta = 0.1). The
+depths, hulls, domain ranks) and the fraction of constraints the output satisfies (min and
+median over the seeds), next to the size that guarantees ``(1 - alpha) m`` with probability ``1 - beta`` (``plan.sufficient_m``, alpha = beta = 0.1). The
 machine is shared: only timings from one run are comparable.
 """
 
