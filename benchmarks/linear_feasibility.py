@@ -7,8 +7,9 @@ public point ``x0`` (with ``|<a, x0>| <= X``) is feasible. Each cell runs the ex
 mode (pure DP, the default) at the given epsilon, 5 seeds (one for the two largest cells, which
 reach the ``D = 2`` envelope), and reports the fit time (one core, exact arithmetic: vertices,
 depths, hulls, domain ranks) and the fraction of constraints the output satisfies (min and
-median over the seeds), next to the size that guarantees ``(1 - alpha) m`` with probability ``1 - beta`` (``plan.sufficient_m``, alpha = beta = 0.1). The
-machine is shared: only timings from one run are comparable.
+median over the seeds), next to the size that guarantees ``(1 - alpha) m`` with probability
+``1 - beta`` (``plan.sufficient_m``, alpha = beta = 0.1). The machine is shared: only timings from
+one run are comparable.
 """
 
 from __future__ import annotations
