@@ -94,7 +94,7 @@ def main() -> None:
     cells += [("erm", "paper", 8, m, 1.0) for m in (100, 1_000, 10_000)]
     cells += [("pac", "paper", 8, m, 1.0) for m in (100, 1_000)]
     # A fine grid: 2049 values, so up to 4098 distinct dual rows and O(rows^2) arrangement vertices.
-    cells += [("erm", "margin-1", 1024, m, 1.0) for m in (100, 1_000)]
+    cells += [("erm", "margin-1", 1024, m, 1.0) for m in (100, 1_000, 10_000)]
     rows = []
     for learner, mode, X, m, eps in cells:
         plan = plan_halfspace_learner(m, 1, X, eps, learner=learner, mode=mode)
