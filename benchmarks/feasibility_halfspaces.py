@@ -44,7 +44,7 @@ def sample(m: int, X: int, seed: int):
     return x, (x[:, 0] >= t).astype(int), t
 
 
-DONE_SIZES = (50, 100, 150, 200, 300, 400, 500)
+DONE_SIZES = (50, 100, 150, 200, 300, 400, 500, 600, 700)
 
 
 def done_criterion(sizes=DONE_SIZES, runs: int = 20, B: int = 128) -> None:
