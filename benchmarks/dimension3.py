@@ -1,6 +1,7 @@
 """FindDeepPoint (KMST, D = 3) and FindTukey (BMNS, d = 3): fit time of the exact LP oracles.
 
     python benchmarks/dimension3.py          # writes benchmarks/results/dimension3.csv
+    python benchmarks/dimension3.py --only find-deep-point  # reruns those rows, keeps the FindTukey rows
 
 FindDeepPoint: ``m`` random rows in ``[-X, X]^3`` with right-hand sides ``floor(<a, x0>) - {0, 1}``
 (the public ``x0 = (1/4, -1/3, 1/4)`` is feasible), exponential-mechanism mode. FindTukey: ``n``
@@ -14,6 +15,7 @@ one run are comparable.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import time
 from fractions import Fraction
@@ -39,8 +41,11 @@ def system(m: int, X: int, seed: int):
 
 
 def main(trials: int = 3) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=["find-deep-point"], help="rerun the FindDeepPoint rows only")
+    args = parser.parse_args()
     rows = []
-    for X, m in [(1, 25), (1, 50), (3, 50), (3, 100), (3, 150)]:
+    for X, m in [(1, 25), (1, 50), (3, 50), (3, 100), (3, 150), (3, 300), (3, 500)]:
         A, b = system(m, X, seed=m + X)
         times, quality = [], []
         for seed in range(trials):
@@ -50,7 +55,11 @@ def main(trials: int = 3) -> None:
             quality.append(depth(x, A, b) / m)
         rows.append(("FindDeepPoint", "random feasible system", X, m, np.median(times), min(quality)))
         print(rows[-1], flush=True)
-    for what, B, n in [("grid", 1, 50), ("grid", 1, 100), ("general", 20, 25), ("general", 20, 50),
+    if args.only:  # keep the other rows of the last full run
+        with OUT.open(newline="") as fh:
+            kept = [r for r in list(csv.reader(fh))[1:] if r[0] != "FindDeepPoint"]
+        rows += [(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), float(r[5])) for r in kept]
+    for what, B, n in [] if args.only else [("grid", 1, 50), ("grid", 1, 100), ("general", 20, 25), ("general", 20, 50),
                        ("general", 20, 75), ("general", 20, 100)]:  # fmt: skip
         gen = np.random.default_rng(n + B)
         S = gen.integers(-B, B + 1, size=(n, 3))

@@ -44,7 +44,7 @@ def sample(m: int, X: int, seed: int):
     return x, (x[:, 0] >= t).astype(int), t
 
 
-DONE_SIZES = (50, 100, 150, 200, 300, 400, 500)
+DONE_SIZES = (50, 100, 150, 200, 300, 400, 500, 600, 700)
 
 
 def done_criterion(sizes=DONE_SIZES, runs: int = 20, B: int = 128) -> None:
@@ -94,7 +94,7 @@ def main() -> None:
     cells += [("erm", "paper", 8, m, 1.0) for m in (100, 1_000, 10_000)]
     cells += [("pac", "paper", 8, m, 1.0) for m in (100, 1_000)]
     # A fine grid: 2049 values, so up to 4098 distinct dual rows and O(rows^2) arrangement vertices.
-    cells += [("erm", "margin-1", 1024, m, 1.0) for m in (100, 1_000)]
+    cells += [("erm", "margin-1", 1024, m, 1.0) for m in (100, 1_000, 10_000)]
     rows = []
     for learner, mode, X, m, eps in cells:
         plan = plan_halfspace_learner(m, 1, X, eps, learner=learner, mode=mode)

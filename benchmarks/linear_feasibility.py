@@ -4,11 +4,12 @@
 
 Systems: ``m`` random rows in ``[-X, X]^D`` with right-hand sides ``floor(<a, x0>) - {0, 1}``, so the
 public point ``x0`` (with ``|<a, x0>| <= X``) is feasible. Each cell runs the exponential-mechanism
-mode (pure DP, the default) at the given epsilon, ``trials`` seeds, and reports the fit time (one
-core, exact arithmetic: vertices, depths, hulls, domain ranks) and the fraction of constraints the
-output satisfies (min and median over the seeds), next to the size that guarantees
-``(1 - alpha) m`` with probability ``1 - beta`` (``plan.sufficient_m``, alpha = beta = 0.1). The
-machine is shared: only timings from one run are comparable.
+mode (pure DP, the default) at the given epsilon, 5 seeds (one for the two largest cells, which
+reach the ``D = 2`` envelope), and reports the fit time (one core, exact arithmetic: vertices,
+depths, hulls, domain ranks) and the fraction of constraints the output satisfies (min and
+median over the seeds), next to the size that guarantees ``(1 - alpha) m`` with probability
+``1 - beta`` (``plan.sufficient_m``, alpha = beta = 0.1). The machine is shared: only timings from
+one run are comparable.
 """
 
 from __future__ import annotations
@@ -36,14 +37,16 @@ def system(m: int, D: int, X: int, seed: int):
 
 
 def main() -> None:
-    cells = [(1, 2, m, 1.0) for m in (100, 400, 1_000, 10_000)]
-    cells += [(2, X, m, eps) for X in (2, 10) for m in (100, 300, 1_000) for eps in (1.0, 10.0)]
+    cells = [(1, 2, m, 1.0, 5) for m in (100, 400, 1_000, 10_000)]
+    cells += [(2, X, m, eps, 5) for X in (2, 10) for m in (100, 300, 1_000) for eps in (1.0, 10.0)]
+    # Nearly every row distinct: up to the D = 2 envelope (MAX_DISTINCT_ROWS_2D), one seed each.
+    cells += [(2, 100, 3_000, 1.0, 1), (2, 1000, 10_000, 1.0, 1)]
     rows = []
-    for D, X, m, eps in cells:
+    for D, X, m, eps, seeds in cells:
         A, b = system(m, D, X, seed=m + X)
         plan = plan_find_deep_point(m, D, X, eps)
         times, fracs = [], []
-        for seed in range(5):
+        for seed in range(seeds):
             t0 = time.perf_counter()
             x = find_deep_point(A, b, X, eps, rng=seed).solution
             times.append(time.perf_counter() - t0)
@@ -52,7 +55,9 @@ def main() -> None:
             "D": D,
             "X": X,
             "m": m,
+            "distinct_rows": len(np.unique(np.concatenate([A, b[:, None]], axis=1), axis=0)),
             "epsilon": eps,
+            "seeds": seeds,
             "sufficient_m": plan.sufficient_m,
             "fit_seconds_median": round(float(np.median(times)), 3),
             "satisfied_min": round(min(fracs), 3),

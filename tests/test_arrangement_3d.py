@@ -8,8 +8,8 @@ single exact LP over all points (``hull_slice_range``, itself checked against ba
 ``tests/test_exact_lp.py``). Systems: random, repeated rows, coplanar rows (a zero column), many
 planes through one point (the margin-1 dual of grid data), and integers beyond 2**62 that force
 the Python-integer paths. Plus the fast paths' own guards: float64 depths only under their bound,
-the float filter of exact signs, the exact ratio argmin, the hash deduplication on a collision, and
-column generation against the full LP.
+the float filter of exact signs, the exact ratio argmin, and column generation against the full LP
+(the line sweep's own guards: ``tests/test_arrangement_sweep.py``).
 """
 
 import itertools
@@ -140,7 +140,8 @@ def test_vertices_depths_and_level_intervals_match_brute_force(seed):
             tuple(Fraction(int(p), int(qq)) for p in row): int(d)
             for row, qq, d in zip(levels.P, levels.q, levels.depths)
         }
-        assert got == verts and len(got) == len(levels.q)  # no duplicates
+        # the levels keep each vertex once with its depth, less those between two deeper ones on a line
+        assert got.items() <= verts.items() and len(got) == len(levels.q)
         for prefix in _prefixes(gen, levels):
             assert levels.intervals(prefix) == _brute_intervals(verts, prefix), (A, b, prefix)
             checked += 1
@@ -202,16 +203,6 @@ def test_the_ratio_argmin_is_exact_where_floats_tie():
         den = gen.integers(1, 7, size=20)
         vals = [Fraction(int(a), int(c)) for a, c in zip(num, den)]
         assert vals[F._argmin_ratio(num, den)] == min(vals)
-
-
-def test_duplicate_rows_are_removed_exactly_even_on_a_hash_collision(monkeypatch):
-    gen = np.random.default_rng(8)
-    V = gen.integers(-3, 4, size=(400, 4))
-    want = np.unique(V, axis=0)
-    got = F._unique_rows(V)
-    assert len(got) == len(want) and np.array_equal(np.unique(got, axis=0), want)
-    monkeypatch.setattr(F, "_HASH_KEYS", np.zeros(4, dtype=np.uint64))  # every row collides
-    assert np.array_equal(F._unique_rows(V), want)
 
 
 def _bounded_program(gen, N, degenerate=False):

@@ -293,3 +293,45 @@ def test_the_release_over_candidates_depends_on_public_inputs_only(kind):
         "classes_", "domain_",
     }  # fmt: skip
     assert public - {"ledger_", "privacy_spent_", "fit_shape_", "feature_names_in_"} == expected
+
+
+def test_the_truncated_quality_solves_no_lp_below_tau(monkeypatch):
+    """Spec 3.7 item 3's saving: with RecConcave's public ``tau`` the levels ``<= tau`` get no LP, and
+    the truncated quality ``max(Q_i, tau)`` is the one computed from every level."""
+    import privpac.geometry.exact_lp as exact_lp
+    from privpac.geometry.rational_domain import interval_quality
+
+    solved = []
+    original = exact_lp.hull_slice_ranges
+
+    def counting(P, q, prefix, counts, **kwargs):
+        solved.append(len(counts))
+        return original(P, q, prefix, counts, **kwargs)
+
+    monkeypatch.setattr(exact_lp, "hull_slice_ranges", counting)
+    gen = np.random.default_rng(14)
+    compared = 0  # prefixes where the cut solved fewer level LPs than the full list
+    for _ in range(6):
+        C = 2
+        A, b, P = _system(gen, int(gen.integers(6, 12)), 4, 2, C)
+        levels = _levels(A, b, P, C)
+        plan = plan_find_deep_point(len(b), 4, 2, 1.0, candidates=candidate_set(P, C))
+        for prefix, _t, dom, ints in _walk(gen, levels, plan):
+            for tau in sorted({0, 1, len(b) // 2, len(b) - 1}):
+                solved.clear()
+                cut = levels.intervals(prefix, tau)
+                with_cut = sum(solved)
+                if len(ints) > tau:  # the levels above tau are the same; below, any nested value
+                    assert cut[tau:] == ints[tau:] and len(cut) == len(ints)
+                else:  # nothing above tau: the truncated quality is the constant tau
+                    assert cut in ([], ints)
+                f = coordinate_quality(dom, levels, prefix, 4, tau)
+                g = interval_quality(dom, ints, floor=tau)
+                assert list(f.starts) == list(g.starts)
+                assert [int(f(s)) for s in f.starts] == [int(g(s)) for s in g.starts]
+                if len(prefix) >= 2 and tau > 0 and len(ints) > 0:
+                    solved.clear()
+                    levels.intervals(prefix, 0)
+                    assert with_cut <= sum(solved)
+                    compared += with_cut < sum(solved)
+    assert compared > 0  # some levels were skipped

@@ -18,7 +18,7 @@ import pytest
 
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import MODELS, PrivateFeasibilityHalfspaceClassifier
-from privpac.geometry.feasibility import convex_levels, depth
+from privpac.geometry.feasibility import depth
 from privpac.io import model_from_dict, model_to_dict
 from privpac.learners import feasibility_halfspaces as fh
 from privpac.learners import linear_feasibility as lf
@@ -112,13 +112,13 @@ def test_the_paper_dual_has_the_origin_as_a_maximiser_and_margin_1_excludes_it()
     A, b = fh.dual_system(x, y, "paper")
     assert depth((0, 0), A, b) == m  # the origin satisfies every homogeneous constraint
     R = lf.bounding_box_radius(2, 8)
-    top = lf.level_intervals(convex_levels(A, b, box=R), (), 2)[m - 1]
+    top = lf.level_intervals(lf.system_levels(A, b, R), (), 2)[m - 1]
     assert top[0] == 0  # Q_1(a) is maximal on [0, R]: a* = 0 is an optimal first coordinate
     A1, b1 = fh.dual_system(x, y, "margin-1")
     assert np.array_equal(A1, A) and np.all(b1 == 1)
     for w in range(-R, R + 1):  # a = 0 satisfies one class at most: never (1 - alpha) m of them
         assert depth((0, w), A1, b1) <= 4
-    top1 = lf.level_intervals(convex_levels(A1, b1, box=R), (), 2)[m - 1]
+    top1 = lf.level_intervals(lf.system_levels(A1, b1, R), (), 2)[m - 1]
     assert top1[0] > 0  # every maximiser has a > 0
 
 

@@ -99,14 +99,14 @@ def test_every_level_interval_end_is_a_domain_member(D, domain):
         X = int(gen.integers(1, 4))
         m = int(gen.integers(1, 9))
         A, b = gen.integers(-X, X + 1, size=(m, D)), gen.integers(-X, X + 1, size=m)
-        levels = convex_levels(A, b, box=bounding_box_radius(D, X))
+        levels = system_levels(A, b, bounding_box_radius(D, X))
         prefixes = [((), 1)]
         if D == 2:
             for _ in range(3):
                 v, q = _random_prefix(gen, X, domain)
                 prefixes.append(((v,), q))
             # and the abscissae of the level polygons' vertices, where the slices are the thinnest
-            for level in levels:
+            for level in convex_levels(A, b, box=bounding_box_radius(D, X)):
                 for p in level.polygon[:2]:
                     prefixes.append(((p[0],), _domain(X, 2, 1, 1, domain).canonical_pair(p[0])[1]))
         for prefix, t in prefixes:
@@ -124,7 +124,7 @@ def test_every_level_interval_end_is_a_domain_member(D, domain):
 @pytest.mark.parametrize("domain", DOMAIN_CHOICES)
 def test_the_counterexample_to_lemma_4_3_is_handled_exactly(domain):
     X = 3
-    levels = convex_levels(CE_A, CE_b, box=bounding_box_radius(2, X))
+    levels = system_levels(CE_A, CE_b, bounding_box_radius(2, X))
     prefix = (Fraction(-6, 5),)
     ints = level_intervals(levels, prefix, 2)
     assert len(ints) == 6 and ints[-1] == (Fraction(3, 10), Fraction(209, 140))
@@ -146,7 +146,7 @@ def test_the_quality_is_the_best_completion_of_the_boxed_cdepth():
         m = int(gen.integers(2, 7))
         A, b = gen.integers(-X, X + 1, size=(m, 2)), gen.integers(-X, X + 1, size=m)
         R = bounding_box_radius(2, X)
-        levels = convex_levels(A, b, box=R)
+        levels = system_levels(A, b, R)
         v, t = _random_prefix(gen, X)
         dom2 = _domain(X, 2, 2, t)
         q2 = coordinate_quality(dom2, levels, (v,), 2)
@@ -176,7 +176,7 @@ def _neighbouring_levels(gen, X: int, m: int, D: int):
     j = int(gen.integers(0, m))
     A2[j], b2[j] = gen.integers(-X, X + 1, size=D), gen.integers(-X, X + 1)
     R = bounding_box_radius(D, X)
-    return A, b, A2, b2, convex_levels(A, b, box=R), convex_levels(A2, b2, box=R)
+    return A, b, A2, b2, system_levels(A, b, R), system_levels(A2, b2, R)
 
 
 @pytest.mark.parametrize("domain", DOMAIN_CHOICES)
@@ -439,21 +439,21 @@ def test_d2_refuses_more_possibly_distinct_rows_than_its_envelope_from_public_si
     above MAX_DISTINCT_ROWS_2D is refused from (m, X) before any entry is read; a coarse grid whose
     rows repeat is not."""
     m = MAX_DISTINCT_ROWS_2D + 1
-    assert distinct_rows_bound(8, 2) == 17**3 > m
+    assert distinct_rows_bound(16, 2) == 33**3 > m
     with pytest.raises(InvalidParameterError, match=f"up to {MAX_DISTINCT_ROWS_2D:,} distinct"):
-        PrivateLinearFeasibility(bound=8).fit(np.full((m, 2), 99), np.full(m, 99))  # out of range: never read
+        PrivateLinearFeasibility(bound=16).fit(np.full((m, 2), 99), np.full(m, 99))  # out of range: never read
     with pytest.raises(InvalidParameterError, match="distinct constraints"):
-        plan_find_deep_point(m, 2, 8, 1.0)
-    plan_find_deep_point(MAX_DISTINCT_ROWS_2D, 2, 8, 1.0)
+        plan_find_deep_point(m, 2, 16, 1.0)
+    plan_find_deep_point(MAX_DISTINCT_ROWS_2D, 2, 16, 1.0)
     plan_find_deep_point(10 * m, 2, 1, 1.0)  # [-1, 1]: at most 27 distinct rows
-    plan_find_deep_point(10 * m, 2, 8, 1.0, max_distinct_rows=100)  # a caller's smaller public bound
+    plan_find_deep_point(10 * m, 2, 16, 1.0, max_distinct_rows=100)  # a caller's smaller public bound
     # The halfspace learner's dual rows (y x, -y) on [-X, X] take 2 (2X + 1) values in d = 1.
     x = np.tile(np.arange(-8, 9), 150).reshape(-1, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         PrivateFeasibilityHalfspaceClassifier(domain=8, random_state=0).fit(x, (x[:, 0] > 2).astype(int))
     with pytest.raises(InvalidParameterError, match="distinct constraints"):
-        PrivateFeasibilityHalfspaceClassifier(domain=1024).fit(np.zeros((m, 1), dtype=int), np.zeros(m, dtype=int))
+        PrivateFeasibilityHalfspaceClassifier(domain=4096).fit(np.zeros((m, 1), dtype=int), np.zeros(m, dtype=int))
 
 
 def test_saved_model_round_trip_and_the_command_line(tmp_path):
@@ -639,7 +639,8 @@ def test_d3_a_single_point_feasible_set_is_found_exactly(domain):
 def test_system_levels_dispatches_on_the_dimension():
     A, b = np.array([[1, 0, 0], [0, 1, 0]]), np.array([0, 0])
     assert system_levels(A, b, bounding_box_radius(3, 1)).top == 2
-    assert len(system_levels(A[:, :2], b, bounding_box_radius(2, 1))) == 2
+    assert system_levels(A[:, :2], b, bounding_box_radius(2, 1)).top == 2
+    assert len(system_levels(A[:, :1], b, bounding_box_radius(1, 1))) == 2  # D = 1: one ConvexLevel per level
 
 
 # -- spec section 8: L and block maxima, the deterministic skeleton, edge cases ---------------------

@@ -53,9 +53,10 @@ __all__ = [
 #: Largest number of constraints a fit on Dask or Spark brings to the driver, by ``D``, where the exact
 #: algorithm has no envelope of its own (``D = 3`` has ``MAX_CONSTRAINTS_3D``). Public caps set from the
 #: measured in-memory fit on the driver (docs/scale.md): ``D = 1`` took 11 s and an ``m x m`` integer
-#: array (0.8 GB) at ``m = 10^4``; ``D = 2`` took 4.3 s at ``m = 10^4`` (``X = 3``) and 171 s at
-#: ``m = 10^3`` (``X = 100``): the cost grows with ``X`` too.
-ENGINE_MAX_CONSTRAINTS = {1: 10**4, 2: 10**4}
+#: array (0.8 GB) at ``m = 10^4``; in ``D = 2`` the oracle's cost follows the distinct rows, capped by
+#: ``MAX_DISTINCT_ROWS_2D = 10^4`` (about 70 s and 4.7 GB there, ``X = 1000``), and the rest is linear
+#: in ``m``: 3.7 s at ``m = 10^5`` (``X = 3``).
+ENGINE_MAX_CONSTRAINTS = {1: 10**4, 2: 10**5}
 
 
 def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility", X: int | None = None) -> None:

@@ -27,12 +27,14 @@ in any order), in ``int64`` when it stays below ``2**62`` (as in :mod:`privpac.g
 with Python integers otherwise. Elsewhere floats only propose (an extreme point, a hull seed) or
 filter signs whose doubtful cases are recomputed in integers: no rounded float decides a count.
 
-* :func:`convex_levels`: every boxed level at once (one incremental hull pass), from which
-  :mod:`privpac.learners.linear_feasibility` reads the nested level intervals of its per-coordinate
-  quality ``Q_i`` (FindDeepPoint, ``D <= 2``; :func:`arrangement_levels_3d` for ``D = 3``).
+* :func:`convex_levels`: every boxed level at once (one incremental hull pass), the public
+  per-level form for ``D <= 2``.
 
-* :func:`arrangement_levels_3d`: the same levels for ``D = 3`` (spec 6.2 steps 1 to 4), answered
-  per prefix by :class:`PointLevels`: prefix extrema (``i = 1``), exact 2-D hulls of the
+* :func:`arrangement_levels_2d`, :func:`arrangement_levels_3d`: the same levels for ``D = 2`` and
+  ``D = 3`` (spec 6.2 steps 1 to 4), from which :mod:`privpac.learners.linear_feasibility` reads
+  the nested level intervals of its per-coordinate quality ``Q_i`` (FindDeepPoint): the
+  arrangement's vertices with their depths by line sweeps (:mod:`privpac.geometry.arrangement`),
+  answered per prefix by :class:`PointLevels`: prefix extrema (``i = 1``), exact 2-D hulls of the
   projections (``i = 2``) and certified exact LPs by column generation (``i = 3``,
   :mod:`privpac.geometry.exact_lp`).
 
@@ -62,12 +64,14 @@ from ._exact import (
     exact_signs,
     max_abs,
 )
+from .arrangement import arrangement_vertices
 
 __all__ = [
     "PointLevels",
     "candidate_depths",
     "candidate_levels",
     "ConvexLevel",
+    "arrangement_levels_2d",
     "arrangement_levels_3d",
     "bounding_box_radius",
     "cdepth",
@@ -603,10 +607,6 @@ def convex_levels(A, b, *, box: int) -> list[ConvexLevel]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _cross3(a, c):
-    return (a[1] * c[2] - a[2] * c[1], a[2] * c[0] - a[0] * c[2], a[0] * c[1] - a[1] * c[0])
-
-
 def _seed_polygon(hull: tuple[Point, ...], P: np.ndarray, q: np.ndarray) -> tuple[Point, ...]:
     """A convex polygon whose vertices are points of ``hull`` and of ``P / q`` (Akl-Toussaint).
 
@@ -666,96 +666,6 @@ def _argmin_ratio(num: np.ndarray, den: np.ndarray) -> int:
         if len(smaller) == 0:
             return j
         j = int(smaller[np.argmin(f[smaller])]) if finite else int(smaller[0])
-
-
-#: Odd 64-bit multipliers of the row hash that groups duplicate vertices (any values are correct:
-#: equal hashes are always compared row by row).
-_HASH_KEYS = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
-
-
-def _unique_rows(V: np.ndarray) -> np.ndarray:
-    """The distinct rows of an ``int64`` array (in hash order), exactly.
-
-    The rows are sorted by a 64-bit hash and a row equal to its predecessor is dropped. When two
-    *different* rows share a hash (never seen in practice, and handled anyway), the exact
-    ``np.unique(axis=0)`` finishes the job.
-    """
-    if len(V) < 2:
-        return V
-    U = np.ascontiguousarray(V).view(np.uint64)
-    h = U[:, 0] * _HASH_KEYS[0]  # wraps modulo 2**64
-    for c in range(1, V.shape[1]):
-        h += U[:, c] * _HASH_KEYS[c]
-    order = np.argsort(h)
-    V, h = V[order], h[order]
-    same = np.flatnonzero(h[1:] == h[:-1])
-    equal = np.all(V[same + 1] == V[same], axis=1)
-    if not np.all(equal):  # a hash collision: exact sort
-        return np.unique(V, axis=0)
-    keep = np.ones(len(V), dtype=bool)
-    keep[same + 1] = False
-    return V[keep]
-
-
-def _vertices_3d(A: np.ndarray, b: np.ndarray, R: int) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices ``P / q`` of the arrangement of the nonzero planes ``<a_l, x> = w_l`` and the box facets.
-
-    Every triple of planes with a nonzero determinant is solved by Cramer's rule
-    (``x = (w_1 (a_2 x a_3) + w_2 (a_3 x a_1) + w_3 (a_1 x a_2)) / (a_1 . (a_2 x a_3))``), vectorised over
-    the pairs that follow each first plane; points outside the box are dropped, the rest reduced by
-    their gcd and deduplicated (:func:`_unique_rows`). ``int64`` when the largest numerator
-    ``6 X^2 max(R, max|w|)`` and the box test's ``6 X^3 R`` stay below ``2**62`` (checked up front),
-    Python ints otherwise.
-    """
-    rows = {(int(a1), int(a2), int(a3), int(w)) for (a1, a2, a3), w in zip(A, b)}
-    rows = {r for r in rows if r[:3] != (0, 0, 0)}
-    box = [(1, 0, 0, -R), (-1, 0, 0, -R), (0, 1, 0, -R), (0, -1, 0, -R), (0, 0, 1, -R), (0, 0, -1, -R)]
-    rows_list = sorted(rows) + box
-    X = max([1] + [max(abs(v) for v in r[:3]) for r in rows_list])
-    W = max(R, max(abs(r[3]) for r in rows_list))
-    safe = max(6 * X * X * W, 6 * X**3 * R) < INT64_SAFE
-    L = np.array(rows_list, dtype=np.int64 if safe else object)
-    n = len(L)
-    found: list[np.ndarray] = []
-    for i in range(n - 2):
-        j, k = np.triu_indices(n - i - 1, k=1)
-        j, k = j + i + 1, k + i + 1
-        a1 = L[i, :3]
-        r2, r3 = L[j, :3], L[k, :3]
-        w1, w2, w3 = L[i, 3], L[j, 3], L[k, 3]
-        c23 = np.stack(_cross3(r2.T, r3.T), axis=1)  # (K, 3)
-        det = c23 @ a1 if c23.dtype != object else (c23 * a1).sum(axis=1)
-        keep = det != 0
-        if not np.any(keep):
-            continue
-        det, c23, r2, r3, w2, w3 = det[keep], c23[keep], r2[keep], r3[keep], w2[keep], w3[keep]
-        c31 = np.stack(_cross3(r3.T, np.broadcast_to(a1[:, None], r3.T.shape)), axis=1)
-        c12 = np.stack(_cross3(np.broadcast_to(a1[:, None], r2.T.shape), r2.T), axis=1)
-        num = w1 * c23 + w2[:, None] * c31 + w3[:, None] * c12
-        sign = np.where(det > 0, 1, -1)
-        if det.dtype == object:
-            sign = sign.astype(object)
-        det, num = det * sign, num * sign[:, None]
-        inside = np.all(abs(num) <= R * det[:, None], axis=1)
-        if np.any(inside):
-            V = np.concatenate([num[inside], det[inside][:, None]], axis=1)
-            if V.dtype != object:  # reduced here, so the rows kept in memory are final
-                V //= np.gcd.reduce(V, axis=1)[:, None]
-            found.append(V)
-    if not found:  # pragma: no cover - the box corners are always vertices
-        return np.zeros((0, 3), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    if found[0].dtype == object:
-        seen: dict[tuple[int, ...], None] = {}
-        for row in np.concatenate(found, axis=0):
-            vals = [int(v) for v in row]
-            g = math.gcd(*vals)
-            seen[tuple(v // g for v in vals)] = None
-        U = _int_array([list(r) for r in seen])
-    else:
-        V = np.concatenate(found, axis=0)
-        found.clear()
-        U = _unique_rows(V)
-    return U[:, :3], U[:, 3]
 
 
 def _point2(P: np.ndarray, q) -> Point:
@@ -921,21 +831,39 @@ class PointLevels:
         return best
 
 
+def _arrangement_levels(A, b, box: int, D: int, name: str) -> PointLevels:
+    A_arr, _, b_arr, _ = _system(A, b)
+    if A_arr.shape[1] != D:
+        raise InvalidParameterError(f"{name} needs a {D}-column system, got {A_arr.shape[1]} columns")
+    R = check_int(box, "box", low=1)
+    P, q, depths = arrangement_vertices(A_arr, b_arr, R, prune=True)
+    return PointLevels(P, q, depths, R, A_arr.shape[0])
+
+
+def arrangement_levels_2d(A, b, *, box: int) -> PointLevels:
+    """The levels of a 2-dimensional system ``A x >= b`` in the box ``[-R, R]^2`` (spec 6.2 steps 1-3).
+
+    The vertices of the arrangement of the constraint lines and the box facets with their depths,
+    each once, by a line sweep (:func:`~privpac.geometry.arrangement.arrangement_vertices`:
+    ``O(m^2 log m)`` exact integer work); ``conv(D_k ∩ B) = conv(V_k)`` (the constraints are closed),
+    so :class:`PointLevels` answers the level intervals of ``Q_1`` (prefix extrema) and ``Q_2``
+    (slices of the exact hulls). The same sets as :func:`convex_levels` (checked in
+    ``tests/test_arrangement_sweep.py``), computed without a Fraction per vertex.
+    """
+    return _arrangement_levels(A, b, box, 2, "arrangement_levels_2d")
+
+
 def arrangement_levels_3d(A, b, *, box: int) -> PointLevels:
     """The levels of a 3-dimensional system ``A x >= b`` in the box ``[-R, R]^3`` (spec 6.2 steps 1-3).
 
-    Vertices of the arrangement of the constraint planes and the box facets by Cramer's rule in
-    integers (``C(m + 6, 3)`` triples), their depths by exact counts (:func:`_depths`: a float64
-    BLAS product when its exactness bound holds, integers otherwise). ``conv(D_k ∩ B) = conv(V_k)``
-    (the constraints are closed), so the level sets are the hulls of the vertex sets ``V_k``;
-    :class:`PointLevels` answers their slices.
+    The vertices of the arrangement of the constraint planes and the box facets with their depths,
+    each once, by a sweep of every line of two planes
+    (:func:`~privpac.geometry.arrangement.arrangement_vertices`: ``O(m^3 log m)`` exact integer work,
+    only the vertices and their depths kept). ``conv(D_k ∩ B) = conv(V_k)`` (the constraints are
+    closed), so the level sets are the hulls of the vertex sets ``V_k``; :class:`PointLevels`
+    answers their slices.
     """
-    A_arr, _, b_arr, b_bound = _system(A, b)
-    if A_arr.shape[1] != 3:
-        raise InvalidParameterError(f"arrangement_levels_3d needs a 3-column system, got {A_arr.shape[1]} columns")
-    R = check_int(box, "box", low=1)
-    P, q = _vertices_3d(A_arr, b_arr, R)
-    return PointLevels(P, q, _depths(A_arr, b_arr, b_bound, P, q), R, A_arr.shape[0])
+    return _arrangement_levels(A, b, box, 3, "arrangement_levels_3d")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,10 +23,12 @@ has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is th
 1. the quality of a value ``t`` is ``Q_i(t) = max over completions z of cdepth_B(S, (p, t, z))``
    (Def 3.3), computed exactly from the nested level intervals
    ``I_k = {t : (p, t) in pi_{<=i}(conv(V_k))}`` (spec 6.2: ``V_k`` are the arrangement vertices of
-   depth ``>= k``, box facets included; :func:`~privpac.geometry.feasibility.convex_levels`): the
-   ``x_1``-range of the level polygon for ``i = 1 < D``, its slice at ``x_1 = x*_1``
-   (:meth:`~privpac.geometry.feasibility.ConvexLevel.slice`) for ``i = 2 = D``, the level interval
-   itself for ``D = 1``. Never the paper's App. B.2 breakpoint list, which computes a different
+   depth ``>= k``, box facets included): the level interval itself for ``D = 1``
+   (:func:`~privpac.geometry.feasibility.convex_levels`); for ``D = 2, 3`` the vertices and their
+   depths come from line sweeps (:mod:`privpac.geometry.arrangement`) and
+   :class:`~privpac.geometry.feasibility.PointLevels` answers the ``x_1``-range of ``conv(V_k)`` for
+   ``i = 1``, the slice at ``x_1 = x*_1`` of the 2-D hull of its projection for ``i = 2``, and exact
+   LPs for ``i = 3``. Never the paper's App. B.2 breakpoint list, which computes a different
    function (flag 5: Lemma 4.3/B.2 are false for ``i >= 2``);
 2. the candidate domain is public, one of two (``domain=``), both with bound ``R``, the running
    denominator ``t`` and the denominator bound ``Q_i`` of :func:`denominator_bounds`:
@@ -73,9 +75,9 @@ of the step function collapse to the constant ``tau_i`` (``interval_quality(...,
   with ``one_d_optimizer="expmech"`` is refused. ``truncate=False`` reproduces the untruncated
   RecConcave run.
 
-Every level is still computed (the levels come out of one incremental hull pass; the saving the
-spec expects from truncation would need the oracle in ``geometry/feasibility.py`` to stop at
-``tau``).
+The levels at or below ``tau_i`` get no LP (``coordinate_quality`` passes ``tau_i`` on to
+:meth:`~privpac.geometry.feasibility.PointLevels.intervals`, whose entries there are never read by
+the truncated quality); the vertices and their depths are still all computed.
 
 Why the domain holds a maximiser (property (P), Requirement 3.6)
 -----------------------------------------------------------------
@@ -144,9 +146,11 @@ exponential mechanism ``sufficient_m`` is
 
 Size envelope
 -------------
-``D = 3`` enumerates ``C(m + 6, 3)`` vertex candidates and solves one LP per level for ``i = 3``;
-it is refused from the public ``m`` above :data:`MAX_CONSTRAINTS_3D` (spec 6.5; measured fit times
-in ``docs/algorithms/linear-feasibility.md``), before any entry of the system is read. ``D >= 4``
+``D = 2`` keeps ``O(r^2)`` vertices of ``r`` distinct rows and is refused above
+:data:`MAX_DISTINCT_ROWS_2D` possibly distinct rows; ``D = 3`` sweeps ``C(m + 6, 2)`` lines, keeps
+up to ``C(m + 6, 3)`` vertices and solves one LP per level for ``i = 3``, and is refused from the
+public ``m`` above :data:`MAX_CONSTRAINTS_3D` (spec 6.5; measured fit times in
+``docs/algorithms/linear-feasibility.md``). Both refusals come before any entry of the system is read. ``D >= 4``
 is refused the same way; the message points to the large-margin learner
 (:class:`~privpac.estimators.PrivateHalfspaceClassifier`).
 
@@ -202,7 +206,7 @@ from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
 from ..geometry.feasibility import (
-    PointLevels,
+    arrangement_levels_2d,
     arrangement_levels_3d,
     bounding_box_radius,
     candidate_depths,
@@ -252,17 +256,18 @@ DOMAINS = ("a3-rational", "mode-c")
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
-#: feasible exact range near ``m = 10^3`` for a vectorised implementation). ``C(m + 6, 3)`` vertex
-#: candidates (2.1e7 at 500) and an ``O(m^4)`` depth product dominate: the margin-1 halfspace
-#: learner's fit at ``m = 500`` on 2-D grid data took about 30 s of one core and 3.1 GB
-#: (``benchmarks/feasibility_halfspaces.py --only done``; docs/algorithms/linear-feasibility.md).
-MAX_CONSTRAINTS_3D = 500
+#: feasible exact range near ``m = 10^3`` for a vectorised implementation). The line sweep takes
+#: ``O(m^3 log m)`` time, but the kept vertices (up to ``C(m + 6, 3)``, 8.5e6 at 500 and 6.4e7 at
+#: 1,000 on grid data) and the levels' and LPs' copies of them set the memory: the margin-1 halfspace
+#: learner's fit at ``m = 700`` on 2-D grid data took about 35 s of one core and 4.9 GB; at 1,000 the
+#: levels alone took 8.5 GB (``benchmarks/feasibility_halfspaces.py --only done``;
+#: docs/algorithms/linear-feasibility.md).
+MAX_CONSTRAINTS_3D = 700
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
-#: (``min(m, number of distinct rows the entry bound allows)``). Its cost grows like the square of the
-#: distinct rows (``O(r^2)`` arrangement vertices and an incremental hull): about 100 s at 1,000
-#: distinct rows (``benchmarks/feasibility_halfspaces.py``, ``X = 1024``), so 2,000 already takes
-#: several minutes.
-MAX_DISTINCT_ROWS_2D = 2000
+#: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
+#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``): about 70 s of one core and 4.7 GB at
+#: 10,000 distinct rows (``benchmarks/linear_feasibility.py``, ``X = 1000``).
+MAX_DISTINCT_ROWS_2D = 10_000
 
 _LARGE_MARGIN_HINT = (
     "for larger or higher-dimensional data with a margin use the large-margin learner "
@@ -383,14 +388,14 @@ def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: i
         if rows > MAX_DISTINCT_ROWS_2D:
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
-                f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's cost grows with "
-                f"their square (about 100 s at 1,000); use a public random subsample of at most "
+                f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
+                f"their square (about 70 s and 4.7 GB at 10,000); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {_LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:
         raise InvalidParameterError(
             f"FindDeepPoint in D = 3 is exact up to m = {MAX_CONSTRAINTS_3D} constraints, got m = {m}: the exact "
-            f"oracle enumerates C(m + 6, 3) = {math.comb(m + 6, 3):,} arrangement vertices and solves an LP per level "
+            f"oracle keeps up to C(m + 6, 3) = {math.comb(m + 6, 3):,} arrangement vertices and solves an LP per level "
             f"(spec kmst-halfspaces 6.2, 6.5); use a public random subsample of at most {MAX_CONSTRAINTS_3D} "
             f"constraints, or {_LARGE_MARGIN_HINT}"
         )
@@ -642,30 +647,25 @@ def check_system(A, b, X: int, first_row: int = 0) -> tuple[np.ndarray, np.ndarr
     return A_arr, b_arr[:, 0]
 
 
-def level_intervals(convex, prefix: tuple[Fraction, ...], D: int) -> list[tuple[Fraction, Fraction]]:
+def level_intervals(convex, prefix: tuple[Fraction, ...], D: int, floor: int = 0) -> list[tuple[Fraction, Fraction]]:
     """The nested level intervals ``I_1 ⊇ I_2 ⊇ ...`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty one.
 
-    ``convex`` is :func:`~privpac.geometry.feasibility.convex_levels` of the system (boxed) for
-    ``D <= 2``, :func:`~privpac.geometry.feasibility.arrangement_levels_3d` for ``D = 3``. Exact.
+    ``convex`` is :func:`system_levels` of the system: the boxed levels of
+    :func:`~privpac.geometry.feasibility.convex_levels` for ``D = 1``, a
+    :class:`~privpac.geometry.feasibility.PointLevels` (:func:`~privpac.geometry.feasibility.arrangement_levels_2d`,
+    :func:`~privpac.geometry.feasibility.arrangement_levels_3d`) for ``D = 2, 3`` and for a candidate
+    set. Exact. ``floor``: the public truncation level of :func:`coordinate_quality`; the entries at
+    levels ``<= floor`` may then be any nested value (no LP is solved there,
+    :meth:`~privpac.geometry.feasibility.PointLevels.intervals`), which the truncated quality never reads.
     """
-    if isinstance(convex, PointLevels):  # D = 3, or a candidate set in any D
-        return convex.intervals(tuple(prefix))
-    i = len(prefix) + 1
+    if not isinstance(convex, list):  # PointLevels: D = 2, 3, or a candidate set in any D
+        return convex.intervals(tuple(prefix), floor)
     out: list[tuple[Fraction, Fraction]] = []
     for level in convex:
         if level.empty:
             break
-        if D == 1:
-            lo, hi = level.interval  # finite: the score is boxed
-            out.append((lo, hi))
-        elif i == 1:
-            xs = [p[0] for p in level.polygon]
-            out.append((min(xs), max(xs)))
-        else:
-            sl = level.slice(prefix[0])
-            if sl is None:
-                break
-            out.append(sl)
+        lo, hi = level.interval  # finite: the score is boxed
+        out.append((lo, hi))
     return out
 
 
@@ -676,14 +676,17 @@ def coordinate_quality(domain, convex, prefix, D: int, tau: int = 0) -> StepFunc
     (:func:`level_intervals`); the levels ``<= tau`` collapse to the constant ``tau`` (spec 3.7
     item 3). ``tau`` must be public: :func:`truncation_levels`, never a function of the levels.
     """
-    return interval_quality(domain, level_intervals(convex, tuple(prefix), D), floor=tau)
+    return interval_quality(domain, level_intervals(convex, tuple(prefix), D, floor=tau), floor=tau)
 
 
 def system_levels(A, b, R: int):
     """The boxed levels of a system, in the form :func:`level_intervals` reads for its dimension."""
     A_arr = np.asarray(A)
-    if A_arr.ndim == 2 and A_arr.shape[1] == 3:
+    D = A_arr.shape[1] if A_arr.ndim == 2 else 1
+    if D == 3:
         return arrangement_levels_3d(A, b, box=R)
+    if D == 2:
+        return arrangement_levels_2d(A, b, box=R)
     return convex_levels(A, b, box=R)
 
 

@@ -1,0 +1,203 @@
+"""The line sweep of FindDeepPoint's oracle (``privpac.geometry.arrangement``) against brute force and the old path.
+
+Spec ``kmst-halfspaces`` 6.2: the vertices of the arrangement of the constraint lines / planes and
+the box facets, each once, with their exact depths. References: plain Fraction enumerations (every
+pair or triple of lines / planes solved, depths counted one constraint at a time), and for ``D = 2``
+the per-level polygons of :func:`~privpac.geometry.feasibility.convex_levels` (the public per-level
+form, the learner's former oracle). Systems: random, repeated rows (and their multiples and
+opposites), parallel rows, many lines / planes through one point, three planes through one line,
+and integers beyond ``2**62`` (the Python-integer path). Plus the sweep's own guards: the exact
+ratio signs on their three paths, and the exact re-sort of a line whose float proposal is unsorted.
+"""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from privpac.geometry import arrangement as AR
+from privpac.geometry import feasibility as F
+from privpac.learners import linear_feasibility as lf
+
+
+def _solve(rows):
+    """The unique common point of ``D`` hyperplanes ``<a, x> = w`` (Fractions), or None (Gauss-Jordan)."""
+    D = len(rows)
+    M = [[Fraction(int(v)) for v in r] for r in rows]
+    for c in range(D):
+        p = next((r for r in range(c, D) if M[r][c] != 0), None)
+        if p is None:
+            return None
+        M[c], M[p] = M[p], M[c]
+        for r in range(D):
+            if r != c and M[r][c] != 0:
+                f = M[r][c] / M[c][c]
+                M[r] = [x - f * y for x, y in zip(M[r], M[c])]
+    return tuple(M[c][D] / M[c][c] for c in range(D))
+
+
+def _brute(A, b, R):
+    """``{vertex: depth}`` from every ``D``-tuple of constraint and box hyperplanes, in Fractions."""
+    D = A.shape[1]
+    rows = [(*(int(v) for v in a), int(w)) for a, w in zip(A, b) if any(int(v) for v in a)]
+    rows += [tuple(int(c == j) * s for c in range(D)) + (-R,) for j in range(D) for s in (1, -1)]
+    verts = {v for t in itertools.combinations(set(rows), D) if (v := _solve(t)) is not None}
+    verts = {v for v in verts if all(abs(c) <= R for c in v)}
+    return {v: sum(sum(int(ai) * vi for ai, vi in zip(a, v)) >= int(w) for a, w in zip(A, b)) for v in verts}
+
+
+def _got(A, b, R, prune=False):
+    A_arr, _, b_arr, _ = F._system(A, b)
+    P, q, depth = AR.arrangement_vertices(A_arr, b_arr, R, prune=prune)
+    got = {tuple(Fraction(int(p), int(qq)) for p in row): int(d) for row, qq, d in zip(P, q, depth)}
+    assert len(got) == len(q)  # each vertex once
+    assert all(int(qq) > 0 for qq in q)
+    assert all(math.gcd(int(qq), *(int(v) for v in row)) == 1 for row, qq in zip(P, q))  # lowest terms
+    return got
+
+
+def _system(gen, D: int, kind: int):
+    X = int(gen.integers(1, 4))
+    m = int(gen.integers(1, 12 if D == 2 else 7))
+    A = gen.integers(-X, X + 1, size=(m, D))
+    b = gen.integers(-X, X + 1, size=m)
+    if kind == 1:  # repeated rows, a multiple and an opposite of a row
+        A = np.concatenate([A, A[:2], 2 * A[:1], -A[:1]])
+        b = np.concatenate([b, b[:2], 2 * b[:1], -b[:1]])
+    elif kind == 2:  # parallel rows (D = 2), planes sharing the direction e_D (D = 3)
+        A[:, -1] = 0 if D == 3 else A[:, -1]
+        if D == 2:
+            A[:] = A[0]
+    elif kind == 3:  # many lines / planes through one point, and three planes through one line
+        p = gen.integers(-2, 3, size=D)
+        b = A @ p
+        if D == 3:
+            A = np.concatenate([A, [[1, 0, 0], [0, 1, 0], [1, 1, 0], [2, -1, 0]]])
+            b = np.concatenate([b, [1, 2, 3, 0]])
+        X = int(max(X, np.abs(b).max()))
+    elif kind == 4:  # beyond 2**62: Python integers throughout
+        A, b = A.astype(object) * 2**62, b.astype(object) * 2**62
+        X = X * 2**62
+    return A, b, F.bounding_box_radius(D, int(X))
+
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_vertices_and_depths_match_brute_force(D):
+    gen = np.random.default_rng(40 + D)
+    for trial in range(40 if D == 2 else 25):
+        A, b, R = _system(gen, D, trial % 5)
+        assert _got(A, b, R) == _brute(A, b, R), (A, b)
+
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_pruned_levels_have_the_same_hulls(D):
+    """Dropping the vertices between two deeper box vertices on a line leaves every level interval as it was."""
+    gen = np.random.default_rng(50 + D)
+    dropped = 0
+    for trial in range(12):
+        A, b, R = _system(gen, D, trial % 4)
+        if trial % 4 == 0:  # larger systems, where vertices between deeper ones are common
+            X = 4
+            m = 30 if D == 2 else 12
+            A, b = gen.integers(-X, X + 1, size=(m, D)), gen.integers(-X, X + 1, size=m)
+            R = F.bounding_box_radius(D, X)
+        full, pruned = _got(A, b, R), _got(A, b, R, prune=True)
+        assert pruned.items() <= full.items()
+        dropped += len(full) - len(pruned)
+        A_arr, _, b_arr, _ = F._system(A, b)
+        ref = F.PointLevels(*AR.arrangement_vertices(A_arr, b_arr, R), R, len(b))
+        got = (F.arrangement_levels_2d if D == 2 else F.arrangement_levels_3d)(A, b, box=R)
+        prefixes = [()] + [(v,) for lo, hi in ref.intervals(()) for v in (lo, (lo + hi) / 2)]
+        if D == 3:
+            prefixes += [(p[0], (lo + hi) / 2) for p in prefixes[1:4] for lo, hi in ref.intervals(p)[::3]]
+        for p in prefixes:
+            assert got.intervals(p) == ref.intervals(p), (A, b, p)
+    assert dropped > 0
+
+
+def test_zero_rows_count_everywhere_or_nowhere():
+    A = np.array([[0, 0], [0, 0], [1, 0]])
+    b = np.array([0, 1, 0])
+    R = F.bounding_box_radius(2, 1)
+    got = _got(A, b, R)
+    assert got == _brute(A, b, R) and max(got.values()) == 2 and min(got.values()) == 1
+
+
+def _old_intervals(levels, prefix):
+    """The learner's former ``D = 2`` reading of :func:`convex_levels`: x-ranges and slices of the level polygons."""
+    out = []
+    for level in levels:
+        if level.empty:
+            break
+        if not prefix:
+            xs = [p[0] for p in level.polygon]
+            out.append((min(xs), max(xs)))
+        else:
+            sl = level.slice(prefix[0])
+            if sl is None:
+                break
+            out.append(sl)
+    return out
+
+
+def test_d2_levels_equal_the_convex_levels_path():
+    gen = np.random.default_rng(44)
+    for trial in range(30):
+        A, b, R = _system(gen, 2, trial % 5)
+        if trial % 5 == 4:
+            A, b = A // 2**62 * 3, b // 2**62 * 3  # huge R (integers beyond 2**62 stay in the brute-force test)
+            R = F.bounding_box_radius(2, 9)
+        new = F.arrangement_levels_2d(A, b, box=R)
+        old = F.convex_levels(A, b, box=R)
+        assert new.intervals(()) == _old_intervals(old, ())
+        ends = {v for lo, hi in new.intervals(()) for v in (lo, hi, (lo + hi) / 2)} | {Fraction(R + 1), Fraction(0)}
+        for p in sorted(ends)[:: max(1, len(ends) // 6)]:
+            assert new.intervals((p,)) == _old_intervals(old, (p,)), (A, b, p)
+
+
+def test_seeded_fits_are_those_of_the_convex_levels_path(monkeypatch):
+    """FindDeepPoint in D = 2 draws the same points from the PointLevels oracle as from the per-level polygons."""
+
+    class Old:
+        def __init__(self, A, b, R):
+            self.levels = F.convex_levels(A, b, box=R)
+
+        def intervals(self, prefix, floor=0):
+            return _old_intervals(self.levels, prefix)
+
+    gen = np.random.default_rng(45)
+    sizes = ((2, 30), (7, 25))
+    systems = [(gen.integers(-X, X + 1, size=(m, 2)), gen.integers(-X, X + 1, size=m), X) for X, m in sizes]
+    new = [lf.find_deep_point(A, b, X, 2.0, rng=s).solution for A, b, X in systems for s in range(2)]
+    monkeypatch.setattr(lf, "arrangement_levels_2d", lambda A, b, box: Old(A, b, box))
+    old = [lf.find_deep_point(A, b, X, 2.0, rng=s).solution for A, b, X in systems for s in range(2)]
+    assert new == old
+
+
+def test_ratio_signs_are_exact_on_every_path():
+    gen = np.random.default_rng(46)
+    for scale, dscale in ((1, 1), (2**35, 2**20), (2**60, 2**28), (2**61, 2**40)):
+        n1 = gen.integers(-1000, 1000, size=300) * scale
+        d1 = gen.integers(1, 50, size=300) * dscale
+        k = gen.integers(1, 4, size=300)
+        n2, d2 = n1 * k, d1 * k  # exact ties ...
+        n2[::3] += gen.integers(-1, 2, size=100)  # ... and neighbours one unit away
+        if scale == 2**61:
+            n1, d1, n2, d2 = (v.astype(object) for v in (n1, d1, n2, d2))
+        want = [(v > 0) - (v < 0) for v in (int(a) * int(c) - int(e) * int(f) for a, c, e, f in zip(n2, d1, n1, d2))]
+        assert list(AR.ratio_signs(n1, d1, n2, d2)) == want
+
+
+def test_an_unsorted_float_proposal_is_sorted_again_exactly(monkeypatch):
+    gen = np.random.default_rng(47)
+    cases = [_system(gen, D, kind) for D in (2, 3) for kind in (0, 1, 3)]
+    want = [_got(A, b, R) for A, b, R in cases]
+    monkeypatch.setattr(AR, "_proposal", lambda f: np.argsort(-f, axis=1))  # reversed: every line re-sorted
+    assert [_got(A, b, R) for A, b, R in cases] == want
+
+
+def test_the_levels_refuse_a_system_of_another_dimension():
+    with pytest.raises(Exception, match="2-column"):
+        F.arrangement_levels_2d(np.zeros((2, 3), dtype=int), [0, 0], box=5)
