@@ -672,6 +672,10 @@ def _point2(P: np.ndarray, q) -> Point:
     return Fraction(int(P[0]), int(q)), Fraction(int(P[1]), int(q))
 
 
+#: Groups of at most this many points of one depth are hulled without the Akl-Toussaint filter.
+_FILTER_FROM = 32
+
+
 class PointLevels:
     """The levels ``conv(V_k)`` of a finite point set ``V`` with integer depths, answered per prefix (spec 6.2).
 
@@ -745,7 +749,10 @@ class PointLevels:
                 s, e = int(self._count[k + 1]), int(self._count[k])
                 if e > s:
                     Pn, qn = self.P[s:e, :2], self.q[s:e]
-                    keep = s + np.flatnonzero(_outside_of(_seed_polygon(hull, Pn, qn), Pn, qn))
+                    if e - s > _FILTER_FROM:  # the filter drops interior points only: the hull is the same
+                        keep = s + np.flatnonzero(_outside_of(_seed_polygon(hull, Pn, qn), Pn, qn))
+                    else:  # a few points: hulling them costs less than filtering them
+                        keep = np.arange(s, e)
                     pts = [_point2(self.P[j], self.q[j]) for j in keep]
                     for pt, j in zip(pts, keep):
                         self._where.setdefault(pt, int(j))
