@@ -14,9 +14,8 @@ piece and uniform index:
 * ``D = 1``: a stack of equal constraints loses one to the opposite ray (the privacy loss of the
   exponential mechanism reaches its bound ``epsilon`` there, so a mechanism running at more than its
   share shows);
-* ``D = 3`` (prefix extrema, the exact 2-D hull slice, and the certified LP of the third
-  coordinate);
-* the halfspace learner in ``d = 2`` (its dual in ``D = 3``): a label flips;
+* the halfspace learner in ``d = 2``: its dual is a ``D = 3`` system (prefix extrema, the exact 2-D
+  hull slice, and the certified LP of the third coordinate); a label flips;
 * ``D = 4`` (the feasibility search by exact LPs that a prefix of three coordinates needs) is
   audited empirically on the solution's grid cell: its fourth coordinate has thousands of
   candidates per path.
@@ -46,9 +45,6 @@ def _grid(D: int) -> np.ndarray:
 _PAIRS = [
     ("system", "D=1: eight x >= 1; one turns round to x <= -1",
      ([[1]] * 8, [1] * 8), ([[1]] * 7 + [[-1]], [1] * 8)),
-    ("system", "D=3: x, y, z >= 0 and x + y + z >= 1; the last turns round",
-     ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], [0, 0, 0, 1]),
-     ([[1, 0, 0], [0, 1, 0], [0, 0, 1], [-1, -1, -1]], [0, 0, 0, 1])),
     ("halfspace", "d=2: a label flips",
      ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 1, 1, 1]), ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 0, 1, 1])),
 ]  # fmt: skip
@@ -74,7 +70,7 @@ register(
     AuditCase(
         name="feasibility-candidates",
         description="PrivateLinearFeasibility.fit and PrivateFeasibilityHalfspaceClassifier.fit over the public "
-        "candidates {-1, 0, 1}^D (spec 6.5 option 1): D=1, D=3 and the d=2 learner, exponential mechanism",
+        "candidates {-1, 0, 1}^D (spec 6.5 option 1): D=1 and the d=2 learner (D=3), exponential mechanism",
         release=_release,
         pairs=_pairs_of(_PAIRS),
         epsilon=1.0,

@@ -179,7 +179,8 @@ of the paper applies verbatim to this score:
   depths are exact integer counts (:func:`~privpac.geometry.feasibility.candidate_depths`, a sum
   over records: on Dask and Spark each block returns its counts and only ``|P|`` integers reach the
   driver, :func:`engine_candidate_depths`). Audited exactly through the estimators
-  (``feasibility-candidates``: ``D = 1, 3`` and the ``d = 2`` learner) and empirically in ``D = 4``.
+  (``feasibility-candidates``: ``D = 1`` and the ``d = 2`` learner, whose dual has ``D = 3``) and
+  empirically in ``D = 4``.
 * *Utility*: Claim 4.1 holds for any point set (Caratheodory), so ``Delta = D + 1`` and Thm 3.7 gives
   ``depth(x*) >= (1 - alpha) m`` when some candidate is feasible and ``m >= plan.sufficient_m``. When
   no candidate is, the shortfall ``m - max_p depth(p)`` is multiplied by up to ``D + 1`` (the output is
