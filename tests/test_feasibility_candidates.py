@@ -335,3 +335,25 @@ def test_the_truncated_quality_solves_no_lp_below_tau(monkeypatch):
                     assert with_cut <= sum(solved)
                     compared += with_cut < sum(solved)
     assert compared > 0  # some levels were skipped
+
+
+def test_a_public_depth_promise_sets_the_promises_and_the_truncation():
+    """Spec 6.5: a candidate set without a feasible point needs a public ``M < m`` chosen in advance;
+    RecConcave's promises ``r_i = (1 - alpha~)^(i-1) M`` and the truncation levels follow it."""
+    from privpac.learners.linear_feasibility import truncation_levels
+
+    cs = random_candidates(50, 3, 2, rng=0)
+    default = plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs)
+    lower = plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs, depth_promise=800)
+    assert default.depth_promise == 1000 and lower.depth_promise == 800
+    assert lower.promises == pytest.approx(tuple(0.8 * r for r in default.promises))
+    assert lower.truncation == truncation_levels(800, 3, 0.1) != default.truncation
+    for bad in (0, 1001, 2.5):
+        with pytest.raises(InvalidParameterError, match="depth_promise"):
+            plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs, depth_promise=bad)
+    gen = np.random.default_rng(15)
+    A, b = _feasible_system(gen, 300, 3, 2, [1, 0, -1])
+    res = find_deep_point(
+        A, b, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs, depth_promise=len(b) // 2, rng=1
+    )
+    assert res.plan.depth_promise == len(b) // 2 and len(res.solution) == 3
