@@ -24,7 +24,7 @@ def synthetic(n, d, gamma, seed, w=None):
 def test_estimator_contract_and_persistence(tmp_path):
     train, w = synthetic(1500, 200, 0.3, 1)
     test, _ = synthetic(2000, 200, 0.3, 2, w)
-    est = PrivateHalfspaceClassifier(epsilon=1.0, domain=1.0, margin=0.3, random_state=0)
+    est = PrivateHalfspaceClassifier(epsilon=1.0, domain=1.0, margin=0.3, variant="practical", random_state=0)
     assert clone(est).get_params() == est.get_params()
     assert est.fit(train.X, train.y) is est
     assert np.mean(est.predict(test.X) != test.y) <= 0.05
@@ -39,7 +39,7 @@ def test_estimator_contract_and_persistence(tmp_path):
 
 def test_projection_seed_round_trips(tmp_path):
     train, _ = synthetic(300, 2000, 0.3, 3)
-    est = PrivateHalfspaceClassifier(domain=1.0, margin=0.3, random_state=1).fit(train.X, train.y)
+    est = PrivateHalfspaceClassifier(domain=1.0, margin=0.3, variant="practical", random_state=1).fit(train.X, train.y)
     assert est.projection_dim_ == 178 and est.projection_seed_ is not None
     loaded = load_model(save_model(est, tmp_path / "p.json"))
     assert loaded.projection_seed_ == est.projection_seed_ and loaded.projection_dim_ == 178
@@ -67,16 +67,17 @@ def test_domains_and_margin_types():
     dg = load_digits_pair(4, 9)
     assert dg.domain == IntegerDomain(0, 16) and dg.X.shape[1] == 64 and set(np.unique(dg.y)) == {0, 1}
     Xtr, Xte, ytr, yte = dg.split(0.25, 0)
-    est = PrivateHalfspaceClassifier(epsilon=2.0, domain=dg.domain, margin=0.1, random_state=0).fit(Xtr, ytr)
+    practical = dict(variant="practical", random_state=0)
+    est = PrivateHalfspaceClassifier(epsilon=2.0, domain=dg.domain, margin=0.1, **practical).fit(Xtr, ytr)
     assert np.mean(est.predict(Xte) != yte) <= 0.15
     with pytest.raises(DomainError, match="outside the declared domain"):
         PrivateHalfspaceClassifier(domain=(0, 10), margin=0.1).fit(Xtr, ytr)
-    clipped = PrivateHalfspaceClassifier(domain=Grid(0.0, 10.0, 11, clip=True), margin=0.1, random_state=0)
+    clipped = PrivateHalfspaceClassifier(domain=Grid(0.0, 10.0, 11, clip=True), margin=0.1, **practical)
     assert clipped.fit(Xtr, ytr).coef_.shape == (64,)
     with pytest.raises(DomainError, match="norm bound"):
         PrivateHalfspaceClassifier(domain=1.0, margin=0.1).fit(Xtr, ytr)
     # An absolute margin is divided by the public norm bound (16 * 8 for this box).
-    absolute = PrivateHalfspaceClassifier(domain=dg.domain, margin=12.8, margin_type="absolute", random_state=0)
+    absolute = PrivateHalfspaceClassifier(domain=dg.domain, margin=12.8, margin_type="absolute", **practical)
     assert absolute.fit(Xtr, ytr).margin_ == pytest.approx(0.1)
 
 
@@ -84,8 +85,8 @@ def test_estimator_bad_inputs():
     train, _ = synthetic(50, 3, 0.3, 6)
     with pytest.raises(DomainError, match="never derives"):
         PrivateHalfspaceClassifier(margin=0.3).fit(train.X, train.y)
-    with pytest.raises(InvalidParameterError, match="margin"):
-        PrivateHalfspaceClassifier(domain=1.0).fit(train.X, train.y)
+    with pytest.raises(InvalidParameterError, match="margin must be given for variant='practical'"):
+        PrivateHalfspaceClassifier(domain=1.0, variant="practical").fit(train.X, train.y)
     with pytest.raises(InvalidParameterError, match="margin"):
         PrivateHalfspaceClassifier(domain=1.0, margin=-0.1).fit(train.X, train.y)
     with pytest.raises(InvalidParameterError, match="variant"):
@@ -95,7 +96,9 @@ def test_estimator_bad_inputs():
     with pytest.raises(InvalidParameterError, match="delta"):
         PrivateHalfspaceClassifier(domain=1.0, margin=0.3, delta=0.0).fit(train.X, train.y)
     with pytest.raises(InvalidParameterError, match="cosine margin"):
-        PrivateHalfspaceClassifier(domain=1.0, margin=2.0, margin_type="absolute").fit(train.X, train.y)
+        PrivateHalfspaceClassifier(domain=1.0, margin=2.0, margin_type="absolute", variant="practical").fit(
+            train.X, train.y
+        )
     with pytest.raises(ValueError, match="label"):
         PrivateHalfspaceClassifier(domain=1.0, margin=0.3).fit(train.X, train.y + 5)
     with pytest.raises(ValueError):
@@ -133,7 +136,7 @@ def test_cli_fit_predict_show(tmp_path):
     res = runner.invoke(main, base + ["--domain", "norm:1", "--set", "margin=0.1"])
     assert res.exit_code != 0 and "norm bound" in res.output
     res = runner.invoke(
-        main, ["fit", "halfspace-margin", str(data), "--label", "y", "--domain", "0:16", "-o", str(out)]
+        main, [*base, "--domain", "0:16", "--set", "variant=practical"]
     )
     assert res.exit_code != 0 and "margin must be given" in res.output
 
@@ -205,14 +208,13 @@ def test_fit_intercept_learns_an_offset_halfspace(tmp_path):
     y = (X[:, 0] + X[:, 1] >= 12).astype(int)
     keep = np.abs(X[:, 0] + X[:, 1] - 12) >= 1.0  # a margin around the boundary
     X, y = X[keep], y[keep]
-    homogeneous = PrivateHalfspaceClassifier(domain=Grid(0, 10, 101), margin=0.05, random_state=0).fit(X, y)
-    offset = PrivateHalfspaceClassifier(
-        domain=Grid(0, 10, 101), margin=0.05, fit_intercept=True, random_state=0, n_steps=50
-    ).fit(X, y)
+    practical = dict(domain=Grid(0, 10, 101), margin=0.05, variant="practical", random_state=0)
+    homogeneous = PrivateHalfspaceClassifier(**practical).fit(X, y)
+    offset = PrivateHalfspaceClassifier(**practical, fit_intercept=True, n_steps=50).fit(X, y)
     assert homogeneous.intercept_ == 0.0 and homogeneous.score(X, y) < 0.9
     assert offset.score(X, y) > 0.95 and offset.intercept_ < 0
     assert offset.privacy_spent_ == (1.0, 1e-6)
     loaded = load_model(save_model(offset, tmp_path / "h.json"))
     assert np.array_equal(loaded.predict(X), offset.predict(X))
     with pytest.raises(InvalidParameterError, match="box domain"):
-        PrivateHalfspaceClassifier(domain=20.0, margin=0.1, fit_intercept=True).fit(X, y)
+        PrivateHalfspaceClassifier(domain=20.0, margin=0.1, variant="practical", fit_intercept=True).fit(X, y)

@@ -16,7 +16,14 @@ from ..domains import Grid
 from ..errors import InvalidParameterError
 from ..random import as_random_source, uniform_array
 
-__all__ = ["Dataset", "load_breast_cancer_feature", "BREAST_CANCER_BOUNDS"]
+__all__ = [
+    "Dataset",
+    "load_breast_cancer_feature",
+    "BREAST_CANCER_BOUNDS",
+    "BREAST_CANCER_DOCUMENTED_RANGES",
+    "WINE_DOCUMENTED_RANGES",
+    "documented_range",
+]
 
 # Wisconsin Diagnostic Breast Cancer: cell-nucleus measurements from digitised images.
 # Round bounds wider than any plausible value of the measurement, fixed without looking at the
@@ -35,6 +42,49 @@ BREAST_CANCER_BOUNDS = {
     "worst area": (0.0, 5000.0),
     "worst concave points": (0.0, 0.5),
 }
+
+
+def documented_range(low: str, high: str, *, non_negative: bool = False) -> tuple[float, float]:
+    """Public bounds from a printed min and max: widened by one unit of the last printed digit.
+
+    A documentation table prints rounded values (``0.053`` for a minimum of 0.05263), so the range
+    it states is widened by one unit of its last digit on each side (``0.052``, and ``0.164`` for a
+    printed maximum of ``0.163``); ``non_negative`` keeps a quantity that cannot be negative at 0 or
+    above. A function of the printed text only.
+    """
+
+    def unit(text: str) -> float:
+        return 10.0 ** -len(text.partition(".")[2])
+
+    lo, hi = float(low) - unit(low), float(high) + unit(high)
+    return (max(lo, 0.0) if non_negative else lo), hi
+
+
+# The "Summary Statistics" table of scikit-learn's ``load_breast_cancer().DESCR`` (min, max per
+# feature, in the order of ``feature_names``: the 10 means, the 10 standard errors, the 10 "worst"
+# values), copied as printed. Every feature is a length, area, ratio, count or deviation: never
+# negative. These are the dataset's documented ranges, written here by hand, not read off the data.
+_BREAST_CANCER_DESCR = (
+    ("6.981", "28.11"), ("9.71", "39.28"), ("43.79", "188.5"), ("143.5", "2501.0"), ("0.053", "0.163"),
+    ("0.019", "0.345"), ("0.0", "0.427"), ("0.0", "0.201"), ("0.106", "0.304"), ("0.05", "0.097"),
+    ("0.112", "2.873"), ("0.36", "4.885"), ("0.757", "21.98"), ("6.802", "542.2"), ("0.002", "0.031"),
+    ("0.002", "0.135"), ("0.0", "0.396"), ("0.0", "0.053"), ("0.008", "0.079"), ("0.001", "0.03"),
+    ("7.93", "36.04"), ("12.02", "49.54"), ("50.41", "251.2"), ("185.2", "4254.0"), ("0.071", "0.223"),
+    ("0.027", "1.058"), ("0.0", "1.252"), ("0.0", "0.291"), ("0.156", "0.664"), ("0.055", "0.208"),
+)  # fmt: skip
+#: Public per-feature ``(low, high)`` of the 30 breast-cancer features from their documented ranges
+#: (:func:`documented_range` of the DESCR table): ``Grid(*np.array(...).T, 2)`` is a public box domain.
+BREAST_CANCER_DOCUMENTED_RANGES = tuple(documented_range(lo, hi, non_negative=True) for lo, hi in _BREAST_CANCER_DESCR)
+
+# The "Summary Statistics" table of scikit-learn's ``load_wine().DESCR`` (min, max per feature, in
+# the order of ``feature_names``), copied as printed: concentrations, absorbances and a hue, never negative.
+_WINE_DESCR = (
+    ("11.0", "14.8"), ("0.74", "5.80"), ("1.36", "3.23"), ("10.6", "30.0"), ("70.0", "162.0"), ("0.98", "3.88"),
+    ("0.34", "5.08"), ("0.13", "0.66"), ("0.41", "3.58"), ("1.3", "13.0"), ("0.48", "1.71"), ("1.27", "4.00"),
+    ("278", "1680"),
+)  # fmt: skip
+#: Public per-feature ``(low, high)`` of the 13 wine features from their documented ranges.
+WINE_DOCUMENTED_RANGES = tuple(documented_range(lo, hi, non_negative=True) for lo, hi in _WINE_DESCR)
 
 
 @dataclass

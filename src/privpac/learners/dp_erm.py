@@ -50,6 +50,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.special import expit
 
 from ..accounting import PrivacyLedger
 from ..errors import InvalidParameterError, PaperLiteralWarning, UtilityWarning
@@ -62,6 +63,7 @@ from .margin_nets import sphere_net, sphere_net_size, violation_counts
 
 __all__ = [
     "ERM_VARIANTS",
+    "ClippedLogisticLoss",
     "MarginHingeLoss",
     "BoostedResult",
     "boosting_rounds",
@@ -144,6 +146,42 @@ class MarginHingeLoss:
         return -(coeff.T @ Z) / self.width  # (runs, m): each record contributes norm <= L
 
 
+@dataclass(frozen=True)
+class ClippedLogisticLoss:
+    """The logistic loss ``log(1 + exp(-y <w, z>))`` with every per-record gradient clipped to norm ``clip``.
+
+    A record's gradient is ``-y z sigmoid(-y <w, z>)``; clipped, it is
+    ``-y z min(sigmoid(-y <w, z>), clip / ||z||)``, of norm ``min(sigmoid(-y <w, z>) ||z||, clip)``.
+    The clipped gradient is the gradient of a convex loss of the margin (the logistic loss whose
+    slope is capped at ``clip / ||z||``: linear where the record is badly classified), so noisy
+    gradient descent on it is convex optimisation. Clipping is a per-record computation: it reads
+    no other record and no private statistic, so ``lipschitz = clip`` bounds every record's term
+    whatever the data. Used by :mod:`privpac.learners.private_logistic`.
+    """
+
+    clip: float
+
+    def __post_init__(self):
+        check_real(self.clip, "clip", low=0.0, low_open=True)
+
+    @property
+    def lipschitz(self) -> float:
+        """The per-record gradient norm bound: ``clip``."""
+        return float(self.clip)
+
+    def gradient_sum(self, Z: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+        """``sum_j clipped grad l(w; z_j, y_j)`` for every row ``w`` of ``W`` (shape (runs, m)).
+
+        The only implementation of the clipped gradient: the in-memory oracle and the engine
+        kernels both call it.
+        """
+        margins = (Z @ W.T) * y[:, None]  # (n, runs)
+        norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
+        cap = np.divide(self.clip, norms, out=np.full_like(norms, np.inf), where=norms > 0)
+        coeff = -y[:, None] * np.minimum(expit(-margins), cap[:, None])  # each record: norm <= clip
+        return coeff.T @ Z
+
+
 def _check_inputs(Z, y) -> tuple[np.ndarray, np.ndarray]:
     Z = np.asarray(Z, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -157,9 +195,9 @@ def _check_inputs(Z, y) -> tuple[np.ndarray, np.ndarray]:
     return Z, y
 
 
-def _project_ball(W: np.ndarray) -> None:
-    """In place: each row onto the unit ball, ``w / max(1, ||w||)``."""
-    norms = np.sqrt(np.einsum("ij,ij->i", W, W))
+def _project_ball(W: np.ndarray, radius: float = 1.0) -> None:
+    """In place: each row onto the ball of radius ``radius``, ``w / max(1, ||w|| / radius)``."""
+    norms = np.sqrt(np.einsum("ij,ij->i", W, W)) / radius
     np.maximum(norms, 1.0, out=norms)
     W /= norms[:, None]
 
@@ -334,26 +372,36 @@ class MappedSample:
 def noisy_gd(
     Z,
     y,
-    loss: MarginHingeLoss,
+    loss: MarginHingeLoss | ClippedLogisticLoss,
     epsilon: float,
     delta: float,
     n_steps: int = 10,
     *,
     runs: int = 1,
-    average: bool = True,
+    average: bool | str = True,
+    step_size: float | None = None,
+    radius: float | None = 1.0,
+    l2: float = 0.0,
     ledger: PrivacyLedger | None = None,
     label: str = "noisy gradient descent",
     rng=None,
     gradient_sum=None,
 ) -> np.ndarray:
-    """Full-batch projected noisy subgradient descent on the total loss (spec 3.8 item 2).
+    """Full-batch projected noisy (sub)gradient descent on the total loss (spec 3.8 item 2).
 
-    Step ``t`` releases ``sum_j grad l(w_t; z_j) + N(0, s^2 I_m)`` and moves
-    ``w <- Pi_C(w - eta_t * release)`` with ``eta_t = 2 / (G sqrt(t))``, ``G^2 = n^2 L^2 + m s^2``.
-    Privacy: the gradient sum has replace-one L2 sensitivity ``2L``; the ``n_steps`` adaptive
-    releases are ``mu``-GDP with ``mu = 2L sqrt(n_steps) / s``, and ``s`` is the smallest noise
-    with ``mu``-GDP implying (epsilon, delta)-DP (exact conversion). Step sizes and ``n_steps``
-    are public; the output (average or last iterate) is post-processing.
+    Step ``t`` releases ``g_t = sum_j grad l(w_t; z_j) + N(0, s^2 I_m)`` and moves, by default
+    (``step_size=None``, the margin learners), ``w <- Pi_C(w - eta_t g_t)`` with
+    ``eta_t = 2 / (G sqrt(t))``, ``G^2 = n^2 L^2 + m s^2``, and ``C`` the ball of radius ``radius``
+    (the unit ball by default; ``None``: no projection). With a constant ``step_size`` (the
+    logistic learner, :mod:`privpac.learners.private_logistic`) the step is on the average loss
+    plus ``(l2 / 2) ||w||^2``: ``w <- Pi_C(w - step_size (g_t / n + l2 w))``.
+    Privacy: every per-record gradient has norm at most ``L = loss.lipschitz``, so the gradient
+    sum has replace-one L2 sensitivity ``2L``; the ``n_steps`` adaptive releases are ``mu``-GDP
+    with ``mu = 2L sqrt(n_steps) / s``, and ``s`` is the smallest noise with ``mu``-GDP implying
+    (epsilon, delta)-DP (exact conversion). Step sizes, ``l2``, ``radius`` and ``n_steps`` are
+    public; the regulariser and the projection read no data; the output is post-processing:
+    ``average=True`` the mean of all iterates, ``"tail"`` the mean of the last
+    ``n_steps - n_steps // 2`` iterates, ``False`` the last iterate.
 
     ``runs`` independent runs are computed together (shape (runs, m) returned); each is
     (epsilon, delta)-DP and the ledger is charged for all of them.
@@ -375,6 +423,15 @@ def noisy_gd(
     delta = check_delta(delta, allow_zero=False)
     n_steps = check_int(n_steps, "n_steps", low=1)
     runs = check_int(runs, "runs", low=1)
+    if isinstance(average, str) and average != "tail" or not isinstance(average, bool | str):
+        raise InvalidParameterError(f"average must be True, False or 'tail', got {average!r}")
+    if step_size is not None:
+        step_size = check_real(step_size, "step_size", low=0.0, low_open=True)
+    l2 = check_real(l2, "l2", low=0.0)
+    if l2 and step_size is None:
+        raise InvalidParameterError("l2 regularisation needs a constant step_size")
+    if radius is not None:
+        radius = check_real(radius, "radius", low=0.0, low_open=True)
     n, m = gradient_sum.n, gradient_sum.m
     L = loss.lipschitz
     block = gaussian_gdp_block(2.0 * L, n_steps, m, epsilon, delta, runs=runs, ledger=ledger, label=label, rng=rng)
@@ -383,12 +440,18 @@ def noisy_gd(
     noise = block.noise(n_steps)  # (n_steps, runs, m): fresh noise for every release, drawn at once
     W = np.zeros((runs, m))
     total = np.zeros((runs, m))
+    first = n_steps // 2 + 1 if average == "tail" else 1  # the first iterate averaged
     for t in progress(range(1, n_steps + 1), desc=label or "noisy gradient descent"):
-        grad_sum = gradient_sum(W)  # (runs, m): the only access to the data
-        W -= (2.0 / (G * math.sqrt(t))) * (grad_sum + noise[t - 1])
-        _project_ball(W)
-        total += W
-    return total / n_steps if average else W
+        release = gradient_sum(W) + noise[t - 1]  # (runs, m): the data is read only here
+        if step_size is None:
+            W -= (2.0 / (G * math.sqrt(t))) * release
+        else:
+            W -= step_size * (release / n + l2 * W)
+        if radius is not None:
+            _project_ball(W, radius)
+        if t >= first:
+            total += W
+    return total / (n_steps - first + 1) if average else W
 
 
 def noisy_sgd_bst14(
