@@ -218,10 +218,14 @@ def _margin_data(n=20000, d=8, seed=0):
 def _halfspace_cases():
     from privpac.estimators import PrivateHalfspaceClassifier
 
+    practical = dict(margin=0.1, variant="practical", random_state=5)
     return {
-        "box": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, random_state=5),
-        "intercept": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, fit_intercept=True, random_state=5),
-        "projected": lambda: PrivateHalfspaceClassifier(domain=3.0, margin=0.1, projection_dim=4, random_state=5),
+        "box": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), **practical),
+        "intercept": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), fit_intercept=True, **practical),
+        "projected": lambda: PrivateHalfspaceClassifier(domain=3.0, projection_dim=4, **practical),
+        # the default learner: clipped logistic gradient sums (few steps: one pass each)
+        "logistic": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), n_steps=6, random_state=5),
+        "logistic-ball": lambda: PrivateHalfspaceClassifier(domain=3.0, margin=0.2, n_steps=6, random_state=5),
     }
 
 
@@ -238,7 +242,7 @@ def assert_same_halfspace(est, reference, atol=1e-8):
 
 
 @pytest.mark.parametrize("case", sorted(_halfspace_cases()))
-def test_practical_halfspace_on_dask_agrees_with_memory(cluster, case):
+def test_gradient_sum_halfspace_on_dask_agrees_with_memory(cluster, case):
     make = _halfspace_cases()[case]
     X, y = _margin_data()
     reference = make().fit(X, y)
@@ -251,11 +255,11 @@ def test_practical_halfspace_on_dask_agrees_with_memory(cluster, case):
     assert list(est.feature_names_in_) == [f"x{j}" for j in range(8)]
     named = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
     assert np.mean(est.predict(named) == reference.predict(X)) > 0.999
-    if case == "box":
+    if case in ("box", "logistic"):
         assert np.mean(reference.predict(X) == y) > 0.9
 
 
-def test_practical_halfspace_on_dask_checks_every_block_before_spending(cluster):
+def test_halfspace_on_dask_checks_every_block_before_spending(cluster):
     from privpac.accountant import BudgetAccountant
     from privpac.errors import DataError, DomainError
     from privpac.estimators import PrivateHalfspaceClassifier
@@ -456,7 +460,7 @@ def test_cli_fits_the_halfspace_classifier_on_the_cluster(cluster, tmp_path):
     frame.to_csv(tmp_path / "d.csv", index=False)
     dd.from_pandas(frame, npartitions=4).to_parquet(tmp_path / "pq")
     runner = CliRunner()
-    common = ["--label", "y", "--domain", "-1:1", "--seed", "3", "--set", "margin=0.1", "--delta", "1e-9"]
+    common = ["--label", "y", "--domain", "-1:1", "--seed", "3", "--set", "n_steps=20", "--delta", "1e-9"]
     coefs = []
     for data, engine in (("d.csv", []), ("pq", ["--engine", "dask", "--scheduler", cluster.scheduler.address])):
         out = tmp_path / f"{data}.json"

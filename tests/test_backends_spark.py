@@ -82,7 +82,7 @@ def test_spark_labels_are_a_column(spark):
         PrivateThresholdClassifier(domain=(0, 99), random_state=0).fit(frame, "label")
 
 
-def test_practical_halfspace_on_spark_agrees_with_memory(spark):
+def test_gradient_sum_halfspaces_on_spark_agree_with_memory(spark):
     """One gradient sum per step, summed over the partitions with treeReduce: equal to the in-memory
     fit up to float rounding (not bit for bit), with the identical ledger."""
     from privpac.estimators import PrivateHalfspaceClassifier
@@ -91,10 +91,12 @@ def test_practical_halfspace_on_spark_agrees_with_memory(spark):
     X = rng.uniform(-1.0, 1.0, (20000, 8))
     y = (X @ np.arange(1.0, 9.0) > 0).astype(np.int64)
     names = [f"x{j}" for j in range(8)]
+    practical = dict(margin=0.1, variant="practical", n_steps=3, random_state=5)
     cases = [
-        lambda: PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, n_steps=3, random_state=5),
-        lambda: PrivateHalfspaceClassifier(domain=(-1, 1), margin=0.1, fit_intercept=True, n_steps=3, random_state=5),
-        lambda: PrivateHalfspaceClassifier(domain=3.0, margin=0.1, projection_dim=4, n_steps=3, random_state=5),
+        lambda: PrivateHalfspaceClassifier(domain=(-1, 1), **practical),
+        lambda: PrivateHalfspaceClassifier(domain=(-1, 1), fit_intercept=True, **practical),
+        lambda: PrivateHalfspaceClassifier(domain=3.0, projection_dim=4, **practical),
+        lambda: PrivateHalfspaceClassifier(domain=(-1, 1), n_steps=3, random_state=5),  # the logistic default
     ]
     frame = spark.createDataFrame(pd.DataFrame({**{n: X[:, j] for j, n in enumerate(names)}, "y": y}))
     for make in cases:

@@ -58,7 +58,7 @@ LIBRARY_CASES = [
     ),
     (
         "a projection to a billion dimensions",
-        lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.3, projection_dim=10**9).fit(
+        lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.3, variant="practical", projection_dim=10**9).fit(
             np.full((10, 3), 0.1), np.arange(10) % 2
         ),
         InvalidParameterError,

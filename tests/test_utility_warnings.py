@@ -44,7 +44,7 @@ def test_enough_records_give_no_warning():
     assert _utility_messages(lambda: clf.fit(X, y)) == []
 
 
-@pytest.mark.parametrize("make_fit", ["threshold", "median", "rectangle", "halfspace", "point"])
+@pytest.mark.parametrize("make_fit", ["threshold", "median", "rectangle", "halfspace", "halfspace-logistic", "point"])
 def test_the_warning_depends_on_public_inputs_only(make_fit):
     """Two datasets of the same public shape give the same warning text (or none), never a data figure."""
 
@@ -63,7 +63,11 @@ def test_the_warning_depends_on_public_inputs_only(make_fit):
             return lambda: est.fit(ds.X, ds.y)
         if make_fit == "halfspace":
             ds = make_margin_data(200, 3, 0.1 + 0.2 * seed, rng=seed)
-            est = PrivateHalfspaceClassifier(epsilon=0.1, domain=1.0, margin=0.1, random_state=0)
+            est = PrivateHalfspaceClassifier(epsilon=0.1, domain=1.0, margin=0.1, variant="practical", random_state=0)
+            return lambda: est.fit(ds.X, ds.y)
+        if make_fit == "halfspace-logistic":
+            ds = make_margin_data(100, 3, 0.1 + 0.2 * seed, rng=seed)
+            est = PrivateHalfspaceClassifier(epsilon=0.1, domain=1.0, random_state=0)
             return lambda: est.fit(ds.X, ds.y)
         X = np.random.default_rng(seed).integers(0, 2**40, size=30).reshape(-1, 1)
         est = PrivatePointClassifier(domain=(0, 2**40), random_state=0)
