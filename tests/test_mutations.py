@@ -32,6 +32,7 @@ feasibility_halfspaces_estimator = importlib.import_module("privpac.estimators.f
 center_point_baselines = importlib.import_module("privpac.learners.center_point_baselines")
 halfspace_tukey_learner = importlib.import_module("privpac.learners.halfspace_tukey")
 linear_feasibility_learner = importlib.import_module("privpac.learners.linear_feasibility")
+dp_erm_module = importlib.import_module("privpac.learners.dp_erm")
 
 
 def _halved_laplace(monkeypatch):
@@ -257,6 +258,19 @@ def _halfspace_chunks_by_value(monkeypatch):
     monkeypatch.setattr(halfspace_tukey_learner, "chunk_halfspaces", chunk_halfspaces)
 
 
+def _gradient_noise_for_one_step(monkeypatch):
+    """Noisy gradient descent's Gaussian noise calibrated (and charged) for one release, then used for
+    all T steps: the composition over the steps forgotten (sqrt(T) times too little noise)."""
+    original = dp_erm_module.gaussian_gdp_block
+
+    def block(sensitivity, steps, dim, epsilon, delta, **kwargs):
+        noise = original(sensitivity, 1, dim, epsilon, delta, **kwargs)
+        noise.steps = steps  # the block then hands out all T releases
+        return noise
+
+    monkeypatch.setattr(dp_erm_module, "gaussian_gdp_block", block)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
@@ -329,6 +343,11 @@ MUTANTS = [
         "a one-class sample answered without the mechanism",
         _one_class_shortcut,
         ["halfspace-feasibility --pair one class"],  # the pair it breaks: the others take a minute to enumerate
+    ),
+    (
+        "gradient noise calibrated for one step of T",
+        _gradient_noise_for_one_step,
+        ["halfspace-logistic --pair label flipped"],  # the default halfspace learner: 205 steps
     ),
     (
         "halfspace-tukey chunks formed by record value",

@@ -55,6 +55,7 @@ CASE_MODULES = [
     "privpac.audit.cases_bns",
     "privpac.audit.cases_sanitizers",
     "privpac.audit.cases_large_margin",
+    "privpac.audit.cases_halfspace_logistic",
     "privpac.audit.cases_rectangles",
     "privpac.audit.cases_center_point",
     "privpac.audit.cases_linear_feasibility",

@@ -71,7 +71,7 @@ from ..errors import InvalidParameterError
 from ..mechanisms.gaussian import gdp_mu
 from ..random import as_random_source
 from ..validation import check_delta, check_epsilon, check_int, check_real
-from .dp_erm import ClippedLogisticLoss, MappedSample, noisy_gd
+from .dp_erm import ClippedLogisticLoss, InMemoryGradientSum, MappedSample, _check_inputs, noisy_gd
 from .large_margin import EngineRecords, MarginModel, _warn_large_delta
 
 __all__ = [
@@ -195,15 +195,20 @@ def learn_logistic(
     noise drawn on the driver. The result equals the in-memory fit up to float rounding of the
     partition sums; the ledger is identical. Returns the vector in the mapped space (no projection).
     """
-    if isinstance(Z, EngineRecords):
-        sample = MappedSample(Z.backend, Z.X, Z.y, Z.prepare, Z.n, Z.d)
-    else:
-        sample = MappedSample.in_memory(Z, y)  # checks ||z|| <= 1 and the labels
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    plan = plan_logistic(sample.n, sample.m, epsilon, delta, n_steps=n_steps, margin=margin)
-    _warn_large_delta(delta, sample.n)
+    if isinstance(Z, EngineRecords):
+        n, m = Z.n, Z.d
+    else:
+        Z, y = _check_inputs(Z, y)  # ||z|| <= 1 and labels in {-1, +1}, checked once
+        n, m = Z.shape
+    plan = plan_logistic(n, m, epsilon, delta, n_steps=n_steps, margin=margin)
+    _warn_large_delta(delta, n)
     loss = ClippedLogisticLoss(plan.clip)
+    if isinstance(Z, EngineRecords):  # one backend pass per step, each block mapped where it lives
+        oracle = MappedSample(Z.backend, Z.X, Z.y, Z.prepare, n, m).gradient_sum(loss)
+    else:
+        oracle = InMemoryGradientSum(Z, y, loss)
     W = noisy_gd(
         None,
         None,
@@ -218,7 +223,7 @@ def learn_logistic(
         ledger=ledger,
         label="noisy gradient descent (clipped logistic loss)",
         rng=as_random_source(rng),
-        gradient_sum=sample.gradient_sum(loss),
+        gradient_sum=oracle,
     )
     w = W[0]
     details = {"variant": "logistic", **plan.details()}
