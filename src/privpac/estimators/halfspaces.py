@@ -351,7 +351,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     >>> clf.fit(X[::2], y[::2]).score(X[1::2], y[1::2]) > 0.85
     True
     >>> clf.privacy_spent_
-    PrivacySpent(epsilon=1.0, delta=1e-06)
+    PrivacySpent(epsilon=1, delta=1e-06)
     """
 
     _learner_warns_large_delta = True
