@@ -359,7 +359,7 @@ def _learner(arm: str, eps: float, B: int, seed: int):
         return PrivateTukeyHalfspaceClassifier(epsilon=eps, domain=domain, depth=depth, random_state=seed)
     if arm == "margin-practical":
         return PrivateHalfspaceClassifier(epsilon=eps, delta=DELTA, domain=domain, margin=PUBLIC_MARGIN,
-                                          fit_intercept=True, random_state=seed)  # fmt: skip
+                                          variant="practical", fit_intercept=True, random_state=seed)  # fmt: skip
     if arm == "generic-em":
         return _GenericEM(eps, B, seed)
     raise ValueError(arm)

@@ -94,8 +94,8 @@ TARGET_ERROR = 0.1
 # --------------------------------------------------------------------------------------- arms
 def _margin(eps, B, d, seed):
     return PrivateHalfspaceClassifier(
-        epsilon=eps, delta=DELTA, domain=IntegerDomain(-B, B), margin=PUBLIC_MARGIN, fit_intercept=True,
-        random_state=seed,
+        epsilon=eps, delta=DELTA, domain=IntegerDomain(-B, B), margin=PUBLIC_MARGIN, variant="practical",
+        fit_intercept=True, random_state=seed,
     )  # fmt: skip
 
 

@@ -106,7 +106,8 @@ def nonprivate_arms(X, y, Xt, yt, seed):
 
 
 def privpac_arm(X, y, Xt, yt, gamma, eps, domain, seed, **kw):
-    kw = dict(epsilon=eps, delta=DELTA, domain=domain, margin=gamma, random_state=seed, labels=(-1, 1)) | kw
+    kw = dict(epsilon=eps, delta=DELTA, domain=domain, margin=gamma, variant="practical", random_state=seed,
+              labels=(-1, 1)) | kw  # fmt: skip
     est = PrivateHalfspaceClassifier(**kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

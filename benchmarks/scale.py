@@ -159,7 +159,7 @@ make = {{
     "randmargins": lambda: PrivateRectangleClassifier(domain=dom, random_state=1),
     "label-private": lambda: LabelPrivateClassifier(domain=dom, random_state=1),
     "tukey": lambda: PrivateTukeyHalfspaceClassifier(domain={grid}, random_state=1),
-    "halfspace": lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.1, random_state=1),
+    "halfspace": lambda: PrivateHalfspaceClassifier(domain=1.0, margin=0.1, variant="practical", random_state=1),
     "threshold": lambda: PrivateThresholdClassifier(domain=dom, random_state=1),
     "threshold64": lambda: PrivateThresholdClassifier(domain=(0, 2**64 - 1), random_state=1),
     "point": lambda: PrivatePointClassifier(domain=dom, delta=1e-9, random_state=1),
