@@ -1,8 +1,8 @@
 """``privpac demo``: private classifiers on real data, beside their non-private counterparts.
 
 1. a threshold classifier on one feature (Beimel, Nissim, Stemmer), beside the decision stump;
-2. a linear classifier on every feature with a public bound (Nguyen, Ullman, Zakynthinou's
-   large-margin learner, practical variant), beside logistic regression.
+2. a linear classifier on every feature with a public bound (``PrivateHalfspaceClassifier``'s
+   default: private logistic regression on the public box), beside logistic regression.
 
 Each model is a separate release with its own budget ``(epsilon, delta)``; releasing both costs
 the sum (basic composition), which the output says.
