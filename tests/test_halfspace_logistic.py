@@ -85,6 +85,10 @@ def test_without_an_intercept_and_on_a_ball():
     assert ball.score(data.X, data.y) > 0.9 and ball.projection_dim_ == 6
     with pytest.raises(DomainError, match="norm bound"):
         PrivateHalfspaceClassifier(domain=0.5).fit(data.X, data.y)
+    # the paper learners keep their raw records and unit-norm coefficients on a ball
+    practical = PrivateHalfspaceClassifier(domain=2.0, margin=0.2, variant="practical", random_state=0)
+    practical.fit(data.X, data.y)
+    assert np.linalg.norm(practical.coef_) == pytest.approx(1.0, abs=1e-12) and practical.intercept_ == 0.0
 
 
 def test_the_gradient_sum_has_sensitivity_two_clip_through_fit():

@@ -140,14 +140,14 @@ class _RecordMap:
 
     def affine(self) -> tuple[np.ndarray, np.ndarray]:
         """``(offset, scale)`` of the feature map ``u = (x - offset) / scale`` (arrays of length d)."""
+        if not (self.scaled or self.fit_intercept):  # the paper learners' raw records
+            return np.zeros(self.d), np.ones(self.d)
         if self.kind == "ball":  # a hair wider than R: records on the sphere stay inside the unit ball
             return np.zeros(self.d), np.full(self.d, float(self.a) * (1.0 + 1e-12))
         if self.fit_intercept:
             offset, scale = (self.a + self.b) / 2.0, (self.b - self.a) / 2.0
-        elif self.scaled:
-            offset, scale = np.zeros(self.d), np.maximum(np.abs(self.a), np.abs(self.b))
         else:
-            return np.zeros(self.d), np.ones(self.d)
+            offset, scale = np.zeros(self.d), np.maximum(np.abs(self.a), np.abs(self.b))
         return offset, np.where(scale > 0, scale, 1.0)  # a one-value feature maps to 0
 
     @property
