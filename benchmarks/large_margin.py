@@ -6,7 +6,8 @@ Arms
 ----
 * non-private references: scikit-learn ``Perceptron``, ``LinearSVC`` and ``LogisticRegression``
   (no intercept, as the learners here are homogeneous);
-* ``privpac-practical``: ``PrivateHalfspaceClassifier`` defaults (projection where it pays, exact-GDP
+* ``privpac-practical``: ``PrivateHalfspaceClassifier(variant="practical")`` (the default when this ran;
+  projection where it pays, exact-GDP
   noisy gradient descent, 10 steps), (eps, 1e-6)-DP;
 * ``privpac-noproj``: the same without projection (ablation);
 * ``privpac-faithful``: Algorithm 1/3 (BST14 noisy SGD, 7 boosted runs, charged selection;

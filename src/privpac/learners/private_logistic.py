@@ -28,16 +28,27 @@ coordinate, ``T`` steps of size ``eta`` move the iterate by at most ``eta T clip
 add noise of norm about ``2 eta T clip sqrt(m) / (mu n)``: the ratio of the two is ``s / 2``,
 whatever ``T``, ``eta`` and ``clip``. What the rule fixes is the distance travelled,
 ``K = eta T clip``: too short and the ill-conditioned directions of real data are not reached,
-too long and the noise (which grows with ``K``) swamps the optimum. Measured on synthetic data
-(``benchmarks/tabular_halfspaces.py --rule``; Gaussian classes with correlated features, classes
-separated by 2 and 4 standard deviations, 5 % label noise, data filling 30 % or all of the
-public range, d = 5, 20, 60, n = 300 to 5,000, epsilon 0.3 to 3), the best ``K`` grows in
-proportion to ``s``; the rule is ``K = RULE_DISTANCE * s``, with ``clip = RULE_CLIP`` (the clip
-only sets which records count as well classified: 0.01 to 0.1 measured alike),
-``T = clamp(K / 4, RULE_MIN_STEPS, RULE_MAX_STEPS)`` and ``eta = K / (T clip)``: a step of
-``eta clip = 4`` or less keeps the clipped loss (smoothness at most ``clip``) stable up to the cap
-on ``T``. No regularisation and no projection by default (measured: no gain). ``T`` is capped at
-:data:`RULE_MAX_STEPS` passes over the data (each step is one pass, a job on Dask or Spark).
+too long and the noise (which grows with ``K``) swamps the optimum. The rule:
+
+* ``K = RULE_DISTANCE * s`` (30 s), at most ``RULE_MAX_STEP * T``;
+* ``clip = RULE_CLIP`` (0.1; the mapped records' raw gradients are at most 1);
+* ``T = ceil(K / 4)`` between ``RULE_MIN_STEPS`` and ``RULE_MAX_STEPS`` (50 and 1,000: each step is
+  a pass over the data, a job on Dask or Spark), so each step moves the iterate by ``eta clip = 4``
+  (16 at most, once ``T`` is capped);
+* ``eta = K / (T clip)``; no L2 term; no projection unless a public ``margin`` gamma is given,
+  which keeps the iterates in the ball of radius ``RULE_RADIUS / gamma`` (3 / gamma);
+* the output is the mean of the last ``T - floor(T / 2)`` iterates.
+
+The constants were chosen on synthetic data, not on the benchmark's test datasets
+(``benchmarks/tabular_halfspaces.py --rule``): Gaussian classes with correlated features,
+separated by 2 or 4 standard deviations, 5 % label noise, data filling 30 % or all of each
+feature's public range, d = 5, 20, 60, n = 300 to 5,000, epsilon 0.3 to 3. Against non-private
+logistic regression the rule lost 0.084 accuracy on average (0.011 where ``s >= 100``); ``K = 10 s``
+lost 0.112, ``K = 100 s`` 0.101, clip 0.01 0.101, no clipping 0.167, averaging all iterates 0.095,
+an L2 term 0.091. The rule was best in every range of ``s`` but the lowest (``s < 10``, where
+every variant is near the majority class's accuracy and ``K = 10 s`` or clip 0.01 were 0.011
+better). With a margin, the radius ``3 / gamma`` raised the mean accuracy on the margin data of
+:func:`~privpac.datasets.make_margin_data` from 0.834 to 0.851 (``1 / gamma``: 0.781).
 
 Privacy
 -------
