@@ -51,8 +51,9 @@ Without diffprivlib its arm is skipped (said so); ``--arms ... --merge`` reruns 
 the others' rows. Results: ``benchmarks/results/tabular_halfspaces.csv`` (one row per fit),
 ``tabular_halfspaces_summary.csv`` (mean, standard error and minimum accuracy per cell),
 ``tabular_halfspaces.png``; ``--rule``: ``tabular_halfspaces_rule.csv``,
-``tabular_halfspaces_rule.png`` and ``tabular_halfspaces_radius.csv``. Fit times are
-single-process measurements on a shared machine.
+``tabular_halfspaces_rule.png`` and ``tabular_halfspaces_radius.csv``; ``--time``: the wall time of
+one in-memory fit at n = 10^3 to 10^6 (30 features), ``tabular_halfspaces_time.csv``. Fit times are
+single-process measurements on a shared machine (BLAS single-threaded).
 """
 
 from __future__ import annotations
@@ -392,6 +393,34 @@ def plot_rule(rows, path) -> None:
     plt.close(fig)
 
 
+# --------------------------------------------------------------------------------------- fit time
+TIME_ARMS = {
+    "privpac default": {},
+    "privpac default, n_steps=100": {"n_steps": 100},
+    "privpac practical + intercept": {"variant": "practical", "margin": PUBLIC_MARGIN, "fit_intercept": True},
+}
+
+
+def run_time(sizes) -> list[dict]:
+    """Wall time of one in-memory fit on ``n`` records of 30 features in [0, 10] (an offset halfspace)."""
+    rows = []
+    for n in sizes:
+        g = np.random.default_rng(n)
+        X = g.uniform(0.0, 10.0, (n, 30))
+        y = (X[:, :5].sum(axis=1) > 25.0).astype(np.int64)
+        for arm, kw in TIME_ARMS.items():
+            est = PrivateHalfspaceClassifier(epsilon=1.0, delta=DELTA, domain=Grid(0.0, 10.0, 2), random_state=0, **kw)
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(X, y)
+            secs = time.perf_counter() - t0
+            rows.append(dict(n=n, d=30, arm=arm, n_steps=est.details_["n_steps"], fit_seconds=round(secs, 3),
+                             train_accuracy=round(float(est.score(X, y)), 4)))  # fmt: skip
+            print(rows[-1], flush=True)
+    return rows
+
+
 # --------------------------------------------------------------------------------------- main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -400,8 +429,14 @@ def main() -> None:
     parser.add_argument("--arms", nargs="+", default=None, help="real data: a subset of the arms")
     parser.add_argument("--merge", action="store_true", help="keep the other arms' rows already in the CSV")
     parser.add_argument("--plot-only", action="store_true", help="redraw from the saved CSV")
+    parser.add_argument("--time", nargs="*", type=float, default=None, metavar="N",
+                        help="fit time of one in-memory fit at these n (default 1e3 1e4 1e5 1e6)")  # fmt: skip
     args = parser.parse_args()
     print(f"python {platform.python_version()}, numpy {np.__version__}, scikit-learn {sklearn.__version__}")
+    if args.time is not None:
+        sizes = [int(n) for n in args.time] or [10**3, 10**4, 10**5, 10**6]
+        write_csv(RESULTS / "tabular_halfspaces_time.csv", run_time(sizes))
+        return
     if args.rule:
         rows, radius_rows = run_rule(args.quick)
         suffix = "_quick" if args.quick else ""

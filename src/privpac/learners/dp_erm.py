@@ -169,15 +169,19 @@ class ClippedLogisticLoss:
         """The per-record gradient norm bound: ``clip``."""
         return float(self.clip)
 
-    def gradient_sum(self, Z: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    def caps(self, Z: np.ndarray) -> np.ndarray:
+        """``clip / ||z_j||`` per record (``inf`` for a zero record): the cap on ``sigmoid(-y <w, z_j>)``."""
+        norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
+        return np.divide(self.clip, norms, out=np.full_like(norms, np.inf), where=norms > 0)
+
+    def gradient_sum(self, Z: np.ndarray, y: np.ndarray, W: np.ndarray, caps: np.ndarray | None = None) -> np.ndarray:
         """``sum_j clipped grad l(w; z_j, y_j)`` for every row ``w`` of ``W`` (shape (runs, m)).
 
         The only implementation of the clipped gradient: the in-memory oracle and the engine
-        kernels both call it.
+        kernels both call it (``caps``: :meth:`caps` of ``Z``, computed here when not given).
         """
         margins = (Z @ W.T) * y[:, None]  # (n, runs)
-        norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
-        cap = np.divide(self.clip, norms, out=np.full_like(norms, np.inf), where=norms > 0)
+        cap = self.caps(Z) if caps is None else caps
         coeff = -y[:, None] * np.minimum(expit(-margins), cap[:, None])  # each record: norm <= clip
         return coeff.T @ Z
 

@@ -177,6 +177,17 @@ def plan_logistic(n: int, m: int, epsilon: float, delta: float, *, n_steps="auto
     return LogisticPlan(n, m, epsilon, delta, steps, RULE_CLIP, distance / (steps * RULE_CLIP), radius=radius)
 
 
+class _InMemoryClippedSum(InMemoryGradientSum):
+    """The in-memory gradient-sum oracle with every record's clip factor computed once (a step is two passes)."""
+
+    def __init__(self, Z, y, loss: ClippedLogisticLoss):
+        super().__init__(Z, y, loss)
+        self.caps = loss.caps(Z)
+
+    def __call__(self, W):
+        return self.loss.gradient_sum(self.Z, self.y, W, caps=self.caps)
+
+
 def logistic_records(m: int, epsilon: float, delta: float) -> int:
     """The ``n`` at which ``s = mu n / sqrt(m)`` reaches :data:`RULE_MIN_SIGNAL` (public inputs only).
 
@@ -219,7 +230,7 @@ def learn_logistic(
     if isinstance(Z, EngineRecords):  # one backend pass per step, each block mapped where it lives
         oracle = MappedSample(Z.backend, Z.X, Z.y, Z.prepare, n, m).gradient_sum(loss)
     else:
-        oracle = InMemoryGradientSum(Z, y, loss)
+        oracle = _InMemoryClippedSum(Z, y, loss)
     W = noisy_gd(
         None,
         None,
