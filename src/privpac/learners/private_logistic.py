@@ -128,11 +128,6 @@ class LogisticPlan:
     l2: float = 0.0
     radius: float | None = None
 
-    @property
-    def signal(self) -> float:
-        """``s = mu n / sqrt(m)``: the drift-to-noise ratio of the gradient descent, times 2."""
-        return gdp_mu(self.epsilon, self.delta) * self.n / math.sqrt(self.m)
-
     def details(self) -> dict:
         """The plan as JSON-able public numbers (stored on the fitted estimator)."""
         return {
@@ -142,13 +137,6 @@ class LogisticPlan:
             "l2": self.l2,
             "radius": self.radius,
         }
-
-    def lines(self) -> list[str]:
-        radius = "no projection" if self.radius is None else f"projected on the ball of radius {self.radius:.6g}"
-        return [
-            f"{self.n_steps} steps of noisy gradient descent, step {self.step_size:.6g}, gradients clipped to "
-            f"{self.clip:.6g}, l2 {self.l2:.6g}, {radius}"
-        ]
 
 
 def plan_logistic(n: int, m: int, epsilon: float, delta: float, *, n_steps="auto", margin=None) -> LogisticPlan:
