@@ -201,7 +201,7 @@ EXPECTED: dict[type, dict[str, str]] = {
     PrivateHalfspaceClassifier: {
         "check_classifier_data_not_an_array": PUBLIC_LABELS,
         "check_classifiers_classes": PUBLIC_LABELS,
-        "check_classifiers_one_label": NOISY_HYPOTHESIS,  # the logistic default, at n = 10
+        "check_classifiers_one_label": NOISY_HYPOTHESIS,  # the logistic default only, at n = 10
         "check_estimators_dtypes": PUBLIC_LABELS,
         "check_fit2d_1feature": PUBLIC_LABELS,
     },
@@ -346,7 +346,11 @@ EXPECTED: dict[type, dict[str, str]] = {
 
 
 def expected_failures(estimator) -> dict[str, str]:
-    return EXPECTED.get(type(estimator), {})
+    failures = dict(EXPECTED.get(type(estimator), {}))
+    if isinstance(estimator, PrivateHalfspaceClassifier) and estimator.variant != "logistic":
+        # the margin learner passes this check (its noise is small beside ten records of one class)
+        failures.pop("check_classifiers_one_label")
+    return failures
 
 
 # strict: an exemption whose check passes fails the suite, so no exemption outlives its reason
