@@ -347,7 +347,7 @@ MUTANTS = [
     (
         "gradient noise calibrated for one step of T",
         _gradient_noise_for_one_step,
-        ["halfspace-logistic --pair label flipped"],  # the default halfspace learner: 205 steps
+        ["halfspace-logistic --pair label flipped"],  # the default halfspace learner: 337 steps
     ),
     (
         "halfspace-tukey chunks formed by record value",
