@@ -28,7 +28,7 @@ def test_grid_indices_and_errors():
     g = Grid(0.0, 1.0, 11)
     assert list(g.to_index([0.0, 0.5, 1.0, 0.04])) == [0, 5, 10, 0]
     assert g.from_index(5) == pytest.approx(0.5)
-    with pytest.raises(DomainError, match=r"X\[0, 0\] = 1.2 lies outside the public domain \[0.0, 1.0\]"):
+    with pytest.raises(DomainError, match=r"X\[0, 0\] = 1.2 lies outside the declared domain \[0.0, 1.0\]"):
         g.to_index([1.2])
     # every digit printed (a MinMaxScaler's 1.0000000000000002 is not "1"), and the scaler's leak named
     with pytest.raises(DomainError, match=r"= 1.0000000000000002 lies outside .* \[0.0, 1.0\].*scaler fitted on the"):

@@ -61,7 +61,7 @@ SCALER_NOTE = (
 def outside_message(where: str, value, low, high, clip_hint: str = "pass clip=True to clip to the bounds") -> str:
     """The refusal of a real ``value`` outside ``[low, high]``, every number printed repr-exact."""
     return (
-        f"{where} = {float(value)!r} lies outside the public domain [{float(low)!r}, {float(high)!r}] (refused, "
+        f"{where} = {float(value)!r} lies outside the declared domain [{float(low)!r}, {float(high)!r}] (refused, "
         f"never silently accepted: {clip_hint}); {SCALER_NOTE}"
     )
 
@@ -406,7 +406,9 @@ def domain_from_text(spec: str, name: str = "domain"):
         low, high = float(parts[0]), float(parts[1])
         n_points = parse_integer(parts[2], f"{name} n_points") if len(parts) == 3 else 2**16
     except ValueError:
-        raise InvalidParameterError(f"cannot read the numbers of {name} {spec!r} (lo:hi or low:high:n_points)") from None
+        raise InvalidParameterError(
+            f"cannot read the numbers of {name} {spec!r} (lo:hi or low:high:n_points)"
+        ) from None
     return Grid(low, high, n_points)
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..backends import is_engine_collection
 from ..bounds.measured import halfspace_records
-from ..domains import Grid, IntegerDomain, as_domain
+from ..domains import Grid, IntegerDomain, as_domain, outside_message, public_rows, resolve_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.large_margin import (
     DEFAULT_MAX_CANDIDATES,
@@ -65,9 +65,19 @@ __all__ = ["PrivateHalfspaceClassifier", "HALFSPACE_VARIANTS"]
 HALFSPACE_VARIANTS = ("practical", "faithful", "pure", "paper-literal")
 
 
+def _is_norm_bound(domain) -> bool:
+    return isinstance(domain, numbers.Real) and not isinstance(domain, bool)
+
+
+def _resolved_domain(domain, d: int, feature_names=None):
+    """The public domain of ``d`` features: a norm bound as it is, any other domain resolved
+    (:func:`~privpac.domains.resolve_domain`: per-feature bounds keyed by column name, a grid broadcast)."""
+    return domain if _is_norm_bound(domain) else resolve_domain(domain, d, feature_names)
+
+
 def _feature_space(domain, d: int):
     """``("ball", R, None)`` or ``("box", low, high)`` (arrays of length d) from a public domain."""
-    if isinstance(domain, numbers.Real) and not isinstance(domain, bool):
+    if _is_norm_bound(domain):
         return "ball", check_real(domain, "domain (norm bound)", low=0.0, low_open=True), None
     dom = as_domain(domain)
     if isinstance(dom, IntegerDomain):
@@ -144,9 +154,9 @@ class _RecordMap:
         bad = np.flatnonzero((lo < a) | (hi > b))
         if bad.size:
             j = int(bad[0])
+            value = lo[j] if lo[j] < a[j] else hi[j]
             raise DomainError(
-                f"feature {j} takes values in [{lo[j]:.6g}, {hi[j]:.6g}], outside the declared domain "
-                f"[{a[j]:.6g}, {b[j]:.6g}] (a Grid with clip=True clips instead)"
+                outside_message(f"feature {j} of X takes the value", value, a[j], b[j], "a Grid with clip=True clips")
             )
         return X
 
@@ -305,6 +315,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
             as_domain(None)  # raises the library's standard message
         ledger, rng = self._begin_fit()
         self._check_features(X, reset=True, y=y)
+        names = self._feature_names(X)  # per-feature bounds keyed by column name resolve in this order
         on_engine = is_engine_collection(X)
         if on_engine:  # Dask or Spark: read only through backend passes (privpac.backends)
             d = int(self.n_features_in_)
@@ -315,15 +326,16 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
             X = np.asarray(X, dtype=np.float64)
             y01 = self._validate_labels(y, X.shape[0])
             n, d = X.shape
-        kind, a, b = _feature_space(self.domain, d)
+        domain = _resolved_domain(self.domain, d, names)
+        kind, a, b = _feature_space(domain, d)
         if self.fit_intercept and kind != "box":
             raise InvalidParameterError("fit_intercept=True needs a box domain (its centre is the public offset)")
         records = _RecordMap(
-            d, kind, a, b, isinstance(self.domain, Grid) and self.domain.clip, bool(self.fit_intercept), self.labels
+            d, kind, a, b, isinstance(domain, Grid) and domain.clip, bool(self.fit_intercept), self.labels
         )
         if not on_engine:
             X = records.features(X)
-        self.domain_ = self.domain
+        self.domain_ = domain
         if self.fit_intercept:
             centre, half = (a + b) / 2.0, (b - a) / 2.0
             kind, a, b = "box", np.full(d + 1, -1.0), np.ones(d + 1)
@@ -416,8 +428,10 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         return self
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        kind, a, _ = _feature_space(self.domain, n_features)
-        X = np.zeros((n_samples, n_features)) if kind == "ball" else np.tile(np.asarray(a, dtype=float), (n_samples, 1))
+        if _is_norm_bound(self.domain):
+            X = np.zeros((n_samples, n_features))
+        else:
+            X = public_rows(self.domain, n_samples, n_features).astype(np.float64)
         return X, np.full(n_samples, self.labels[0])
 
     def decision_function(self, X) -> np.ndarray:

@@ -37,7 +37,7 @@ from ..accounting import PrivacyLedger
 from ..backends import backend_for, is_engine_collection
 from ..bounds.measured import box_records
 from ..bounds.rectangles import plan_sample_size
-from ..domains import Grid, IntegerDomain, as_domain
+from ..domains import Grid, IntegerDomain, as_domain, public_rows
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, merge_windows, plan_randmargins, run_randmargins, window_statistic
@@ -484,12 +484,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         return self
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        domain = as_domain(self.domain)
-        if isinstance(domain, IntegerDomain):
-            X = np.full((n_samples if self.method != "bns" else 1, n_features), domain.lo, dtype=object)
-            X = X.astype(np.int64) if abs(domain.lo) < 2**62 else X
-        else:
-            X = np.tile(np.asarray(domain.low, dtype=np.float64), (n_samples if self.method != "bns" else 1, 1))
+        X = public_rows(self.domain, n_samples if self.method != "bns" else 1, n_features)
         y = np.full(X.shape[0], self.labels[0])
         if self.method == "bns":  # theorem-size datasets: one public row held n times
             return X, y, np.array([n_samples])
