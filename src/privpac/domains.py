@@ -42,6 +42,7 @@ __all__ = [
     "as_domain",
     "box_lattice",
     "domain_from_text",
+    "domain_text",
     "index_array",
     "integer_box",
     "outside_message",
@@ -786,3 +787,16 @@ def box_lattice(space, d: int, feature_names=None, *, name: str = "domain", cent
             )
     lattice = dom.lattice()
     return lattice.B, lattice
+
+
+def domain_text(domain) -> str:
+    """A short description of a box or grid for summaries: ``-3:3 per feature``, ``0.0:1.0:101 per feature``,
+    or the per-feature grids (at most four shown)."""
+    if isinstance(domain, IntegerDomain):
+        return f"{domain.lo}:{domain.hi} per feature"
+    if isinstance(domain, Grid):
+        cells = [f"{float(lo)!r}:{float(hi)!r}:{int(n)}" for lo, hi, n in zip(domain.low, domain.high, domain.n_points)]
+        if len(set(cells)) == 1:
+            return f"grid {cells[0]} per feature"
+        return "grid " + ", ".join(cells[:4]) + (", ..." if len(cells) > 4 else "")
+    return repr(domain)
