@@ -33,7 +33,7 @@ from sklearn.utils.validation import validate_data
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
 from ..backends import backend_for, is_engine_collection
-from ..domains import FeatureDomains, Grid, as_domain, public_rows, resolve_domain
+from ..domains import FeatureDomains, as_domain, public_rows, resolve_domain
 from ..errors import DataError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
@@ -266,9 +266,9 @@ class PrivateEstimatorBase(BaseEstimator):
         return resolve_domain(domain, n_features, self._feature_names(X))
 
     def _resolve_feature_domain(self, X) -> None:
-        # domain_ set by _begin_fit, once the features are known: what a saved model stores
+        # bounds keyed by column name (domain_ as _begin_fit set it) in column order: what a saved model stores
         domain = getattr(self, "domain_", None)
-        if isinstance(domain, FeatureDomains) or isinstance(domain, Grid) and domain.dim == 1:
+        if isinstance(domain, FeatureDomains):
             d = int(getattr(self, "n_features_in_", 1)) if len(getattr(X, "shape", ())) == 2 else 1
             self.domain_ = self._feature_domain(domain, X, d)
 

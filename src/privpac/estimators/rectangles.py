@@ -37,7 +37,7 @@ from ..accounting import PrivacyLedger
 from ..backends import backend_for, is_engine_collection
 from ..bounds.measured import box_records
 from ..bounds.rectangles import plan_sample_size
-from ..domains import Grid, IntegerDomain, as_domain, public_rows
+from ..domains import Grid, IntegerDomain, as_domain, public_rows, resolve_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, merge_windows, plan_randmargins, run_randmargins, window_statistic
@@ -464,12 +464,11 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         if counts is not None and self.method != "bns":
             raise InvalidParameterError("counts is supported by method='bns' only")
         domain = as_domain(self.domain_)
-        if is_engine_collection(X):
-            x_max = box_x_max(domain, self.n_features_in_)
-        else:
-            if np.ndim(X) != 2 or np.shape(X)[1] == 0:  # the validation's own message
-                grid_points(domain, X)
-            x_max = box_x_max(domain, np.shape(X)[1])
+        if not is_engine_collection(X) and (np.ndim(X) != 2 or np.shape(X)[1] == 0):  # the validation's own message
+            grid_points(domain, X)
+        d = int(self.n_features_in_) if is_engine_collection(X) else int(np.shape(X)[1])
+        domain = self.domain_ = resolve_domain(domain, d)  # a one-dimensional grid for every feature: saved so
+        x_max = box_x_max(domain, d)
         self.classes_ = np.asarray(self.labels)
         sample = BoxSample(domain, self.labels, x_max, X, y, counts)
         result = method.fit(self, sample, x_max, ledger, rng)
