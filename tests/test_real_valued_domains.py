@@ -257,3 +257,17 @@ def test_empty_and_one_dimensional_inputs_keep_their_messages_on_a_grid():
         PrivateTukeyHalfspaceClassifier(domain=Grid(0.0, 1.0, 5)).fit(np.zeros((0, 1)), np.zeros(0))
     with pytest.raises(DataError, match="empty"):
         PrivateCenterPoint(domain=Grid(0.0, 1.0, 5)).fit(np.zeros((0, 2)))
+
+
+def test_the_docs_example_writes_bounds_by_name_from_the_data_dictionary():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "domains.md").read_text()
+    start = text.index("```python") + len("```python")
+    block = text[start : text.index("```", start)]
+    assert "BREAST_CANCER_BOUNDS" in block and "domain=BREAST_CANCER_BOUNDS" in block
+    namespace = {}
+    exec(compile(block, "docs/domains.md", "exec"), namespace)  # noqa: S102 - the documented example, as written
+    clf = namespace["clf"]
+    assert list(clf.feature_names_in_) == list(namespace["BREAST_CANCER_BOUNDS"])
+    assert clf.domain_.low.tolist() == [low for low, _ in namespace["BREAST_CANCER_BOUNDS"].values()]
