@@ -605,7 +605,13 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
 @click.argument("data", type=click.Path(exists=True, dir_okay=False))
 @click.option("--label", default="b", show_default=True, help="Column of the right-hand sides b.")
 @click.option("--features", default=None, help="Comma-separated columns of A, in order (default: all but --label).")
-@click.option("--domain", "domain_spec", required=True, help="Public bound of every entry of A and b: -X:X (or X).")
+@click.option(
+    "--domain",
+    "domain_spec",
+    required=True,
+    help="Public bound of every entry of A and b: -X:X (or X) for integers, -h:h:n_points (a grid symmetric about 0) "
+    "for real values.",
+)
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP.")
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
@@ -631,7 +637,8 @@ def feasibility(
     """A private point x satisfying most constraints <a_l, x> >= b_l of a CSV (one constraint a row).
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia 2020, Fig. 2): neighbouring systems differ in
-    one row; every entry must be an integer in the public [-X, X].
+    one row; every entry must be an integer in the public [-X, X], or real on a public grid symmetric
+    about 0 (run on its integer lattice, the solution in the data's units).
     """
     from .estimators import PrivateLinearFeasibility
     from .io import read_csv
@@ -668,9 +675,14 @@ def feasibility(
 @main.command()
 @click.argument("data", type=click.Path(exists=True))
 @click.option(
-    "--columns", default=None, help="Comma-separated integer columns (default: all); one to three in Tukey depth."
+    "--columns", default=None, help="Comma-separated columns (default: all); one to three in Tukey depth."
 )
-@click.option("--domain", "domain_spec", required=True, help="Public box per column: -B:B (integers).")
+@click.option(
+    "--domain",
+    "domain_spec",
+    required=True,
+    help="Public box per column: -B:B (integers) or low:high:n_points (a grid for real values).",
+)
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP (exponential mode).")
 @click.option(
@@ -696,7 +708,8 @@ def centerpoint(data, columns, domain_spec, epsilon, delta, mode, depth, beta, s
 
     A point of high Tukey depth, inside the convex hull of the data with high probability once
     there are enough records (Beimel, Moran, Nissim, Stemmer 2019); the data are integers in the
-    public box --domain -B:B. Four or more columns need --depth directional. With --engine dask the
+    public box --domain -B:B, or real values on a public grid --domain low:high:n (run on its integer
+    lattice, the center in the data's units). Four or more columns need --depth directional. With --engine dask the
     rows are counted partition by partition and brought to the driver only within the estimator's
     public size envelope.
     """
