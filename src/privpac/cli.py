@@ -33,7 +33,7 @@ def _fail(message: str) -> None:
 
 def parse_domain(spec: str):
     """``lo:hi`` (integers) is an integer domain, ``low:high:n`` a grid, ``norm:R`` a norm bound, or JSON."""
-    from .domains import Grid, IntegerDomain, as_domain
+    from .domains import as_domain, domain_from_text
 
     spec = spec.strip()
     if spec.startswith("norm:"):  # an L2 norm bound on the features (linear classifiers)
@@ -46,15 +46,12 @@ def parse_domain(spec: str):
             return as_domain(json.loads(spec))
         except json.JSONDecodeError as exc:
             raise click.BadParameter(f"the domain {spec!r} is not valid JSON: {exc}") from exc
-    parts = spec.split(":")
+    if len(spec.split(":")) not in (2, 3):
+        raise click.BadParameter(f"domain must be lo:hi (integers), low:high:n_points, norm:R or JSON; got {spec!r}")
     try:
-        if len(parts) == 2:
-            return IntegerDomain(int(eval_int(parts[0])), int(eval_int(parts[1])))
-        if len(parts) == 3:
-            return Grid(float(parts[0]), float(parts[1]), int(parts[2]))
+        return domain_from_text(spec)  # the text forms Python reads too
     except ValueError as exc:
         raise click.BadParameter(f"cannot read domain {spec!r}: {exc}") from exc
-    raise click.BadParameter(f"domain must be lo:hi (integers), low:high:n_points, norm:R or JSON; got {spec!r}")
 
 
 def eval_int(text: str) -> int:

@@ -402,7 +402,8 @@ def domain_from_text(spec: str, name: str = "domain"):
         try:
             return IntegerDomain(parse_integer(parts[0], name), parse_integer(parts[1], name))
         except InvalidParameterError:
-            pass  # real bounds: a grid
+            if not all(_is_real(p) for p in parts):
+                raise  # not two numbers: the integer parser's own message (a power too large, say)
     try:
         low, high = float(parts[0]), float(parts[1])
         n_points = parse_integer(parts[2], f"{name} n_points") if len(parts) == 3 else 2**16
@@ -411,6 +412,14 @@ def domain_from_text(spec: str, name: str = "domain"):
             f"cannot read the numbers of {name} {spec!r} (lo:hi or low:high:n_points)"
         ) from None
     return Grid(low, high, n_points)
+
+
+def _is_real(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _legacy_mapping(domain: Mapping) -> bool:
