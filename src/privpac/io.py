@@ -42,7 +42,7 @@ import numpy as np
 
 from . import __version__
 from .accounting import PrivacyLedger
-from .domains import Grid, ImplicitOrderedDomain, IntegerDomain, as_domain
+from .domains import FeatureDomains, Grid, ImplicitOrderedDomain, IntegerDomain, as_domain
 from .errors import InvalidParameterError
 from .formatting import int_to_text
 
@@ -53,7 +53,7 @@ FORMAT = "privpac-model/2"
 
 def to_jsonable(value):
     """Recursively convert numpy values, tuples, domains and big ints to JSON-able values."""
-    if isinstance(value, IntegerDomain | Grid | ImplicitOrderedDomain):
+    if isinstance(value, IntegerDomain | Grid | ImplicitOrderedDomain | FeatureDomains):
         return value.to_dict()
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}

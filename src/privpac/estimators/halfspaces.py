@@ -168,8 +168,9 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     ----------
     epsilon, delta : float
         Total privacy budget. ``variant="pure"`` spends delta = 0; the others need delta > 0.
-    domain : float, IntegerDomain, Grid or tuple
-        Public feature space: an L2 norm bound ``R`` or a box (see the module docstring).
+    domain : float, IntegerDomain, Grid, tuple, str or mapping
+        Public feature space: an L2 norm bound ``R`` or a box (see the module docstring); per-feature
+        bounds by column name for a DataFrame (:func:`~privpac.domains.resolve_domain`, docs/domains.md).
     margin : float
         The public margin gamma in (0, 1] (required; never estimated from data).
     margin_type : {"cosine", "absolute"}

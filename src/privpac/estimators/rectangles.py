@@ -327,9 +327,11 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
     ----------
     epsilon, delta : float
         Total privacy budget, replace-one neighbours (RandMargins needs ``delta > 0``).
-    domain : IntegerDomain, Grid or tuple
+    domain : IntegerDomain, Grid, tuple, str or mapping
         Public domain. An :class:`~privpac.domains.IntegerDomain` applies to every feature; a
-        :class:`~privpac.domains.Grid` gives per-feature bounds and resolution. At most ``2^64``
+        :class:`~privpac.domains.Grid` gives per-feature bounds and resolution (a one-dimensional
+        grid applies to every feature); a mapping of column names to bounds gives them per feature of
+        a DataFrame (:func:`~privpac.domains.resolve_domain`, docs/domains.md). At most ``2^64``
         points per feature.
     constants : {"tuned", "paper"}
         ``"tuned"``: the explicit calibration (RandMargins) and the DRV advanced-composition
