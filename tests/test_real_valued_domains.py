@@ -271,3 +271,20 @@ def test_the_docs_example_writes_bounds_by_name_from_the_data_dictionary():
     clf = namespace["clf"]
     assert list(clf.feature_names_in_) == list(namespace["BREAST_CANCER_BOUNDS"])
     assert clf.domain_.low.tolist() == [low for low, _ in namespace["BREAST_CANCER_BOUNDS"].values()]
+
+
+def test_utility_warnings_name_the_lattice_of_the_grid():
+    from privpac.errors import UtilityWarning
+
+    X = np.linspace(0.0, 1.0, 40).reshape(-1, 1)
+    y = (X[:, 0] >= 0.5).astype(int)
+    lattice = r"the lattice \[-5, 5\]\^1 of the public grid \(11 points per feature\).*coarser grid"
+    for est in (
+        PrivateCenterPoint(domain=Grid(0.0, 1.0, 11), random_state=0),
+        PrivateTukeyHalfspaceClassifier(domain=Grid(0.0, 1.0, 11), random_state=0),
+        PrivateFeasibilityHalfspaceClassifier(domain=Grid(0.0, 1.0, 11), random_state=0),
+    ):
+        with pytest.warns(UtilityWarning, match=lattice):
+            est.fit(X) if isinstance(est, PrivateCenterPoint) else est.fit(X, y)
+    with pytest.warns(UtilityWarning, match=r"entries in the lattice \[-10, 10\]\^2 .*\(11 to 21 points"):
+        PrivateLinearFeasibility(bound=Grid([-1.0, -1.0], [1.0, 1.0], [21, 11]), random_state=0).fit(X, X[:, 0] - 1)
