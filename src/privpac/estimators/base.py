@@ -299,7 +299,9 @@ class PrivateEstimatorBase(BaseEstimator):
             # Bounds keyed by column name, for a public example without names: the fitted model's resolved
             # domain (what a saved model holds), or before any fit the mapping's own order.
             resolved = getattr(self, "domain_", None) if hasattr(self, "ledger_") else None
-            probe.set_params(**{self._domain_parameter: resolved or as_domain(value).resolve(list(as_domain(value)))})
+            if resolved is None:
+                resolved = as_domain(value).resolve(list(as_domain(value)))
+            probe.set_params(**{self._domain_parameter: resolved})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             probe.fit(*self._public_example(int(n_samples), int(n_features)))

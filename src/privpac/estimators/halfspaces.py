@@ -154,10 +154,8 @@ class _RecordMap:
         bad = np.flatnonzero((lo < a) | (hi > b))
         if bad.size:
             j = int(bad[0])
-            value = lo[j] if lo[j] < a[j] else hi[j]
-            raise DomainError(
-                outside_message(f"feature {j} of X takes the value", value, a[j], b[j], "a Grid with clip=True clips")
-            )
+            r = int(np.argmax((X[:, j] < a[j]) | (X[:, j] > b[j])))  # the first record outside, on failure only
+            raise DomainError(outside_message(f"X[{r}, {j}]", X[r, j], a[j], b[j], "a Grid with clip=True clips"))
         return X
 
 
