@@ -34,6 +34,7 @@ from .formatting import int_from_text, int_to_text, parse_integer
 from .validation import check_array, check_int, check_real, refuse_unsupported
 
 __all__ = [
+    "SCALER_NOTE",
     "FeatureDomains",
     "Grid",
     "ImplicitOrderedDomain",

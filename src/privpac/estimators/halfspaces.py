@@ -39,7 +39,7 @@ import numpy as np
 
 from ..backends import is_engine_collection
 from ..bounds.measured import halfspace_records
-from ..domains import Grid, IntegerDomain, as_domain, outside_message, public_rows, resolve_domain
+from ..domains import SCALER_NOTE, Grid, IntegerDomain, as_domain, public_rows, resolve_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.large_margin import (
     DEFAULT_MAX_CANDIDATES,
@@ -154,8 +154,11 @@ class _RecordMap:
         bad = np.flatnonzero((lo < a) | (hi > b))
         if bad.size:
             j = int(bad[0])
-            r = int(np.argmax((X[:, j] < a[j]) | (X[:, j] > b[j])))  # the first record outside, on failure only
-            raise DomainError(outside_message(f"X[{r}, {j}]", X[r, j], a[j], b[j], "a Grid with clip=True clips"))
+            value = float(lo[j] if lo[j] < a[j] else hi[j])  # a block's rows are not numbered: name the feature
+            raise DomainError(
+                f"feature {j} of X holds {value!r}, outside the declared domain [{float(a[j])!r}, {float(b[j])!r}] "
+                f"(refused, never silently accepted: a Grid with clip=True clips); {SCALER_NOTE}"
+            )
         return X
 
 
