@@ -36,11 +36,21 @@ from ..backends import backend_for, is_engine_collection
 from ..domains import FeatureDomains, as_domain, public_rows, resolve_domain
 from ..errors import DataError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
+from ..validation import (
+    as_numpy,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_labels,
+    ravel_column_vector,
+)
 
 __all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS", "private_fit", "engine_rows"]
 
 CONSTANTS = ("tuned", "paper")
+
+#: ``_check_features`` called without ``y`` (``y=None`` is a missing target; a string names a Spark column)
+_NO_Y = object()
 
 
 def private_fit(fit):
@@ -225,12 +235,20 @@ class PrivateEstimatorBase(BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
-    def _check_features(self, X, *, reset: bool, y=None) -> None:
-        """scikit-learn's feature bookkeeping: ``n_features_in_``, and ``feature_names_in_`` for DataFrames.
+    def _check_features(self, X, *, reset: bool, y=_NO_Y, y_name: str = "y"):
+        """The boundary of every ``fit`` and ``predict``: scikit-learn's feature bookkeeping, then the data as NumPy.
 
-        At prediction (``reset=False``) a DataFrame whose columns differ from the fitted ones is
-        refused, as in scikit-learn. A one-dimensional ``X`` (a single feature) is left alone.
-        Classifiers pass ``y`` at fit, so that a missing target is named before anything else.
+        Sets ``n_features_in_``, and ``feature_names_in_`` for DataFrames (pandas, polars, pyarrow: read
+        through narwhals, as scikit-learn reads them). At prediction (``reset=False``) a DataFrame whose
+        columns differ from the fitted ones is refused, as in scikit-learn. A one-dimensional ``X`` (a
+        single feature) is left alone. Classifiers pass ``y`` at fit, so that a missing target is named
+        before anything else.
+
+        Returns ``X`` (and ``y`` when it is passed) converted by :func:`privpac.validation.as_numpy`, the
+        one conversion of every input type: frames and series become NumPy arrays (missing values and,
+        in ``X``, non-numeric columns refused naming the column), a label column vector of shape
+        ``(n, 1)`` is raveled with scikit-learn's ``DataConversionWarning``. Data on an engine (Dask,
+        Spark) is returned as it is: it is read where it lives (:mod:`privpac.backends`).
         """
         if reset and y is None and isinstance(self, ClassifierMixin):
             raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -245,32 +263,44 @@ class PrivateEstimatorBase(BaseEstimator):
             self.n_features_in_ = len(columns) if columns is not None else (X.shape[1] if X.ndim == 2 else 1)
             if columns is not None:
                 self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_  # a Dask array after a fit on a frame: no names now
             self._resolve_feature_domain(X)
-            return
-        if hasattr(X, "columns") or len(getattr(X, "shape", ())) == 2:
-            try:
-                validate_data(self, X, skip_check_array=True, reset=reset)
+            return X if y is _NO_Y else (X, y)
+        values = as_numpy(X, "X")
+        if hasattr(X, "columns") or len(getattr(values, "shape", ())) == 2:
+            try:  # the names are read off the frame itself, the feature count off its values
+                validate_data(self, X if hasattr(X, "columns") else values, skip_check_array=True, reset=reset)
             except ValueError as exc:  # renamed or missing columns, a different number of features
                 raise DataError(str(exc)) from None
         if reset:
-            self._resolve_feature_domain(X)
+            if not hasattr(X, "columns") and hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_  # a one-feature array after a fit on a frame: no names now
+            self._resolve_feature_domain(values)
+        if y is _NO_Y:
+            return values
+        if y is not None and not is_engine_collection(y):
+            y = as_numpy(y, y_name, labels=isinstance(self, ClassifierMixin))
+            if isinstance(self, ClassifierMixin):  # user code -> fit wrapper -> fit -> here -> ravel
+                y = ravel_column_vector(y, y_name, stacklevel=4)
+        return values, y
 
-    def _feature_names(self, X) -> list[str] | None:
-        """The column names of ``X`` read by :meth:`_check_features` (``None`` for data without names)."""
+    def _feature_names(self) -> list[str] | None:
+        """The column names :meth:`_check_features` read at this fit (``None`` for data without names)."""
         names = getattr(self, "feature_names_in_", None)
-        return None if names is None or not hasattr(X, "columns") else [str(c) for c in names]
+        return None if names is None else [str(c) for c in names]
 
-    def _feature_domain(self, domain, X, n_features: int):
-        """``domain`` for the ``n_features`` features of ``X`` (:func:`~privpac.domains.resolve_domain`: per-feature
-        bounds keyed by name put in column order, a one-dimensional grid broadcast)."""
-        return resolve_domain(domain, n_features, self._feature_names(X))
+    def _feature_domain(self, domain, n_features: int):
+        """``domain`` for the ``n_features`` features of the data of this fit (:func:`~privpac.domains.resolve_domain`:
+        per-feature bounds keyed by name put in column order, a one-dimensional grid broadcast)."""
+        return resolve_domain(domain, n_features, self._feature_names())
 
     def _resolve_feature_domain(self, X) -> None:
         # bounds keyed by column name (domain_ as _begin_fit set it) in column order: what a saved model stores
         domain = getattr(self, "domain_", None)
         if isinstance(domain, FeatureDomains):
             d = int(getattr(self, "n_features_in_", 1)) if len(getattr(X, "shape", ())) == 2 else 1
-            self.domain_ = self._feature_domain(domain, X, d)
+            self.domain_ = self._feature_domain(domain, d)
 
     @property
     def fit_shape_(self) -> tuple[int, int]:

@@ -194,8 +194,8 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
         """
         ledger, rng, space = self._begin_fit()
-        self._check_features(X, reset=True)
-        names = self._feature_names(X)
+        X = self._check_features(X, reset=True)
+        names = self._feature_names()
         if is_engine_collection(X):
             d = int(self.n_features_in_)
             X, _ = engine_rows(X, None, lambda n: check_engine_size(n, d, self.depth))

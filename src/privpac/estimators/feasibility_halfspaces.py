@@ -273,10 +273,10 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         paper-mode PAC noise is drawn per record in that row order, as in memory).
         """
         ledger, rng, space = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         shape = None if is_engine_collection(X) else np.shape(X)
         d_public = int(self.n_features_in_) if shape is None else (int(shape[1]) if len(shape) == 2 else 1)
-        G, lattice = box_lattice(space, d_public, self._feature_names(X))
+        G, lattice = box_lattice(space, d_public, self._feature_names())
         candidates = None
         if self.candidates is not None:
             d = int(self.n_features_in_)

@@ -220,8 +220,8 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         reach the driver (:func:`~privpac.learners.halfspace_tukey.sample_chunk_points`).
         """
         ledger, rng, space = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
-        names = self._feature_names(X)
+        X, y = self._check_features(X, reset=True, y=y)
+        names = self._feature_names()
         points = None  # the per-record map to the lattice applied where engine rows live
         if is_engine_collection(X):
             if y is None:
@@ -235,7 +235,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         else:
             shape = np.shape(X)
             if len(shape) == 2 and shape[1] == 0:
-                raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required")
+                raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs a column")
             y = self._validate_labels(y, shape[0] if len(shape) else None)
             B, lattice = box_lattice(space, int(shape[1]) if len(shape) == 2 else 1, names)
             if lattice is None:

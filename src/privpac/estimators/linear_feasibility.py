@@ -320,15 +320,16 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         ledger, rng, space = self._begin_fit()
         if b is None:
             raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
-        self._check_features(A, reset=True, y=b)
-        names = self._feature_names(A)
+        # the name of b's column (per-feature bounds keyed by name include it), read before b becomes an array
+        rhs = b if isinstance(b, str) else ("b" if getattr(b, "name", None) is None else str(b.name))
+        A, b = self._check_features(A, reset=True, y=b, y_name="b")
+        names = self._feature_names()
         shape = np.shape(A)
         if not is_engine_collection(A) and len(shape) != 2:
             check_system(A, b, space if isinstance(space, int) else 1)  # raises, naming what is wrong with the shape
         D = int(self.n_features_in_) if is_engine_collection(A) else int(shape[1])
         if D == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs at least 1 column")
-        rhs = b if isinstance(b, str) else ("b" if getattr(b, "name", None) is None else str(b.name))
         X, lattice = box_lattice(space, D + 1, None if names is None else [*names, rhs], name="bound", centred=True)
         system = None if lattice is None else _LatticeSystem(lattice)
         if lattice is not None and self.candidates is not None and not isinstance(self.candidates, numbers.Integral):
