@@ -98,6 +98,10 @@ def test_bounds_keyed_by_column_resolve_in_column_order():
         resolve_domain(dom, 3, None)
     with pytest.raises(InvalidParameterError, match=r"domain\['a'\] is a norm bound"):
         FeatureDomains({"a": 2.5, "b": (0, 1)})
+    with pytest.raises(InvalidParameterError, match=r"domain\['x'\] is a norm bound"):  # the command line's norm:R
+        resolve_domain({"x": parse_domain("norm:2")}, 1, ["x"])
+    with pytest.raises(InvalidParameterError, match="needs keys lo and hi.*got keys \\['high', 'lo'\\]"):
+        as_domain({"lo": 0, "high": 1})  # a misspelt one-domain mapping, not bounds by name
     with pytest.raises(InvalidParameterError, match="clip=True must hold for every column or none; 'b'"):
         resolve_domain({"a": Grid(0.0, 1.0, 3, clip=True), "b": (0, 4)}, 2, ["a", "b"])
     with pytest.raises(DomainError, match="3 dimensions but X has 2"):
@@ -122,6 +126,28 @@ def test_dataframe_columns_select_their_bounds_in_rectangles_and_halfspaces():
     assert np.array_equal(clf.coef_, same.fit(np.ascontiguousarray(X.to_numpy()), y).coef_)
     with pytest.raises(DomainError, match="no column names"):
         PrivateHalfspaceClassifier(domain=bounds, margin=0.1).fit(X.to_numpy(), y)
+
+
+def test_polars_columns_select_their_bounds_as_pandas_columns_do():
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"u": rng.uniform(0.0, 6.0, 40), "v": rng.uniform(-2.0, 0.0, 40)})
+    bounds = {"v": (-2.0, 0.0, 9), "u": "0:6:13"}
+    ref = PrivateCenterPoint(epsilon=1.0, domain=bounds, random_state=0).fit(frame)
+    est = PrivateCenterPoint(epsilon=1.0, domain=bounds, random_state=0).fit(pl.from_pandas(frame))
+    assert est.domain_ == ref.domain_ == Grid([0.0, -2.0], [6.0, 0.0], [13, 9])  # in the frame's column order
+    assert est.center_ == ref.center_ and est.ledger_.to_dict() == ref.ledger_.to_dict()
+    A = pd.DataFrame({"x0": rng.integers(-2, 3, 30).astype(float), "x1": rng.integers(-2, 3, 30).astype(float)})
+    rhs = pd.Series(np.zeros(30), name="rhs")
+    lf_bounds = {"x0": "-2:2:5", "x1": (-2.0, 2.0, 9), "rhs": "-2:2"}  # b's bounds under b's column name
+    ref = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=lf_bounds, random_state=0).fit(A, rhs)
+    est = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=lf_bounds, random_state=0)
+    assert est.fit(pl.from_pandas(A), pl.from_pandas(rhs)).solution_ == ref.solution_
+    with pytest.raises(DomainError, match="no bounds for the column.*'b'"):  # an unnamed b is called b
+        PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=lf_bounds).fit(A, rhs.to_numpy())
+    unnamed = {**{k: v for k, v in lf_bounds.items() if k != "rhs"}, "b": "-2:2"}
+    est = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=unnamed, random_state=0)
+    assert est.fit(pl.from_pandas(A), pl.Series(np.zeros(30))).solution_ == ref.solution_  # polars' name ""
 
 
 def test_a_scaler_rounding_error_is_refused_with_every_digit_and_the_leak_named():

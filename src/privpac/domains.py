@@ -447,13 +447,16 @@ class FeatureDomains:
     :meth:`resolve` gives the per-feature domain for the columns of ``X`` (pandas, polars, Dask or
     Spark column names), refusing a missing or an extra column by name. Bounds are public inputs:
     write them from what each column measures (a data dictionary, the instrument's range), never
-    from the data (docs/getting-started.md, "Domains and public bounds").
+    from the data (docs/domains.md).
     """
 
     def __init__(self, domains, name: str = "domain"):
         if not isinstance(domains, Mapping) or not domains:
             raise InvalidParameterError(f"{name} as per-feature bounds must be a non-empty mapping, got {domains!r}")
-        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in domains.values()):
+        keys = {str(k) for k in domains}
+        if keys & {"lo", "hi", "low", "high", "n_points", "clip"} and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in domains.values()
+        ):  # a one-domain mapping with a misspelt key; {"x": 2.0} is refused below, naming the norm bound
             raise InvalidParameterError(
                 f"{name} as a mapping of numbers needs keys lo and hi (integers) or low, high and optionally "
                 f"n_points, clip (a grid); got keys {sorted(map(str, domains))}. Per-column bounds map each column "

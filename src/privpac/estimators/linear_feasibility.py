@@ -321,7 +321,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         if b is None:
             raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
         # the name of b's column (per-feature bounds keyed by name include it), read before b becomes an array
-        rhs = b if isinstance(b, str) else ("b" if getattr(b, "name", None) is None else str(b.name))
+        rhs = b if isinstance(b, str) else getattr(b, "name", None)
+        rhs = "b" if rhs is None or rhs == "" else str(rhs)  # a polars Series without a name has the name ""
         A, b = self._check_features(A, reset=True, y=b, y_name="b")
         names = self._feature_names()
         shape = np.shape(A)
