@@ -240,6 +240,7 @@ def test_map_chunks_stops_at_a_public_prefix_on_spark(spark):
 
 
 def _geometric_cases():
+    from privpac.domains import Grid
     from privpac.estimators import (
         PrivateCenterPoint,
         PrivateFeasibilityHalfspaceClassifier,
@@ -271,6 +272,19 @@ def _geometric_cases():
         "halfspace-feasibility-candidates": (  # d = 3 over public candidates: only their depths travel
             lambda: PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=4, candidates=200, random_state=5),
             x3,
+            (x3 @ np.array([1, -1, 2]) >= 1).astype(np.int64),
+        ),
+        # real values on a public grid: each partition maps its own rows to the grid's lattice
+        "tukey-grid": (
+            lambda: PrivateTukeyHalfspaceClassifier(domain=Grid(-1.0, 3.0, 9), random_state=5),
+            1.0 + 0.5 * x,
+            (x[:, 0] >= 1).astype(np.int64),
+        ),
+        "halfspace-feasibility-candidates-grid": (
+            lambda: PrivateFeasibilityHalfspaceClassifier(
+                epsilon=5.0, domain=Grid(-0.4, 0.4, 9), candidates=200, random_state=5
+            ),
+            0.1 * x3,
             (x3 @ np.array([1, -1, 2]) >= 1).astype(np.int64),
         ),
     }

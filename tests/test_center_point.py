@@ -235,10 +235,11 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateCenterPoint(domain=2).fit(np.array([[0.0, np.nan], [1.0, 0.0]]))
     with pytest.raises(DataError, match="2-dimensional"):
         PrivateCenterPoint(domain=2).fit(np.array([0, 1, 2]))
-    with pytest.raises(InvalidParameterError, match="symmetric"):
+    # an integer range off centre runs on its lattice (an offset), and refuses what lies outside it
+    with pytest.raises(DomainError, match=r"X\[2, 0\] = -1.0 lies outside the declared domain \[0.0, 4.0\]"):
         PrivateCenterPoint(domain=IntegerDomain(0, 4)).fit(X)
-    with pytest.raises(InvalidParameterError, match="int B"):
-        PrivateCenterPoint(domain=Grid(-1.0, 1.0, 10)).fit(X)
+    with pytest.raises(DomainError, match="3 dimensions but X has 2 feature"):
+        PrivateCenterPoint(domain=Grid([-1.0] * 3, [1.0] * 3, 10)).fit(X)
     with pytest.raises(InvalidParameterError, match="at least 1"):
         PrivateCenterPoint(domain=0).fit(X)
     with pytest.raises(InvalidParameterError, match="mode"):

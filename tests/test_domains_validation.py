@@ -28,8 +28,11 @@ def test_grid_indices_and_errors():
     g = Grid(0.0, 1.0, 11)
     assert list(g.to_index([0.0, 0.5, 1.0, 0.04])) == [0, 5, 10, 0]
     assert g.from_index(5) == pytest.approx(0.5)
-    with pytest.raises(DomainError, match="outside the domain"):
+    with pytest.raises(DomainError, match=r"X\[0, 0\] = 1.2 lies outside the declared domain \[0.0, 1.0\]"):
         g.to_index([1.2])
+    # every digit printed (a MinMaxScaler's 1.0000000000000002 is not "1"), and the scaler's leak named
+    with pytest.raises(DomainError, match=r"= 1.0000000000000002 lies outside .* \[0.0, 1.0\].*scaler fitted on the"):
+        g.to_index([0.5, 1.0000000000000002])
     assert list(Grid(0.0, 1.0, 11, clip=True).to_index([1.2, -3])) == [10, 0]
     g2 = Grid([0, 0], [1, 10], [11, 101])
     assert g2.to_index(np.array([[0.5, 5.0]])).tolist() == [[5, 50]]
@@ -46,8 +49,13 @@ def test_as_domain_never_guesses():
         as_domain(None)
     assert as_domain((0, 255)) == IntegerDomain(0, 255)
     assert isinstance(as_domain((0.0, 1.0, 64)), Grid)
-    with pytest.raises(InvalidParameterError):
-        as_domain("0:255")
+    assert as_domain("0:255") == IntegerDomain(0, 255)  # the command line's text forms
+    assert as_domain("0:2**64-1") == IntegerDomain(0, 2**64 - 1)
+    assert as_domain("-1.5:2:8") == Grid(-1.5, 2.0, 8)
+    assert as_domain((0.0, 40.0)) == Grid(0.0, 40.0)  # real bounds: the grid's default resolution
+    for bad in ("0:255:1:2", "a:b", ":3", (0, 1, 2, 3), 3.5):
+        with pytest.raises(InvalidParameterError):
+            as_domain(bad)
 
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "1", True])

@@ -263,8 +263,8 @@ def test_bad_inputs_are_refused_before_anything_else():
             PrivateFeasibilityHalfspaceClassifier(domain=2, **bad).fit(_Untouchable(), _Untouchable())
     with pytest.raises(InvalidParameterError, match="delta > 0"):
         PrivateFeasibilityHalfspaceClassifier(domain=2, one_d_optimizer="recconcave").fit(_Untouchable(), y)
-    with pytest.raises(InvalidParameterError, match="symmetric"):
-        PrivateFeasibilityHalfspaceClassifier(domain=(0, 3)).fit(x, y)
+    with pytest.raises(DomainError, match=r"X\[1, 0\] = -1.0 lies outside the declared domain \[0.0, 3.0\]"):
+        PrivateFeasibilityHalfspaceClassifier(domain=(0, 3)).fit(x, y)  # off centre: runs on its lattice
     with pytest.raises(DomainError, match=r"X\[1, 0\] = 5 lies outside the declared grid \[-2, 2\]"):
         PrivateFeasibilityHalfspaceClassifier(domain=2).fit(np.array([[1], [5]]), y)
     with pytest.raises(DataError, match="integers"):

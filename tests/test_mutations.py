@@ -27,6 +27,7 @@ laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
 range_counts_module = importlib.import_module("privpac.learners.range_counts")
 center_point_estimator = importlib.import_module("privpac.estimators.center_point")
+domains_module = importlib.import_module("privpac.domains")
 linear_feasibility_estimator = importlib.import_module("privpac.estimators.linear_feasibility")
 feasibility_halfspaces_estimator = importlib.import_module("privpac.estimators.feasibility_halfspaces")
 center_point_baselines = importlib.import_module("privpac.learners.center_point_baselines")
@@ -271,6 +272,17 @@ def _gradient_noise_for_one_step(monkeypatch):
     monkeypatch.setattr(dp_erm_module, "gaussian_gdp_block", block)
 
 
+def _lattice_shifted_by_the_data(monkeypatch):
+    # the lattice map reads the data: the lowest record is moved to the low end (a data-dependent offset)
+    original = domains_module.Lattice.to_lattice
+
+    def shifted(self, X, name="X", first_row=0):
+        K = original(self, X, name, first_row)
+        return K - K.min(axis=0) - self.B if K.size else K
+
+    monkeypatch.setattr(domains_module.Lattice, "to_lattice", shifted)
+
+
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
     ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner"]),
@@ -344,6 +356,7 @@ MUTANTS = [
         _one_class_shortcut,
         ["halfspace-feasibility --pair one class"],  # the pair it breaks: the others take a minute to enumerate
     ),
+    ("a grid's lattice shifted by the data", _lattice_shifted_by_the_data, ["center-point-grid"]),
     (
         "gradient noise calibrated for one step of T",
         _gradient_noise_for_one_step,

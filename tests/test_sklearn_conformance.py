@@ -11,7 +11,7 @@ the reason written below. The reasons are design decisions of a private learning
   labels) are refused with a message naming the declared set.
 * ``INTEGER_POINTS``: the center point works on integer points of a public box ``[-B, B]^d`` with
   ``d <= 3``, where its geometry is exact; the checks' real-valued random features are refused with
-  a message naming the record (scale rational data by a public common denominator first). The
+  a message naming the record (real-valued data needs a public Grid domain, run on its lattice). The
   checks of sparse and empty input pass.
 * ``INTEGER_SYSTEM``: linear feasibility works on an integer system ``A x >= b`` (``X`` is ``A``,
   ``y`` is ``b``) with entries in a public ``[-X, X]`` and ``D <= 2`` variables, where its geometry is
@@ -66,11 +66,11 @@ ONE_FEATURE = "one public feature: the domain is one-dimensional, so several fea
 PUBLIC_LABELS = "the label set is public (labels=(negative, positive)): other labels are refused"
 INTEGER_POINTS = (
     "integer points of a public box [-B, B]^d, d <= 3 (exact geometry): the checks' real-valued features are "
-    "refused (scale by a public common denominator first)"
+    "refused on an integer domain (real-valued data takes a public Grid)"
 )
 INTEGER_SYSTEM = (
     "an integer system A x >= b with entries in a public [-X, X], D <= 3 (exact geometry): the checks' "
-    "real-valued features are refused (scale by a public common denominator first)"
+    "real-valued features are refused on an integer bound (real-valued entries take a public Grid)"
 )
 INTEGER_GRID = (
     "integer points of a public grid [-X, X]^d whose d + 1 is one of FindDeepPoint's exact dimensions (exact "

@@ -33,7 +33,7 @@ def _fail(message: str) -> None:
 
 def parse_domain(spec: str):
     """``lo:hi`` (integers) is an integer domain, ``low:high:n`` a grid, ``norm:R`` a norm bound, or JSON."""
-    from .domains import Grid, IntegerDomain, as_domain
+    from .domains import as_domain, domain_from_text
 
     spec = spec.strip()
     if spec.startswith("norm:"):  # an L2 norm bound on the features (linear classifiers)
@@ -46,15 +46,12 @@ def parse_domain(spec: str):
             return as_domain(json.loads(spec))
         except json.JSONDecodeError as exc:
             raise click.BadParameter(f"the domain {spec!r} is not valid JSON: {exc}") from exc
-    parts = spec.split(":")
+    if len(spec.split(":")) not in (2, 3):
+        raise click.BadParameter(f"domain must be lo:hi (integers), low:high:n_points, norm:R or JSON; got {spec!r}")
     try:
-        if len(parts) == 2:
-            return IntegerDomain(int(eval_int(parts[0])), int(eval_int(parts[1])))
-        if len(parts) == 3:
-            return Grid(float(parts[0]), float(parts[1]), int(parts[2]))
+        return domain_from_text(spec)  # the text forms Python reads too
     except ValueError as exc:
         raise click.BadParameter(f"cannot read domain {spec!r}: {exc}") from exc
-    raise click.BadParameter(f"domain must be lo:hi (integers), low:high:n_points, norm:R or JSON; got {spec!r}")
 
 
 def eval_int(text: str) -> int:
@@ -605,7 +602,13 @@ def median(data, column, domain_spec, epsilon, delta, alpha, beta, method, inter
 @click.argument("data", type=click.Path(exists=True, dir_okay=False))
 @click.option("--label", default="b", show_default=True, help="Column of the right-hand sides b.")
 @click.option("--features", default=None, help="Comma-separated columns of A, in order (default: all but --label).")
-@click.option("--domain", "domain_spec", required=True, help="Public bound of every entry of A and b: -X:X (or X).")
+@click.option(
+    "--domain",
+    "domain_spec",
+    required=True,
+    help="Public bound of every entry of A and b: -X:X (or X) for integers, -h:h:n_points (a grid symmetric about 0) "
+    "for real values.",
+)
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP.")
 @click.option("--beta", type=float, default=0.1, show_default=True, help="Failure probability.")
@@ -631,7 +634,8 @@ def feasibility(
     """A private point x satisfying most constraints <a_l, x> >= b_l of a CSV (one constraint a row).
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia 2020, Fig. 2): neighbouring systems differ in
-    one row; every entry must be an integer in the public [-X, X].
+    one row; every entry must be an integer in the public [-X, X], or real on a public grid symmetric
+    about 0 (run on its integer lattice, the solution in the data's units).
     """
     from .estimators import PrivateLinearFeasibility
     from .io import read_csv
@@ -668,9 +672,14 @@ def feasibility(
 @main.command()
 @click.argument("data", type=click.Path(exists=True))
 @click.option(
-    "--columns", default=None, help="Comma-separated integer columns (default: all); one to three in Tukey depth."
+    "--columns", default=None, help="Comma-separated columns (default: all); one to three in Tukey depth."
 )
-@click.option("--domain", "domain_spec", required=True, help="Public box per column: -B:B (integers).")
+@click.option(
+    "--domain",
+    "domain_spec",
+    required=True,
+    help="Public box per column: -B:B (integers) or low:high:n_points (a grid for real values).",
+)
 @click.option("--epsilon", type=float, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=float, default=0.0, show_default=True, help="0 keeps it pure DP (exponential mode).")
 @click.option(
@@ -696,7 +705,8 @@ def centerpoint(data, columns, domain_spec, epsilon, delta, mode, depth, beta, s
 
     A point of high Tukey depth, inside the convex hull of the data with high probability once
     there are enough records (Beimel, Moran, Nissim, Stemmer 2019); the data are integers in the
-    public box --domain -B:B. Four or more columns need --depth directional. With --engine dask the
+    public box --domain -B:B, or real values on a public grid --domain low:high:n (run on its integer
+    lattice, the center in the data's units). Four or more columns need --depth directional. With --engine dask the
     rows are counted partition by partition and brought to the driver only within the estimator's
     public size envelope.
     """

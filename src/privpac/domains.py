@@ -9,6 +9,11 @@ is an error.
 * :class:`Grid` discretises real-valued features onto ``n_points`` equally spaced values per
   dimension between public bounds, and maps values to integer indices ``0 .. n_points - 1``.
 * :class:`ImplicitOrderedDomain` is an ordered set given by ``size``, ``rank`` and ``select``.
+* :class:`FeatureDomains` holds public bounds per named feature (``{"age": (0, 120), "income":
+  "0:1e6:1001"}``), resolved at fit to one per-feature domain in the data's column order
+  (:func:`resolve_domain`).
+* :class:`Lattice` maps a public grid onto the integer lattice ``[-B, B]^d`` that the exact
+  geometric learners run on, and maps their answers back to the grid's units.
 
 All of them map data to integer *indices* ``0 .. size - 1`` (per dimension), the coordinate
 system of the mechanisms. Indices are numpy int64 when they fit, else object arrays of Python
@@ -18,18 +23,49 @@ ints; nothing is ever proportional to the domain size.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from .errors import DataError, DomainError, InvalidParameterError
-from .formatting import int_from_text, int_to_text
+from .formatting import int_from_text, int_to_text, parse_integer
 from .validation import check_array, check_int, check_real, refuse_unsupported
 
-__all__ = ["IntegerDomain", "Grid", "ImplicitOrderedDomain", "as_domain", "index_array"]
+__all__ = [
+    "SCALER_NOTE",
+    "FeatureDomains",
+    "Grid",
+    "ImplicitOrderedDomain",
+    "IntegerDomain",
+    "Lattice",
+    "as_domain",
+    "box_lattice",
+    "domain_from_text",
+    "domain_text",
+    "index_array",
+    "integer_box",
+    "outside_message",
+    "public_rows",
+    "resolve_domain",
+]
 
 _INT64_MAX = np.iinfo(np.int64).max
+
+#: Said by every refusal of a real value outside its public domain: the usual cause is a scaler.
+SCALER_NOTE = (
+    "if a scaler fitted on the private data (MinMaxScaler, StandardScaler) produced these values, it read its "
+    "bounds from that data, which leaks them, and its rounding can land just outside: scale by public bounds instead"
+)
+
+
+def outside_message(where: str, value, low, high, clip_hint: str = "pass clip=True to clip to the bounds") -> str:
+    """The refusal of a real ``value`` outside ``[low, high]``, every number printed repr-exact."""
+    return (
+        f"{where} = {float(value)!r} lies outside the declared domain [{float(low)!r}, {float(high)!r}] (refused, "
+        f"never silently accepted: {clip_hint}); {SCALER_NOTE}"
+    )
 
 
 def index_array(values, upper: int) -> np.ndarray:
@@ -246,8 +282,11 @@ class Grid:
             raise InvalidParameterError("max_index is defined for one-dimensional grids only")
         return int(self.n_points[0]) - 1
 
-    def to_index(self, X, name: str = "X") -> np.ndarray:
-        """Indices of the nearest grid points; shape (n,) for 1-D grids on 1-D input, else (n, d)."""
+    def to_index(self, X, name: str = "X", first_row: int = 0) -> np.ndarray:
+        """Indices of the nearest grid points; shape (n,) for 1-D grids on 1-D input, else (n, d).
+
+        Values outside ``[low, high]`` raise :class:`~privpac.errors.DomainError` naming the entry
+        (rows counted from ``first_row``), or are clipped with ``clip=True``."""
         refuse_unsupported(X, name)
         X = np.asarray(X) if not isinstance(X, np.ndarray) else X
         refuse_unsupported(X, name)
@@ -266,13 +305,14 @@ class Grid:
             outside = (X < self.low) | (X > self.high)
             if np.any(outside):
                 r, c = np.argwhere(outside)[0]
-                raise DomainError(
-                    f"{name}[{r}, {c}] = {X[r, c]} lies outside the domain "
-                    f"[{self.low[c]}, {self.high[c]}] (pass clip=True to clip to the bounds)"
-                )
+                raise DomainError(outside_message(f"{name}[{first_row + r}, {c}]", X[r, c], self.low[c], self.high[c]))
         idx = np.rint((X - self.low) / self.step).astype(np.int64)
         np.clip(idx, 0, self.n_points - 1, out=idx)
         return idx[:, 0] if one_d else idx
+
+    def lattice(self, d: int | None = None) -> Lattice:
+        """The integer lattice of this grid (broadcast to ``d`` features): :class:`Lattice`."""
+        return Lattice(self if d is None else self.broadcast(d))
 
     def from_index(self, idx) -> np.ndarray:
         """Grid values of indices (array-like, same shapes as :meth:`to_index` returns)."""
@@ -341,47 +381,331 @@ def domain_from_dict(d: dict):
             return IntegerDomain(int_from_text(d["lo"]), int_from_text(d["hi"]))
         if kind == "grid":
             return Grid(d["low"], d["high"], d["n_points"], clip=d.get("clip", False))
+        if kind == "features":
+            return FeatureDomains({k: domain_from_dict(v) for k, v in d["features"].items()})
     except KeyError as exc:
         raise InvalidParameterError(f"a domain of type {kind!r} needs the key {exc}") from exc
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, AttributeError) as exc:
         raise InvalidParameterError(f"cannot read the domain {d!r}: {exc}") from exc
     raise InvalidParameterError(f"cannot restore a domain of type {kind!r}")
+
+
+def domain_from_text(spec: str, name: str = "domain"):
+    """A domain written as text: ``"lo:hi"`` (integers: an :class:`IntegerDomain`; reals: a
+    :class:`Grid` with the default resolution) or ``"low:high:n_points"`` (a :class:`Grid`).
+
+    Integers may be written as powers (``"0:2**64-1"``, :func:`~privpac.formatting.parse_integer`).
+    """
+    parts = [p.strip() for p in str(spec).split(":")]
+    if len(parts) not in (2, 3) or not all(parts):
+        raise InvalidParameterError(f"{name} as text must be lo:hi or low:high:n_points, got {spec!r}")
+    if len(parts) == 2:
+        try:
+            return IntegerDomain(parse_integer(parts[0], name), parse_integer(parts[1], name))
+        except InvalidParameterError:
+            if not all(_is_real(p) for p in parts):
+                raise  # not two numbers: the integer parser's own message (a power too large, say)
+    try:
+        low, high = float(parts[0]), float(parts[1])
+        n_points = parse_integer(parts[2], f"{name} n_points") if len(parts) == 3 else 2**16
+    except ValueError:
+        raise InvalidParameterError(
+            f"cannot read the numbers of {name} {spec!r} (lo:hi or low:high:n_points)"
+        ) from None
+    return Grid(low, high, n_points)
+
+
+def _is_real(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _legacy_mapping(domain: Mapping) -> bool:
+    """The one-domain mapping forms: ``{"type": ...}``, ``{"lo", "hi"}``, ``{"low", "high"[, "n_points", "clip"]}``."""
+    keys = set(domain)
+    return (
+        isinstance(domain.get("type"), str)
+        or keys == {"lo", "hi"}
+        or {"low", "high"} <= keys <= {"low", "high", "n_points", "clip"}
+    )
+
+
+class FeatureDomains:
+    """Public bounds per named feature, resolved at fit in the data's column order.
+
+    ``FeatureDomains({"mean radius": (0.0, 40.0), "age": (0, 120), "ratio": "0:1:101"})``: each value
+    is a one-dimensional domain in any form :func:`as_domain` reads (``(lo, hi)`` integers,
+    ``(low, high)`` reals, ``(low, high, n_points)``, ``"lo:hi"``, ``"low:high:n"``, an
+    :class:`IntegerDomain` or a one-dimensional :class:`Grid`). A plain ``dict`` passed as
+    ``domain=`` is read as this (unless it is one of the one-domain mapping forms, keys ``lo``/``hi``
+    or ``low``/``high``/``n_points``/``clip`` or ``type``). A number (a norm bound) is refused: it
+    bounds all features together, not one column.
+
+    :meth:`resolve` gives the per-feature domain for the columns of ``X`` (pandas, polars, Dask or
+    Spark column names), refusing a missing or an extra column by name. Bounds are public inputs:
+    write them from what each column measures (a data dictionary, the instrument's range), never
+    from the data (docs/domains.md).
+    """
+
+    def __init__(self, domains, name: str = "domain"):
+        if not isinstance(domains, Mapping) or not domains:
+            raise InvalidParameterError(f"{name} as per-feature bounds must be a non-empty mapping, got {domains!r}")
+        keys = {str(k) for k in domains}
+        if keys & {"lo", "hi", "low", "high", "n_points", "clip"} and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in domains.values()
+        ):  # a one-domain mapping with a misspelt key; {"x": 2.0} is refused below, naming the norm bound
+            raise InvalidParameterError(
+                f"{name} as a mapping of numbers needs keys lo and hi (integers) or low, high and optionally "
+                f"n_points, clip (a grid); got keys {sorted(map(str, domains))}. Per-column bounds map each column "
+                "name to its bounds, such as {'age': (0, 120), 'income': (0.0, 1e6, 1001)}"
+            )
+        self.domains = {str(k): _feature_value(v, f"{name}[{str(k)!r}]") for k, v in domains.items()}
+
+    def __len__(self) -> int:
+        return len(self.domains)
+
+    def __iter__(self):
+        return iter(self.domains)
+
+    def resolve(self, feature_names, name: str = "domain"):
+        """The domain of the features ``feature_names`` in that order: the shared :class:`IntegerDomain`
+        when every column has the same one, else a per-feature :class:`Grid` (an integer column
+        ``[lo, hi]`` becomes the grid of step 1 from ``lo`` to ``hi``, which indexes its integers exactly)."""
+        names = [str(c) for c in feature_names]
+        missing = [c for c in names if c not in self.domains]
+        if missing:
+            raise DomainError(
+                f"{name} gives no bounds for the column(s) {', '.join(map(repr, missing))} of X (bounds are public: "
+                "add them from what the column measures, never from the data)"
+            )
+        extra = [c for c in self.domains if c not in names]
+        if extra:
+            raise DomainError(
+                f"{name} gives bounds for {', '.join(map(repr, extra))}, not a column of X (its columns: "
+                f"{', '.join(map(repr, names))})"
+            )
+        doms = [self.domains[c] for c in names]
+        if len(doms) == 1:
+            return doms[0]
+        if all(isinstance(d, IntegerDomain) for d in doms) and len(set(doms)) == 1:
+            return doms[0]
+        clips = {c: isinstance(d, Grid) and d.clip for c, d in zip(names, doms)}
+        if len(set(clips.values())) > 1:
+            plain = [c for c, v in clips.items() if not v]
+            raise InvalidParameterError(
+                f"{name}: clip=True must hold for every column or none; {', '.join(map(repr, plain))} do(es) not clip "
+                "(write an integer column lo:hi as Grid(lo, hi, hi - lo + 1, clip=True))"
+            )
+        low, high, n_points = [], [], []
+        for c, d in zip(names, doms):
+            if isinstance(d, IntegerDomain):
+                if max(abs(d.lo), abs(d.hi)) > 2**53 or d.lo == d.hi:
+                    raise InvalidParameterError(
+                        f"{name}[{c!r}] = [{d.lo}, {d.hi}]: beside other columns an integer column needs "
+                        "lo < hi within +-2^53 (a float grid of step 1); use one IntegerDomain for every column"
+                    )
+                low.append(float(d.lo)), high.append(float(d.hi)), n_points.append(d.hi - d.lo + 1)
+            else:
+                low.append(float(d.low[0])), high.append(float(d.high[0])), n_points.append(int(d.n_points[0]))
+        return Grid(low, high, n_points, clip=next(iter(clips.values())))
+
+    def to_dict(self) -> dict:
+        return {"type": "features", "features": {k: v.to_dict() for k, v in self.domains.items()}}
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, FeatureDomains):
+            return NotImplemented
+        return list(self.domains.items()) == list(other.domains.items())
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.domains.items()))
+
+    def __repr__(self) -> str:
+        return f"FeatureDomains({self.domains!r})"
+
+
+def _feature_value(value, where: str):
+    """One column's bounds in a per-feature mapping: an IntegerDomain or a one-dimensional Grid."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) or (
+        isinstance(value, str) and value.strip().startswith("norm:")
+    ):
+        raise InvalidParameterError(
+            f"{where} is a norm bound ({value!r}), which bounds all features together, not one column: give the "
+            "column's (low, high) bounds, or pass the norm bound alone as domain="
+        )
+    if isinstance(value, Mapping) and not _legacy_mapping(value):
+        raise InvalidParameterError(f"{where} must be the bounds of one column, got a mapping {dict(value)!r}")
+    dom = as_domain(value, where)
+    if isinstance(dom, Grid) and dom.dim != 1:
+        raise InvalidParameterError(f"{where} must be one-dimensional (one column), got a grid of {dom.dim} dimensions")
+    if not isinstance(dom, IntegerDomain | Grid):
+        raise InvalidParameterError(f"{where} must be an IntegerDomain or a one-dimensional Grid, got {value!r}")
+    return dom
 
 
 def as_domain(domain, name: str = "domain"):
     """Accept a domain object or a short form; ``None`` is an error (never read off the data).
 
-    Short forms: ``(lo, hi)`` of ints is an :class:`IntegerDomain`; ``(low, high, n_points)``
-    is a :class:`Grid`; ``{"low":..., "high":..., "n_points":...}`` too.
+    Short forms: ``(lo, hi)`` of ints is an :class:`IntegerDomain`; ``(low, high)`` of reals a
+    :class:`Grid` with the default resolution (``2**16`` points); ``(low, high, n_points)`` a
+    :class:`Grid`; the text ``"lo:hi"`` or ``"low:high:n_points"`` the same
+    (:func:`domain_from_text`); ``{"low":..., "high":..., "n_points":...}`` a :class:`Grid` too.
+    Any other mapping holds per-feature bounds keyed by column name (:class:`FeatureDomains`),
+    resolved at fit by :func:`resolve_domain`.
     """
     if domain is None:
         raise DomainError(
             f"{name} must be given: privpac never derives domain bounds from the private data "
             "(for example domain=(0, 2**32 - 1) or domain=Grid(low, high, n_points))"
         )
-    if isinstance(domain, IntegerDomain | Grid | ImplicitOrderedDomain):
+    if isinstance(domain, IntegerDomain | Grid | ImplicitOrderedDomain | FeatureDomains):
         return domain
-    if isinstance(domain, dict):
+    if isinstance(domain, str):
+        return domain_from_text(domain, name)
+    if isinstance(domain, Mapping):
+        if not _legacy_mapping(domain):
+            return FeatureDomains(domain, name)
         if "type" in domain:
-            return domain_from_dict(domain)
+            return domain_from_dict(dict(domain))
         keys = set(domain)
         if keys == {"lo", "hi"}:
             return IntegerDomain(domain["lo"], domain["hi"])
-        if {"low", "high"} <= keys <= {"low", "high", "n_points", "clip"}:
-            return Grid(domain["low"], domain["high"], domain.get("n_points", 2**16), domain.get("clip", False))
-        raise InvalidParameterError(
-            f"{name} as a mapping needs keys lo and hi (integers) or low, high and optionally n_points, clip "
-            f"(a grid); got {sorted(keys)}"
-        )
+        return Grid(domain["low"], domain["high"], domain.get("n_points", 2**16), domain.get("clip", False))
     if isinstance(domain, tuple | list):
         if len(domain) == 2 and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in domain):
             return IntegerDomain(int(domain[0]), int(domain[1]))
+        if len(domain) == 2 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in domain):
+            return Grid(check_real(domain[0], f"{name} low"), check_real(domain[1], f"{name} high"))
         if len(domain) == 3:
             check_real(domain[0], f"{name} low") if np.ndim(domain[0]) == 0 else None
             return Grid(domain[0], domain[1], domain[2])
     raise InvalidParameterError(
-        f"{name} must be an IntegerDomain, a Grid, (lo, hi) integers or (low, high, n_points); got {domain!r}"
+        f"{name} must be an IntegerDomain, a Grid, (lo, hi) integers, (low, high[, n_points]), 'lo:hi[:n_points]' "
+        f"or a mapping of column names to bounds; got {domain!r}"
     )
+
+
+def resolve_domain(domain, n_features: int, feature_names=None, name: str = "domain"):
+    """The public domain of ``n_features`` features, resolved when the data's columns are known.
+
+    The one place where a domain meets the data's shape: a one-dimensional :class:`Grid` is
+    broadcast to every feature; a grid of another dimension than ``n_features`` is refused; per-feature
+    bounds keyed by name (:class:`FeatureDomains`, or a plain mapping) are put in the order of
+    ``feature_names`` (a missing or an extra column refused by name), and refused in one line when
+    the data has no column names (a NumPy array). An :class:`IntegerDomain` applies to every feature
+    as it is. Reads nothing but the public domain and the data's column names.
+    """
+    dom = as_domain(domain, name)
+    if isinstance(dom, FeatureDomains):
+        if feature_names is None:
+            raise DomainError(
+                f"{name} is keyed by column name ({', '.join(map(repr, list(dom)[:4]))}"
+                f"{', ...' if len(dom) > 4 else ''}) but X has no column names: pass a pandas or polars DataFrame "
+                "with those columns, or give the bounds in column order as Grid(low=[...], high=[...], n_points=...)"
+            )
+        return dom.resolve(feature_names, name)
+    if isinstance(dom, Grid) and dom.dim != n_features:
+        if dom.dim != 1:
+            raise DomainError(f"{name} has {dom.dim} dimensions but X has {n_features} feature(s)")
+        return dom.broadcast(n_features)
+    return dom
+
+
+def public_rows(domain, n_samples: int, n_features: int) -> np.ndarray:
+    """``n_samples`` copies of one public point of ``domain`` (its lowest corner) in ``n_features``
+    features: the records of the public example a saved model's privacy record is recomputed on
+    (:meth:`~privpac.estimators.PrivateEstimatorBase.privacy_record`). Per-feature bounds keyed by
+    name are taken in their own order."""
+    dom = as_domain(domain)
+    names = list(dom) if isinstance(dom, FeatureDomains) else None
+    dom = resolve_domain(dom, n_features if names is None else len(names), names)
+    if isinstance(dom, IntegerDomain):
+        big = max(abs(dom.lo), abs(dom.hi)) >= 2**62
+        return np.full((n_samples, n_features), dom.lo, dtype=object if big else np.int64)
+    if isinstance(dom, Grid):
+        return np.tile(np.asarray(dom.low, dtype=np.float64), (n_samples, 1))
+    raise InvalidParameterError(f"no public example for a domain of type {type(dom).__name__}")
+
+
+class Lattice:
+    """A public grid mapped onto the integer lattice ``[-B, B]^d`` of the exact geometric learners.
+
+    Feature ``j`` of :class:`Grid` ``(low_j, high_j, n_j)`` is written ``x_j = c_j + s_j k_j`` with
+    ``c_j = (low_j + high_j)/2`` and an integer ``k_j``: for ``n_j`` odd ``s_j`` is the grid step
+    and ``k_j in [-(n_j - 1)/2, (n_j - 1)/2]``; for ``n_j`` even ``s_j`` is half the step and ``k_j``
+    runs over the odd integers of ``[-(n_j - 1), n_j - 1]`` (the centre is then no grid point). ``B``
+    is the largest ``B_j``: a function of the public grid only.
+
+    :meth:`to_lattice` maps each record by itself (nearest grid point, then ``k``; a value outside
+    the grid refused, or clipped with ``clip=True``): a per-record, data-independent map, so
+    running a private algorithm on the mapped records has the algorithm's own privacy. The map is
+    affine and invertible per feature, so Tukey depth and halfspaces carry over exactly:
+    :meth:`point` and :meth:`halfspace` give the answer in the grid's units as exact rationals
+    (``c_j`` and ``s_j`` are exact: a float bound is a binary rational). For a linear system whose
+    grid is symmetric about 0 (``c = 0``), :meth:`system_solution` undoes the column scaling.
+    """
+
+    def __init__(self, grid: Grid):
+        if not isinstance(grid, Grid):
+            raise InvalidParameterError(f"a Lattice is built from a Grid, got {grid!r}")
+        n = grid.n_points.astype(np.int64)
+        self.grid = grid
+        self._odd = n % 2 == 1
+        self._half = (n - 1) // 2
+        self._n = n
+        self.bounds = np.where(self._odd, (n - 1) // 2, n - 1).astype(np.int64)
+        self.B = int(self.bounds.max())
+        lows = [Fraction(float(v)) for v in grid.low]
+        highs = [Fraction(float(v)) for v in grid.high]
+        self.centre = tuple((lo + hi) / 2 for lo, hi in zip(lows, highs))
+        self.scale = tuple(
+            (hi - lo) / (int(m) - 1) if odd else (hi - lo) / (2 * (int(m) - 1))
+            for lo, hi, m, odd in zip(lows, highs, n, self._odd)
+        )
+
+    @property
+    def dim(self) -> int:
+        return self.grid.dim
+
+    def to_lattice(self, X, name: str = "X", first_row: int = 0) -> np.ndarray:
+        """The integer lattice points (an int64 array of shape ``(n, d)``) of records ``X`` of shape ``(n, d)``."""
+        idx = self.grid.to_index(check_array(X, name, ndim=2, allow_empty=True), name, first_row=first_row)
+        return np.where(self._odd, idx - self._half, 2 * idx - (self._n - 1)).astype(np.int64)
+
+    def point(self, k) -> tuple[Fraction, ...]:
+        """The point ``c + s k`` in the grid's units (exact) of a lattice point ``k`` (rationals)."""
+        return tuple(c + s * Fraction(v) for c, s, v in zip(self.centre, self.scale, k, strict=True))
+
+    def halfspace(self, coef, intercept) -> tuple[tuple[Fraction, ...], Fraction]:
+        """The halfspace ``<coef, k> + intercept >= 0`` on the lattice, in the grid's units (exact):
+        ``k_j = (x_j - c_j)/s_j`` gives coefficients ``coef_j / s_j`` and intercept
+        ``intercept - sum_j coef_j c_j / s_j`` (the same set of points, as ``s_j > 0``)."""
+        a = tuple(Fraction(v) / s for v, s in zip(coef, self.scale, strict=True))
+        return a, Fraction(intercept) - sum((v * c for v, c in zip(a, self.centre)), Fraction(0))
+
+    def system_solution(self, z) -> tuple[Fraction, ...]:
+        """``x`` from the solution ``z`` of the lattice system of ``A x >= b`` (columns of ``A`` then ``b``).
+
+        With the entries ``A_lj = s_j K_lj`` and ``b_l = s_b K_l`` (a grid symmetric about 0), row ``l``
+        reads ``sum_j K_lj (s_j x_j / s_b) >= K_l``: the lattice system in ``z_j = s_j x_j / s_b``, so
+        ``x_j = s_b z_j / s_j`` satisfies exactly the constraints ``z`` satisfies."""
+        *cols, s_b = self.scale
+        return tuple(s_b * Fraction(v) / s for v, s in zip(z, cols, strict=True))
+
+    def describe(self) -> str:
+        """The lattice and the grid it comes from, for messages."""
+        points = sorted({int(v) for v in self._n})
+        per = f"{points[0]:,}" if len(points) == 1 else f"{points[0]:,} to {points[-1]:,}"
+        return f"the lattice [-{self.B}, {self.B}]^{self.dim} of the public grid ({per} points per feature)"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Lattice) and self.grid == other.grid
+
+    def __hash__(self) -> int:
+        return hash(self.grid)
 
 
 def symmetric_bound(value, name: str, letter: str, why: str) -> int:
@@ -416,3 +740,76 @@ def symmetric_bound(value, name: str, letter: str, why: str) -> int:
     if bound < 1:
         raise InvalidParameterError(f"the {name} bound {letter} must be at least 1, got {bound}")
     return bound
+
+
+def integer_box(value, name: str, letter: str, why: str):
+    """The public box of an exact geometric learner, validated before any data is read.
+
+    An int ``B`` or ``IntegerDomain(-B, B)`` is the exact integer box ``[-B, B]^d`` and gives the int
+    ``B`` (Python ints of any size: the records are read as exact integers). Any other domain (a
+    :class:`Grid`, per-feature bounds, an integer range ``[lo, hi]`` off centre) is returned as a
+    domain object, for :func:`box_lattice` to map onto an integer lattice once the number and
+    names of the features are known.
+    """
+    if value is None or isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return symmetric_bound(value, name, letter, why)
+    try:
+        dom = as_domain(value, name)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(
+            f"{name} must be an int {letter}, an IntegerDomain, a Grid(low, high, n_points) or per-feature bounds "
+            f"({why}); got {value!r}"
+        ) from exc
+    if isinstance(dom, IntegerDomain) and dom.lo == -dom.hi:
+        return symmetric_bound(dom, name, letter, why)
+    if isinstance(dom, ImplicitOrderedDomain):
+        raise InvalidParameterError(f"{name} must be a box or a grid ({why}); got the implicit domain {dom.name!r}")
+    return dom
+
+
+def box_lattice(space, d: int, feature_names=None, *, name: str = "domain", centred: bool = False):
+    """``(B, lattice)`` for ``d`` features from :func:`integer_box`'s result: ``(B, None)`` for the exact
+    integer box, else the :class:`Lattice` of the resolved grid (:func:`resolve_domain`) and its ``B``.
+
+    ``centred=True`` (linear systems ``<a, x> >= b``, whose grid describes the entries of ``A`` and
+    ``b``) accepts only grids symmetric about 0: the lattice map of a column is then a pure scaling,
+    and an offset would change which ``x`` satisfy a constraint.
+    """
+    if isinstance(space, int):
+        return space, None
+    dom = resolve_domain(space, d, feature_names, name)
+    if isinstance(dom, IntegerDomain):
+        if dom.lo == -dom.hi:
+            return symmetric_bound(dom, name, "B", "an integer box"), None
+        if max(abs(dom.lo), abs(dom.hi)) > 2**53:
+            raise InvalidParameterError(
+                f"{name} [{dom.lo}, {dom.hi}] is off centre and beyond +-2^53: state the box symmetric about 0, "
+                "IntegerDomain(-B, B), for exact integers of any size"
+            )
+        dom = Grid(np.full(d, float(dom.lo)), np.full(d, float(dom.hi)), dom.hi - dom.lo + 1)
+    if not isinstance(dom, Grid):
+        raise InvalidParameterError(f"{name} must be a box or a grid; got {space!r}")
+    if centred:
+        off = np.flatnonzero(dom.low != -dom.high)
+        if off.size:
+            j = int(off[0])
+            raise InvalidParameterError(
+                f"{name} must be symmetric about 0 in every column (low = -high), got [{float(dom.low[j])!r}, "
+                f"{float(dom.high[j])!r}] in column {j}: the constraints <a, x> >= b are linear, not affine, so an "
+                "offset on the entries of A and b would change which x satisfy them"
+            )
+    lattice = dom.lattice()
+    return lattice.B, lattice
+
+
+def domain_text(domain) -> str:
+    """A short description of a box or grid for summaries: ``-3:3 per feature``, ``0.0:1.0:101 per feature``,
+    or the per-feature grids (at most four shown)."""
+    if isinstance(domain, IntegerDomain):
+        return f"{domain.lo}:{domain.hi} per feature"
+    if isinstance(domain, Grid):
+        cells = [f"{float(lo)!r}:{float(hi)!r}:{int(n)}" for lo, hi, n in zip(domain.low, domain.high, domain.n_points)]
+        if len(set(cells)) == 1:
+            return f"grid {cells[0]} per feature"
+        return "grid " + ", ".join(cells[:4]) + (", ..." if len(cells) > 4 else "")
+    return repr(domain)

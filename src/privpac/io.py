@@ -42,7 +42,7 @@ import numpy as np
 
 from . import __version__
 from .accounting import PrivacyLedger
-from .domains import Grid, ImplicitOrderedDomain, IntegerDomain, as_domain, domain_from_dict
+from .domains import FeatureDomains, Grid, ImplicitOrderedDomain, IntegerDomain, as_domain
 from .errors import InvalidParameterError
 from .formatting import int_to_text
 
@@ -53,7 +53,7 @@ FORMAT = "privpac-model/2"
 
 def to_jsonable(value):
     """Recursively convert numpy values, tuples, domains and big ints to JSON-able values."""
-    if isinstance(value, IntegerDomain | Grid | ImplicitOrderedDomain):
+    if isinstance(value, IntegerDomain | Grid | ImplicitOrderedDomain | FeatureDomains):
         return value.to_dict()
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
@@ -92,9 +92,11 @@ def model_to_dict(estimator) -> dict:
     n_samples, n_features = estimator.fit_shape_
     params = estimator.get_params(deep=False)
     params.pop("accountant", None)  # the process's account, not part of the release
-    if params.get("domain") is not None and getattr(estimator, "domain_", None) is not None:
-        # Short forms such as (0, 2**64 - 1) are saved resolved, so big ints survive the round trip.
-        params["domain"] = estimator.domain_
+    key = getattr(estimator, "_domain_parameter", "domain")
+    if params.get(key) is not None and getattr(estimator, "domain_", None) is not None:
+        # Saved resolved: short forms such as (0, 2**64 - 1), so big ints survive the round trip, and
+        # per-feature bounds keyed by column name, in column order (what the privacy record is recomputed on).
+        params[key] = estimator.domain_
     return {
         "format": FORMAT,
         "privpac_version": __version__,
@@ -137,9 +139,10 @@ def model_from_dict(doc: dict):
         raise InvalidParameterError("the saved model's params and state must be JSON objects")
     params = dict(doc["params"])
     params.pop("accountant", None)  # never saved; a file that holds one is treated as any other
+    key = getattr(MODELS[name], "_domain_parameter", "domain")
     try:
-        if isinstance(params.get("domain"), dict):
-            params["domain"] = domain_from_dict(params["domain"])
+        if isinstance(params.get(key), dict):
+            params[key] = as_domain(params[key], key)
         if isinstance(params.get("labels"), list):
             params["labels"] = tuple(params["labels"])
         estimator = MODELS[name](**params)
@@ -160,7 +163,7 @@ def model_from_dict(doc: dict):
             "the saved privacy record does not match what the model's parameters spend on data of its shape: "
             "the file was edited or written by another version; refusing to load it"
         )
-    domain = params.get("domain")
+    domain = params.get(key)
     if domain is not None:
         # A plain number is a norm bound (halfspace learners); anything else is a domain object.
         is_norm_bound = isinstance(domain, int | float) and not isinstance(domain, bool)

@@ -17,6 +17,10 @@ part of what is enumerated. Pairs:
 RecConcave in ``d = 2`` has too many random paths to enumerate (more than 50,000 at ``B = 1``); its
 privacy rests on RecConcave's own audit (``recconcave``) and the composition argument.
 
+``center-point-grid`` audits the same fit on real-valued data with a public
+:class:`~privpac.domains.Grid` (each record mapped to the grid's integer lattice, the center mapped
+back to the data's units), in ``d = 1`` where its law is enumerated exactly.
+
 A second case, ``center-point-one-shot``, audits baseline B1
 (:func:`~privpac.learners.center_point_baselines.one_shot_center_point`, the paper's footnote 1)
 through that public function on the spec's toy instance ``X = {0, 1, 2}^2`` (shifted to
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..domains import Grid
 from ..estimators.center_point import PrivateCenterPoint
 from ..learners import center_point_baselines
 from .registry import AuditCase, NeighbourPair, register
@@ -154,6 +159,41 @@ register(
         exact=False,
         views=lambda release, data: cell_view(release, "center"),
         reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; spec bmns-center-points section 7",
+    )
+)
+
+
+# Real-valued data on a public grid: each record goes to the grid's integer lattice by a per-record
+# public map (privpac.domains.Lattice), FindTukey runs there and the center comes back in the data's
+# units. d = 1 on Grid(0.0, 3.0, 4), an even grid whose lattice is the odd integers of [-3, 3] (half
+# steps about the centre 1.5): the exact law of the whole fit, values between grid points included.
+_GRID = (0.0, 3.0, 4)
+_PAIRS_GRID = [
+    ("an outlier of a stack moves to the low end", [[1.0]] * 4 + [[2.0]], [[1.0]] * 4 + [[0.0]]),
+    ("a value between grid points crosses to the next one", [[0.0], [3.0], [1.4]], [[0.0], [3.0], [1.6]]),
+]  # fmt: skip
+
+
+def _grid_release(data, rng, eps, delta):
+    est = PrivateCenterPoint(epsilon=eps, delta=delta, domain=Grid(*_GRID))
+    return fit_release(est, np.asarray(data, dtype=np.float64), rng=rng)
+
+
+def _grid_pairs(eps, delta):
+    return [NeighbourPair(f"d=1 on Grid{_GRID}: {label}", a, b) for label, a, b in _PAIRS_GRID]
+
+
+register(
+    AuditCase(
+        name="center-point-grid",
+        description="PrivateCenterPoint.fit on real-valued data with a public Grid (the per-record lattice map, "
+        "the center in the data's units): the exact law of the fit in d=1",
+        release=_grid_release,
+        pairs=_grid_pairs,
+        epsilon=1.0,
+        delta=0.0,
+        trials=400,  # the exact law decides; the empirical check only confirms it
+        reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; privpac.domains.Lattice",
     )
 )
 

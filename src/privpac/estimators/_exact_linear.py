@@ -4,13 +4,15 @@ The grid halfspace learners (Beimel, Moran, Nissim, Stemmer: LearnHalfSpace; Kap
 Stemmer, Tsfadia: LearnHalfSpace and the PAC learner) release ``(a, c)`` as exact ``Fraction``s:
 the label is positive iff ``<a, x> + c >= 0``. On integer points that sign is decided exactly
 (a float could put a grid point on the wrong side of a boundary through it); other points are
-scored in floating point. Post-processing of the private output: no privacy question here.
+scored in floating point. A model fitted on a public grid holds its halfspace in the data's
+units. Post-processing of the private output: no privacy question here.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..domains import integer_box, public_rows
 from ..errors import DataError
 from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..validation import check_array
@@ -21,8 +23,13 @@ class ExactLinearClassifierMixin:
     ``coef_exact_``/``intercept_exact_`` (set by ``fit``) for a :class:`PrivateClassifierBase`."""
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        # the dry fit that recomputes a saved model's privacy record: grid points and one label
-        return np.zeros((n_samples, n_features), dtype=np.int64), np.full(n_samples, self.labels[0])
+        # the dry fit that recomputes a saved model's privacy record: one public point and one label
+        space = integer_box(self.domain, "domain", "B", "the box of the features")
+        if isinstance(space, int):  # the centre of [-B, B]^d
+            X = np.zeros((n_samples, n_features), dtype=np.int64)
+        else:
+            X = public_rows(space, n_samples, n_features)  # a corner of the grid
+        return X, np.full(n_samples, self.labels[0])
 
     @property
     def coef_(self) -> np.ndarray:

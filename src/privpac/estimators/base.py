@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -32,8 +33,8 @@ from sklearn.utils.validation import validate_data
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
 from ..backends import backend_for, is_engine_collection
-from ..domains import Grid, IntegerDomain, as_domain
-from ..errors import DataError, InvalidParameterError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
+from ..domains import FeatureDomains, as_domain, public_rows, resolve_domain
+from ..errors import DataError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
 from ..validation import (
     as_numpy,
@@ -262,6 +263,9 @@ class PrivateEstimatorBase(BaseEstimator):
             self.n_features_in_ = len(columns) if columns is not None else (X.shape[1] if X.ndim == 2 else 1)
             if columns is not None:
                 self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_  # a Dask array after a fit on a frame: no names now
+            self._resolve_feature_domain(X)
             return X if y is _NO_Y else (X, y)
         values = as_numpy(X, "X")
         if hasattr(X, "columns") or len(getattr(values, "shape", ())) == 2:
@@ -269,6 +273,10 @@ class PrivateEstimatorBase(BaseEstimator):
                 validate_data(self, X if hasattr(X, "columns") else values, skip_check_array=True, reset=reset)
             except ValueError as exc:  # renamed or missing columns, a different number of features
                 raise DataError(str(exc)) from None
+        if reset:
+            if not hasattr(X, "columns") and hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_  # a one-feature array after a fit on a frame: no names now
+            self._resolve_feature_domain(values)
         if y is _NO_Y:
             return values
         if y is not None and not is_engine_collection(y):
@@ -277,22 +285,35 @@ class PrivateEstimatorBase(BaseEstimator):
                 y = ravel_column_vector(y, y_name, stacklevel=4)
         return values, y
 
+    def _feature_names(self) -> list[str] | None:
+        """The column names :meth:`_check_features` read at this fit (``None`` for data without names)."""
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [str(c) for c in names]
+
+    def _feature_domain(self, domain, n_features: int):
+        """``domain`` for the ``n_features`` features of the data of this fit (:func:`~privpac.domains.resolve_domain`:
+        per-feature bounds keyed by name put in column order, a one-dimensional grid broadcast)."""
+        return resolve_domain(domain, n_features, self._feature_names())
+
+    def _resolve_feature_domain(self, X) -> None:
+        # bounds keyed by column name (domain_ as _begin_fit set it) in column order: what a saved model stores
+        domain = getattr(self, "domain_", None)
+        if isinstance(domain, FeatureDomains):
+            d = int(getattr(self, "n_features_in_", 1)) if len(getattr(X, "shape", ())) == 2 else 1
+            self.domain_ = self._feature_domain(domain, d)
+
     @property
     def fit_shape_(self) -> tuple[int, int]:
         """``(n_samples, n_features)`` of the training data: public under replace-one neighbours."""
         self._check_fitted()
         return int(self.n_samples_), int(getattr(self, "n_features_in_", 1))
 
+    #: the constructor parameter holding the public domain (linear feasibility calls it ``bound``)
+    _domain_parameter = "domain"
+
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         """Arguments of ``fit`` of the given shape made of public values only (one domain point)."""
-        domain = as_domain(self.domain)
-        if isinstance(domain, IntegerDomain):
-            X = np.full((n_samples, 1), domain.lo, dtype=np.int64 if abs(domain.lo) < 2**62 else object)
-        elif isinstance(domain, Grid):
-            X = np.tile(np.asarray(domain.low, dtype=np.float64), (n_samples, 1))
-        else:
-            raise InvalidParameterError(f"no public example for a domain of type {type(domain).__name__}")
-        return (X,)
+        return (public_rows(getattr(self, self._domain_parameter), n_samples, n_features),)
 
     def privacy_record(self, n_samples: int, n_features: int = 1) -> PrivacyLedger:
         """The ledger a fit with these parameters on data of this shape records.
@@ -303,6 +324,14 @@ class PrivateEstimatorBase(BaseEstimator):
         """
         # A throwaway accountant: recomputing a record is not a release and must charge nothing.
         probe = clone(self).set_params(random_state=0, accountant=BudgetAccountant(label="privacy record"))
+        value = getattr(self, self._domain_parameter, None)
+        if isinstance(value, Mapping | FeatureDomains) and isinstance(as_domain(value), FeatureDomains):
+            # Bounds keyed by column name, for a public example without names: the fitted model's resolved
+            # domain (what a saved model holds), or before any fit the mapping's own order.
+            resolved = getattr(self, "domain_", None) if hasattr(self, "ledger_") else None
+            if resolved is None:
+                resolved = as_domain(value).resolve(list(as_domain(value)))
+            probe.set_params(**{self._domain_parameter: resolved})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             probe.fit(*self._public_example(int(n_samples), int(n_features)))

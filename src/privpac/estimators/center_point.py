@@ -1,10 +1,14 @@
-"""A private center point of integer data (``privpac fit center-point``): exact in one to three dimensions.
+"""A private center point (``privpac fit center-point``): exact in one to three dimensions.
 
 The estimator over :func:`~privpac.learners.center_point.find_tukey` (Beimel, Moran, Nissim,
 Stemmer, COLT 2019, Fig. 1 and Thm 3.6). A per-coordinate private median, the estimator users
 reach for first, can land outside the convex hull of thin correlated data (points on a diagonal
 segment: the two medians pair up into a point off the segment, of depth 0); FindTukey chooses
 each coordinate *given the earlier ones*, so its output is deep in the data with high probability.
+
+Integer data runs in the box ``[-B, B]^d`` as it is; real-valued data on a public grid runs on the
+grid's integer lattice (:class:`~privpac.domains.Lattice`), and the center comes back in the data's
+units (Tukey depth is invariant under the per-feature affine map between the two).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backends import is_engine_collection
-from ..domains import IntegerDomain, symmetric_bound
+from ..domains import IntegerDomain, box_lattice, domain_text, integer_box, public_rows
 from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points
@@ -29,7 +33,7 @@ from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
-__all__ = ["ENGINE_MAX_POINTS", "PrivateCenterPoint", "box_bound", "check_engine_size"]
+__all__ = ["ENGINE_MAX_POINTS", "PrivateCenterPoint", "box_domain", "check_engine_size"]
 
 #: Largest number of points a fit on Dask or Spark brings to the driver, by dimension, where the
 #: exact algorithm has no envelope of its own (``d = 3`` has ``MAX_POINTS_3D``). Public caps set from
@@ -53,9 +57,11 @@ def check_engine_size(n: int, d: int, depth: str = "tukey") -> None:
         )
 
 
-def box_bound(domain) -> int:
-    """The public bound ``B`` of the box ``[-B, B]^d`` from ``domain`` (an int ``B`` or ``IntegerDomain(-B, B)``)."""
-    return symmetric_bound(domain, "domain", "B", "the box [-B, B]^d of integer data")
+def box_domain(domain):
+    """The public box, validated before the data is read: the int ``B`` of ``[-B, B]^d`` (an int or
+    ``IntegerDomain(-B, B)``: exact integers), or a domain (a grid, per-feature bounds, an integer range
+    off centre) that runs on its integer lattice (:func:`~privpac.domains.box_lattice`)."""
+    return integer_box(domain, "domain", "B", "the box of the data")
 
 
 class PrivateCenterPoint(PrivateEstimatorBase):
@@ -74,9 +80,15 @@ class PrivateCenterPoint(PrivateEstimatorBase):
     delta : float, default=0.0
         Total delta. The default mode with basic composition is pure ``epsilon``-DP;
         ``mode="recconcave"`` and ``composition="advanced"`` need ``delta > 0``.
-    domain : int or IntegerDomain
-        The public box: an int ``B`` means ``[-B, B]^d``; ``IntegerDomain(-B, B)`` (``"-B:B"`` on
-        the command line) applies to every coordinate. Required: never read off the data.
+    domain : int, IntegerDomain, Grid, tuple, str or mapping
+        The public box, required (never read off the data). Integer data: an int ``B`` means
+        ``[-B, B]^d``, ``IntegerDomain(lo, hi)`` (``"lo:hi"`` on the command line) applies to every
+        coordinate. Real-valued data: ``Grid(low, high, n_points)`` (``"low:high:n"``; per-feature
+        arrays, or a mapping of column names to bounds for a DataFrame, :func:`~privpac.domains.resolve_domain`):
+        each record is mapped to its nearest grid point (outside the grid: refused, or clipped with
+        ``clip=True``), a per-record public map that costs no privacy; FindTukey runs on the grid's
+        integer lattice ``[-B, B]^d`` (:class:`~privpac.domains.Lattice`; a finer grid is a larger
+        ``B`` and needs more records) and ``center_`` is in the data's units.
     mode : {"exponential", "recconcave"}, default="exponential"
         Per-coordinate optimiser: the exponential mechanism (spec B3, pure DP, the practical
         choice) or RecConcave with its full recursion (the paper's Fig. 1, far larger ``n`` needed).
@@ -98,7 +110,10 @@ class PrivateCenterPoint(PrivateEstimatorBase):
     Attributes
     ----------
     center_ : tuple of fractions.Fraction
-        The private center point (exact).
+        The private center point (exact; in the data's units, on a grid the exact rational point of
+        the grid's lattice).
+    domain_ : IntegerDomain or Grid
+        The resolved public domain (per feature).
     center_float_ : numpy.ndarray
         The same point as floats (a view).
     composition_ : str
@@ -160,16 +175,16 @@ class PrivateCenterPoint(PrivateEstimatorBase):
             raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
         if self.composition == "advanced" and delta <= 0.0:
             raise InvalidParameterError("composition='advanced' needs delta > 0")
-        B = box_bound(self.domain)
+        space = box_domain(self.domain)
         rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, B
+        return self._open_ledger(eps, delta), rng, space
 
     #: reads X through privpac.backends: engine data are counted, then brought to the driver
     _fits_on_engines = True
 
     @private_fit
     def fit(self, X, y=None):
-        """Fit on ``X`` of shape ``(n, d)``, integer points of ``[-B, B]^d``; returns ``self``.
+        """Fit on ``X`` of shape ``(n, d)``, points of the public domain; returns ``self``.
 
         ``d in {1, 2, 3}`` in Tukey depth, any ``d`` in directional depth.
 
@@ -178,8 +193,9 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         refused above :func:`check_engine_size`, and only then brought to the driver in row order
         (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
         """
-        ledger, rng, B = self._begin_fit()
+        ledger, rng, space = self._begin_fit()
         X = self._check_features(X, reset=True)
+        names = self._feature_names()
         if is_engine_collection(X):
             d = int(self.n_features_in_)
             X, _ = engine_rows(X, None, lambda n: check_engine_size(n, d, self.depth))
@@ -188,9 +204,15 @@ class PrivateCenterPoint(PrivateEstimatorBase):
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs at least 1 column")
         if len(shape) == 2 and shape[0]:  # (n, d) is public: the refusal says so before anything else is read
             check_public_size(int(shape[0]), int(shape[1]), self.depth)
-        arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
-        if bound > B:
-            arr = check_points_in_box(arr, B)  # raises DomainError naming the record
+        B, lattice = box_lattice(space, int(shape[1]) if len(shape) == 2 else 1, names)
+        if lattice is None:
+            arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
+            if bound > B:
+                arr = check_points_in_box(arr, B)  # raises DomainError naming the record
+        else:
+            arr = lattice.to_lattice(X, "X")  # each record to its grid point (names a record outside the grid)
+            if arr.shape[0] == 0:
+                raise DataError(f"X is empty: at least one point is needed (shape {arr.shape})")
         n, d = arr.shape
         plan = plan_find_tukey(
             n,
@@ -206,9 +228,11 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         self._warn_few_records(
             n,
             plan.sufficient_n,
-            f"a center point of {plan.depth} depth n/(2(d+1)) in [-{B}, {B}]^{d} by FindTukey ({plan.mode}, "
+            f"a center point of {plan.depth} depth n/(2(d+1)) in "
+            f"{f'[-{B}, {B}]^{d}' if lattice is None else lattice.describe()} by FindTukey ({plan.mode}, "
             f"{plan.composition} composition) at epsilon={plan.epsilon:g}, beta={plan.beta:g}",
-            "Use more data, a larger epsilon or a smaller domain bound B.",
+            "Use more data, a larger epsilon or a smaller domain bound B"
+            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
             proven=True,
         )
         result = find_tukey(
@@ -223,8 +247,8 @@ class PrivateCenterPoint(PrivateEstimatorBase):
             ledger=ledger,
             rng=rng,
         )
-        self.domain_ = IntegerDomain(-B, B)
-        self.center_ = result.center
+        self.domain_ = IntegerDomain(-B, B) if lattice is None else lattice.grid
+        self.center_ = result.center if lattice is None else lattice.point(result.center)
         self.composition_ = plan.composition
         self.n_samples_ = n
         self.n_features_in_ = d
@@ -238,7 +262,10 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         return np.asarray([float(v) for v in self.center_], dtype=np.float64)
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        return (np.zeros((n_samples, n_features), dtype=np.int64),)
+        space = box_domain(self.domain)
+        if isinstance(space, int):  # the centre of [-B, B]^d
+            return (np.zeros((n_samples, n_features), dtype=np.int64),)
+        return (public_rows(space, n_samples, n_features),)  # a corner of the grid
 
     def _fitted_state(self) -> dict:
         return {
@@ -263,6 +290,5 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         return [
             f"{self.algorithm_name}: {self.mode} per coordinate, {self.composition_} composition, {self.depth} depth",
             f"  center = ({exact}) ~ ({approx})",
-            f"  n = {self.n_samples_}, d = {self.n_features_in_}, "
-            f"domain {self.domain_.lo}:{self.domain_.hi} per feature",
+            f"  n = {self.n_samples_}, d = {self.n_features_in_}, domain {domain_text(self.domain_)}",
         ]

@@ -4,7 +4,8 @@ The estimator over :func:`~privpac.learners.feasibility_halfspaces.learn_halfspa
 (Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020, Fig. 3, Thm 5.1) and their PAC learner (Thm 5.2),
 with the margin-1 dual of spec ``kmst-halfspaces`` 3.7 item 1 by default. Unlike
 :class:`~privpac.estimators.halfspaces.PrivateHalfspaceClassifier` (large margin, any dimension)
-it needs no margin: the data lie on a public grid ``[[-X, X]]^d`` and the hypothesis is any halfspace
+it needs no margin: the data lie on a public grid ``[[-X, X]]^d`` (or, real-valued, on a public
+:class:`~privpac.domains.Grid`, run on its integer lattice) and the hypothesis is any halfspace
 ``<a, x> >= w`` (with an offset), found exactly. FindDeepPoint's supported dimensions limit ``d``
 (``d = 1`` today)::
 
@@ -13,13 +14,14 @@ it needs no margin: the data lie on a public grid ``[[-X, X]]^d`` and the hypoth
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from fractions import Fraction
 
 import numpy as np
 
 from ..backends import is_engine_collection
-from ..domains import IntegerDomain, symmetric_bound
+from ..domains import IntegerDomain, box_lattice, domain_text, integer_box
 from ..errors import InvalidParameterError, UtilityWarning
 from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.center_point import check_points_in_box
@@ -54,30 +56,35 @@ from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, engine_rows, private_fit
 from .linear_feasibility import check_engine_size, resolve_candidates
 
-__all__ = ["PrivateFeasibilityHalfspaceClassifier", "grid_bound"]
+__all__ = ["PrivateFeasibilityHalfspaceClassifier", "grid_domain"]
 
 
-def grid_bound(domain) -> int:
-    """The public grid bound ``X`` of ``[[-X, X]]^d``: an int ``X >= 1`` or ``IntegerDomain(-X, X)``."""
-    return symmetric_bound(domain, "domain", "X", "the integer grid [-X, X]^d of the features")
+def grid_domain(domain):
+    """The public grid, validated before the data is read: the int ``X`` of ``[[-X, X]]^d`` (an int or
+    ``IntegerDomain(-X, X)``), or a domain (a :class:`~privpac.domains.Grid`, per-feature bounds, an
+    integer range off centre) that runs on its integer lattice (:func:`~privpac.domains.box_lattice`)."""
+    return integer_box(domain, "domain", "X", "the grid of the features")
 
 
 class _DualBlock:
-    """One engine block's dual constraints ``y (<a, x> - w) >= b``, validated against the public grid and labels."""
+    """One engine block's dual constraints ``y (<a, x> - w) >= b``, validated against the public grid and labels
+    (the records first mapped to the lattice of a public real grid, when ``lattice`` is given)."""
 
-    def __init__(self, G: int, labels, mode: str):
-        self.G, self.labels, self.mode = G, labels, mode
+    def __init__(self, G: int, labels, mode: str, lattice=None):
+        self.G, self.labels, self.mode, self.lattice = G, labels, mode, lattice
 
     def __call__(self, start, X_block, y_block):
         if len(X_block) == 0:
             return None
+        if self.lattice is not None:
+            X_block = self.lattice.to_lattice(X_block, "X", first_row=start)
         arr = check_points_in_box(np.asarray(X_block), self.G, what="grid", first_row=start)
         y01 = check_labels(np.asarray(y_block), self.labels, arr.shape[0])
         return dual_system(arr, 2 * y01.astype(np.int64) - 1, self.mode)
 
 
 class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
-    """A private halfspace ``<a, x> >= w`` for integer data on a public grid, by private linear feasibility.
+    """A private halfspace ``<a, x> >= w`` for data on a public grid, by private linear feasibility.
 
     Each record ``(x, y)`` becomes the constraint ``y (<a, x> - w) >= 1`` (margin-1, default) or
     ``>= 0`` (the paper's) on the halfspace ``(a, w)``, and FindDeepPoint (Kaplan, Mansour, Stemmer,
@@ -91,9 +98,14 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
     delta : float, default=0.0
         Total delta. The default optimiser is pure ``epsilon``-DP; ``one_d_optimizer="recconcave"``
         needs ``delta > 0``.
-    domain : int or IntegerDomain
-        The public grid bound ``X``: every feature is an integer in ``[-X, X]`` (``"-X:X"`` on the
-        command line). Required: never read off the data.
+    domain : int, IntegerDomain, Grid, tuple, str or mapping
+        The public grid, required (never read off the data). Integer features: ``X`` or
+        ``IntegerDomain(lo, hi)`` (``"lo:hi"`` on the command line) for every feature. Real-valued
+        features: ``Grid(low, high, n_points)`` (``"low:high:n"``; per-feature arrays, or a mapping of
+        column names to bounds for a DataFrame): each record is mapped to its nearest grid point (a
+        per-record public map, no privacy cost), the learner runs on the grid's integer lattice
+        ``[[-X, X]]^d`` (:class:`~privpac.domains.Lattice`: a finer grid is a larger ``X``), and
+        ``coef_exact_``/``intercept_exact_`` come back in the data's units.
     learner : {"erm", "pac"}, default="erm"
         ``"erm"``: LearnHalfSpace, small training error (Thm 5.1). ``"pac"``: the PAC learner
         (Thm 5.2), small population error: ERM at ``(alpha/10, beta/2)`` (margin-1) or the paper's
@@ -117,7 +129,8 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         random halfspaces drawn without the data
         (:func:`~privpac.learners.feasibility_halfspaces.halfspace_candidates`: integer directions of
         resolution 64 through uniform points of the grid's box, plus the two constant hypotheses);
-        an array: your own rows ``(a_1, ..., a_d, w)``. Not with ``learner="pac", mode="paper"``.
+        an array: your own integer rows ``(a_1, ..., a_d, w)`` (integer domains only: on a real grid
+        the random candidates are drawn on its lattice). Not with ``learner="pac", mode="paper"``.
         On Dask and Spark only the ``n`` candidate depths reach the driver.
     labels : pair, default=(0, 1)
         The public label set ``(negative, positive)``.
@@ -190,7 +203,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
 
     def _begin_fit(self):
         # The public grid first, then every parameter, then the budget; the data only after that.
-        G = grid_bound(self.domain)
+        space = grid_domain(self.domain)
         eps = check_budget_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         check_choice(self.learner, "learner", LEARNERS)
@@ -203,7 +216,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
                 "one_d_optimizer='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)"
             )
         rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, G
+        return self._open_ledger(eps, delta), rng, space
 
     #: reads X through privpac.backends: engine data are counted, then brought to the driver
     _fits_on_engines = True
@@ -233,12 +246,17 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             candidates=candidates,
         )
 
-    def _candidates(self, d: int, G: int, rng):
+    def _candidates(self, d: int, G: int, rng, lattice=None):
         """The public candidate halfspaces (``None``: the exact oracle), drawn before the data is read."""
         if self.learner == "pac" and self.mode == "paper":
             raise InvalidParameterError(
                 "candidates do not apply to learner='pac' with mode='paper' (its noise moves the records to a noisy "
                 "grid of astronomical size); use mode='margin-1'"
+            )
+        if lattice is not None and not isinstance(self.candidates, numbers.Integral):
+            raise InvalidParameterError(
+                "candidates as rows (a, w) are integer halfspaces of an integer grid; with a real-valued Grid domain "
+                "pass a number of random candidates (drawn on the grid's lattice)"
             )
         return resolve_candidates(
             self.candidates, None, d + 1, G, rng, draw=lambda n, src: halfspace_candidates(n, d, G, src)
@@ -246,7 +264,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
 
     @private_fit
     def fit(self, X, y):
-        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-X, X]^d`` and labels ``y``; returns ``self``.
+        """Fit on points ``X`` of shape ``(n, d)`` of the public grid and labels ``y``; returns ``self``.
 
         ``X`` may be a Dask collection (``y`` from the same collection) or a Spark DataFrame (``y``
         the name of its label column): its rows are counted exactly where they live, refused above
@@ -254,25 +272,30 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         order (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory (the
         paper-mode PAC noise is drawn per record in that row order, as in memory).
         """
-        ledger, rng, G = self._begin_fit()
+        ledger, rng, space = self._begin_fit()
         X, y = self._check_features(X, reset=True, y=y)
+        shape = None if is_engine_collection(X) else np.shape(X)
+        d_public = int(self.n_features_in_) if shape is None else (int(shape[1]) if len(shape) == 2 else 1)
+        G, lattice = box_lattice(space, d_public, self._feature_names())
         candidates = None
         if self.candidates is not None:
             d = int(self.n_features_in_)
             check_learner_dimension(d, True)
-            candidates = self._candidates(d, G, rng)  # public, before the data
+            candidates = self._candidates(d, G, rng, lattice)  # public, before the data
         if is_engine_collection(X) and candidates is not None:
-            return self._fit_engine_candidates(X, y, G, candidates, ledger, rng)
+            return self._fit_engine_candidates(X, y, G, candidates, ledger, rng, lattice)
         if is_engine_collection(X):
             d = int(self.n_features_in_)
             X, y = engine_rows(X, y, lambda n: self._check_engine_size(n, d, G, ledger))
         arr = check_array(X, "X")  # dense, numeric, finite, non-empty
         y01 = self._validate_labels(y, arr.shape[0])
         check_learner_dimension(arr.shape[1], candidates is not None)  # d is public: refused before any value is read
+        if lattice is not None:
+            arr = lattice.to_lattice(arr, "X")  # each record to its grid point (names one outside the grid)
         arr = check_points_in_box(arr, G, what="grid")  # integers; names the first entry outside [-G, G]
         n, d = arr.shape
         plan = self._plan(n, d, G, ledger, candidates)
-        self._warn_plan(plan, n, d, G, ledger)
+        self._warn_plan(plan, n, d, G, ledger, lattice)
         result = learn_halfspace(
             arr,
             2 * y01.astype(np.int64) - 1,
@@ -288,18 +311,18 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             ledger=ledger,
             rng=rng,
         )
-        return self._finish_fit(result, plan, G, n, d, ledger)
+        return self._finish_fit(result, plan, G, n, d, ledger, lattice)
 
-    def _fit_engine_candidates(self, X, y, G: int, candidates, ledger, rng):
+    def _fit_engine_candidates(self, X, y, G: int, candidates, ledger, rng, lattice=None):
         """Engine data over public candidates: one validating count pass, the plan, then one depth pass
         (:func:`~privpac.learners.linear_feasibility.engine_candidate_depths`); no record leaves its partition."""
         d = int(self.n_features_in_)
         self.classes_ = np.asarray(self.labels)
         dual = "margin-1" if self.mode == "margin-1" else "paper"
-        data = engine_constraints((X, y), _DualBlock(G, self.labels, dual), d + 1)
+        data = engine_constraints((X, y), _DualBlock(G, self.labels, dual, lattice), d + 1)
         n = data.m
         plan = self._plan(n, d, G, ledger, candidates)
-        self._warn_plan(plan, n, d, G, ledger)
+        self._warn_plan(plan, n, d, G, ledger, lattice)
         fdp = plan.find_deep_point
         points = candidates.points
         solution = run_find_deep_point(
@@ -308,24 +331,29 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             ledger=ledger,
             rng=rng,
         ).solution
-        return self._finish_fit(halfspace_from_solution(plan, solution), plan, G, n, d, ledger)
+        return self._finish_fit(halfspace_from_solution(plan, solution), plan, G, n, d, ledger, lattice)
 
-    def _warn_plan(self, plan, n: int, d: int, G: int, ledger) -> None:
+    def _warn_plan(self, plan, n: int, d: int, G: int, ledger, lattice=None) -> None:
         self._warn_few_records(
             n,
             plan.sufficient_m,
             f"error <= {plan.alpha:g} ({'training' if plan.learner == 'erm' else 'population'}) by the KMST "
             f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.one_d_optimizer}, "
-            f"{plan.find_deep_point.composition} composition) on [-{G}, {G}]^{d} at epsilon={ledger.budget_epsilon:g}, "
+            f"{plan.find_deep_point.composition} composition) on "
+            f"{f'[-{G}, {G}]^{d}' if lattice is None else lattice.describe()} at epsilon={ledger.budget_epsilon:g}, "
             f"beta={plan.beta:g}",
-            "Use more data, a larger epsilon or a smaller grid bound X.",
+            "Use more data, a larger epsilon or a smaller grid bound X"
+            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
             proven=True,
         )
 
-    def _finish_fit(self, result, plan, G: int, n: int, d: int, ledger):
-        self.domain_ = IntegerDomain(-G, G)
-        self.coef_exact_ = result.a
-        self.intercept_exact_ = -result.w
+    def _finish_fit(self, result, plan, G: int, n: int, d: int, ledger, lattice=None):
+        coef, intercept = tuple(result.a), -result.w
+        if lattice is not None:  # the same halfspace in the data's units
+            coef, intercept = lattice.halfspace(coef, intercept)
+        self.domain_ = IntegerDomain(-G, G) if lattice is None else lattice.grid
+        self.coef_exact_ = coef
+        self.intercept_exact_ = intercept
         self.degenerate_ = bool(result.degenerate)
         self.composition_ = plan.find_deep_point.composition
         self.n_samples_ = n
@@ -365,14 +393,13 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         self._check_fitted()
         exact = ", ".join(str(v) for v in self.coef_exact_)
         approx = ", ".join(f"{float(v):.6g}" for v in self.coef_exact_)
-        G = self.domain_.hi if getattr(self, "domain_", None) is not None else grid_bound(self.domain)
         over = "" if self.candidates is None else ", over a public candidate set (spec 6.5 option 1)"
         lines = [
             f"{self.algorithm_name}: {self.learner} learner, {self.mode} dual, {self.one_d_optimizer} per coordinate, "
             f"{self.composition_} composition{over}",
             f"  predict {self.labels[1]!r} iff <a, x> + c >= 0 with a = ({exact}) ~ ({approx}), "
             f"c = {self.intercept_exact_} ~ {float(self.intercept_exact_):.6g}",
-            f"  n = {self.n_samples_}, d = {self.n_features_in_}, grid -{G}:{G} per feature",
+            f"  n = {self.n_samples_}, d = {self.n_features_in_}, domain {domain_text(self.domain_)}",
         ]
         if self.degenerate_:
             lines.append("  degenerate: a = 0 (the paper's dual; the hypothesis is constant)")

@@ -5,7 +5,8 @@ Nissim, Stemmer, COLT 2019, Fig. 2, Thm 4.2, Cor 4.3): the sample is cut into ch
 each chunk gives one consistent halfspace, and a private deep point of those halfspaces (FindTukey
 in dimension ``d + 1``) is the released classifier ``1[coef . x + intercept >= 0]``. Unlike
 :class:`~privpac.estimators.PrivateHalfspaceClassifier` (large margin, any real features) it
-needs no margin, only integer features in a public box::
+needs no margin, only integer features in a public box, or real-valued features on a public grid
+(run on its integer lattice, :class:`~privpac.domains.Lattice`; halfspaces carry over exactly)::
 
     privpac fit halfspace-tukey data.csv --label y --domain -8:8 -o model.json
 """
@@ -17,7 +18,7 @@ import functools
 import numpy as np
 
 from ..backends import backend_for, is_engine_collection
-from ..domains import IntegerDomain
+from ..domains import IntegerDomain, box_lattice, domain_text
 from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points
@@ -41,32 +42,35 @@ from ..validation import (
 )
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
-from .center_point import box_bound
+from .center_point import box_domain
 
 __all__ = ["PrivateTukeyHalfspaceClassifier"]
 
 
-def _checked_rows(B: int, labels: tuple, start: int, X_block, y_block) -> int:
+def _checked_rows(B: int, labels: tuple, lattice, start: int, X_block, y_block) -> int:
     """The number of rows of a block after checking each of them: integer points of ``[-B, B]^d``
-    with a label in the public set (errors name the row by its position in the whole sample)."""
+    (or points of the public grid of ``lattice``) with a label in the public set (errors name the
+    row by its position in the whole sample)."""
     if len(X_block) == 0:  # an empty partition
         return 0
+    if lattice is not None:
+        X_block = lattice.to_lattice(X_block, "X", first_row=start)
     arr = check_points_in_box(X_block, B, first_row=start)
     check_labels(y_block, labels, arr.shape[0])
     return int(arr.shape[0])
 
 
-def _checked_count(X, y, B: int, labels: tuple) -> int:
+def _checked_count(X, y, B: int, labels: tuple, lattice=None) -> int:
     """The exact number of records of engine data (public under replace-one neighbours), every
     block checked where it lives before any budget is spent."""
-    n = backend_for(X).map_merge_rows(functools.partial(_checked_rows, B, labels), sum, X, y)
+    n = backend_for(X).map_merge_rows(functools.partial(_checked_rows, B, labels, lattice), sum, X, y)
     if n == 0:
         raise DataError("X is empty: at least one record is needed")
     return int(n)
 
 
 class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
-    """A private halfspace classifier of integer data in ``[-B, B]^d`` by LearnHalfSpace.
+    """A private halfspace classifier of data in a public box or grid by LearnHalfSpace.
 
     Sample-and-aggregate (Beimel, Moran, Nissim, Stemmer, COLT 2019, Fig. 2, Thm 4.2): ``m`` chunks
     by position (the tail dropped), one exact consistent halfspace ``(a, w)`` per chunk, and a private
@@ -81,9 +85,14 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         Total privacy budget (replace-one neighbours: ``n`` is public).
     delta : float, default=0.0
         Total delta; ``mode="recconcave"`` and ``composition="advanced"`` need ``delta > 0``.
-    domain : int or IntegerDomain
-        The public grid: ``B`` or ``IntegerDomain(-B, B)`` (``--domain -B:B``) for every feature.
-        Required; records outside it are refused.
+    domain : int, IntegerDomain, Grid, tuple, str or mapping
+        The public domain, required; records outside it are refused. Integer features: ``B`` or
+        ``IntegerDomain(lo, hi)`` (``--domain lo:hi``) for every feature. Real-valued features:
+        ``Grid(low, high, n_points)`` (``--domain low:high:n``; per-feature arrays, or a mapping of
+        column names to bounds for a DataFrame): each record is mapped to its nearest grid point (a
+        per-record public map, no privacy cost), LearnHalfSpace runs on the grid's integer lattice
+        ``[-B, B]^d`` (:class:`~privpac.domains.Lattice`: a finer grid is a larger ``B``) and
+        ``coef_exact_``/``intercept_exact_`` come back in the data's units.
     mode : {"exponential", "recconcave"}, default="exponential"
         FindTukey's per-coordinate optimiser (spec B3, pure DP; or RecConcave, the paper's Fig. 1).
     depth : {"tukey", "directional"}, default="tukey"
@@ -95,7 +104,8 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         Accuracy and confidence the sufficient size (and the paper's number of chunks) are for.
     n_chunks : int or None, default=None
         The number of chunks ``m`` (public). ``None``: the paper's ``m`` at the sufficient size,
-        ``min(m, floor(sqrt(n)))`` below it.
+        ``min(m, floor(sqrt(n)))`` below it, at most the chunk points FindTukey runs on
+        (:func:`~privpac.learners.halfspace_tukey.max_default_chunks`: 102 for ``d = 2``).
     labels : pair, default=(0, 1)
         The public label set ``(negative, positive)``.
     random_state : None, int or RandomSource, default=None
@@ -178,9 +188,9 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
             raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
         if self.composition == "advanced" and delta <= 0.0:
             raise InvalidParameterError("composition='advanced' needs delta > 0")
-        B = box_bound(self.domain)
+        space = box_domain(self.domain)
         rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, B
+        return self._open_ledger(eps, delta), rng, space
 
     def _plan(self, n: int, d: int, B: int, ledger):
         return plan_learn_halfspace(
@@ -202,28 +212,38 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
 
     @private_fit
     def fit(self, X, y):
-        """Fit on integer points ``X`` of shape ``(n, d)`` in ``[-B, B]^d`` and labels ``y``; returns ``self``.
+        """Fit on points ``X`` of shape ``(n, d)`` of the public domain and labels ``y``; returns ``self``.
 
         ``X`` may live on an engine (a Dask array or DataFrame with ``y`` from the same collection, or
         a Spark DataFrame with ``y`` the name of its label column): one exact pass counts ``n`` and
         checks every record, the chunk points are computed where the chunks live and only they
         reach the driver (:func:`~privpac.learners.halfspace_tukey.sample_chunk_points`).
         """
-        ledger, rng, B = self._begin_fit()
+        ledger, rng, space = self._begin_fit()
         X, y = self._check_features(X, reset=True, y=y)
+        names = self._feature_names()
+        points = None  # the per-record map to the lattice applied where engine rows live
         if is_engine_collection(X):
             if y is None:
                 raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
             d, labels = int(self.n_features_in_), tuple(self.labels)
-            n = _checked_count(X, y, B, labels)  # every record checked before anything is spent
+            B, lattice = box_lattice(space, d, names)
+            n = _checked_count(X, y, B, labels, lattice)  # every record checked before anything is spent
             self.classes_ = np.asarray(self.labels)
             plan = self._plan(n, d, B, ledger)
+            points = None if lattice is None else functools.partial(lattice.to_lattice, name="X")
         else:
             shape = np.shape(X)
             if len(shape) == 2 and shape[1] == 0:
                 raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs a column")
             y = self._validate_labels(y, shape[0] if len(shape) else None)
-            X, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
+            B, lattice = box_lattice(space, int(shape[1]) if len(shape) == 2 else 1, names)
+            if lattice is None:
+                X, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
+            else:
+                if len(shape) != 2 or not shape[0]:
+                    as_integer_points(X, "X")  # the shape and emptiness refusals
+                X, bound = lattice.to_lattice(X, "X"), 0  # each record to its grid point (names one outside)
             n, d = X.shape
             labels = (0, 1)
             plan = self._plan(n, d, B, ledger)  # public refusals (dimension, sizes) before the values are checked
@@ -232,17 +252,22 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         self._warn_few_records(
             n,
             plan.sufficient_s,
-            f"error <= alpha={plan.alpha:g} in [-{B}, {B}]^{d} by LearnHalfSpace (FindTukey {plan.find_tukey.mode}, "
-            f"{plan.depth} depth) at epsilon={plan.find_tukey.epsilon:g}, beta={plan.beta:g}",
-            "Use more data, a larger epsilon or a smaller domain bound B.",
+            f"error <= alpha={plan.alpha:g} in {f'[-{B}, {B}]^{d}' if lattice is None else lattice.describe()} by "
+            f"LearnHalfSpace (FindTukey {plan.find_tukey.mode}, {plan.depth} depth) at "
+            f"epsilon={plan.find_tukey.epsilon:g}, beta={plan.beta:g}",
+            "Use more data, a larger epsilon or a smaller domain bound B"
+            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
             proven=True,
         )
         # One path for every engine: the chunk points where the chunks live, FindTukey on the driver.
-        H0 = sample_chunk_points(X, y, plan, labels=labels)
+        H0 = sample_chunk_points(X, y, plan, labels=labels, points=points)
         result = aggregate_chunk_points(H0, plan, ledger=ledger, rng=rng)
-        self.domain_ = IntegerDomain(-B, B)
-        self.coef_exact_ = tuple(result.a)
-        self.intercept_exact_ = -result.w
+        coef, intercept = tuple(result.a), -result.w
+        if lattice is not None:  # the same halfspace in the data's units
+            coef, intercept = lattice.halfspace(coef, intercept)
+        self.domain_ = IntegerDomain(-B, B) if lattice is None else lattice.grid
+        self.coef_exact_ = coef
+        self.intercept_exact_ = intercept
         self.composition_ = plan.find_tukey.composition
         self.n_chunks_ = plan.n_chunks
         self.chunk_size_ = plan.chunk_size
@@ -283,5 +308,5 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
             f"  predict 1 iff coef . x + intercept >= 0: coef = ({exact}) ~ ({approx}), "
             f"intercept = {self.intercept_exact_} ~ {float(self.intercept_exact_):.6g}",
             f"  n = {self.n_samples_} in {self.n_chunks_} chunk(s) of {self.chunk_size_}, d = {self.n_features_in_}, "
-            f"domain {self.domain_.lo}:{self.domain_.hi} per feature",
+            f"domain {domain_text(self.domain_)}",
         ]

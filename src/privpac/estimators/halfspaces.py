@@ -54,7 +54,7 @@ import numpy as np
 
 from ..backends import is_engine_collection
 from ..bounds.measured import halfspace_records
-from ..domains import Grid, IntegerDomain, as_domain
+from ..domains import SCALER_NOTE, Grid, IntegerDomain, as_domain, public_rows, resolve_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.large_margin import (
     DEFAULT_MAX_CANDIDATES,
@@ -85,9 +85,19 @@ HALFSPACE_VARIANTS = ("logistic", "practical", "faithful", "pure", "paper-litera
 PRACTICAL_STEPS = 10
 
 
+def _is_norm_bound(domain) -> bool:
+    return isinstance(domain, numbers.Real) and not isinstance(domain, bool)
+
+
+def _resolved_domain(domain, d: int, feature_names=None):
+    """The public domain of ``d`` features: a norm bound as it is, any other domain resolved
+    (:func:`~privpac.domains.resolve_domain`: per-feature bounds keyed by column name, a grid broadcast)."""
+    return domain if _is_norm_bound(domain) else resolve_domain(domain, d, feature_names)
+
+
 def _feature_space(domain, d: int):
     """``("ball", R, None)`` or ``("box", low, high)`` (arrays of length d) from a public domain."""
-    if isinstance(domain, numbers.Real) and not isinstance(domain, bool):
+    if _is_norm_bound(domain):
         return "ball", check_real(domain, "domain (norm bound)", low=0.0, low_open=True), None
     dom = as_domain(domain)
     if isinstance(dom, IntegerDomain):
@@ -205,9 +215,10 @@ class _RecordMap:
         bad = np.flatnonzero((lo < a) | (hi > b))
         if bad.size:
             j = int(bad[0])
+            value = float(lo[j] if lo[j] < a[j] else hi[j])  # a block's rows are not numbered: name the feature
             raise DomainError(
-                f"feature {j} takes values in [{lo[j]:.6g}, {hi[j]:.6g}], outside the declared domain "
-                f"[{a[j]:.6g}, {b[j]:.6g}] (a Grid with clip=True clips instead)"
+                f"feature {j} of X holds {value!r}, outside the declared domain [{float(a[j])!r}, {float(b[j])!r}] "
+                f"(refused, never silently accepted: a Grid with clip=True clips); {SCALER_NOTE}"
             )
         return X
 
@@ -230,10 +241,11 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     delta : float, default=1e-6
         Total delta; ``variant="pure"`` spends delta = 0, every other variant needs delta > 0
         (much smaller than ``1/n``).
-    domain : float, IntegerDomain, Grid or tuple, default=None
+    domain : float, IntegerDomain, Grid, tuple, str or mapping, default=None
         Public feature space, required: a box (``Grid(low, high, n)`` with per-feature bounds, or
-        ``(lo, hi)`` / ``IntegerDomain`` for every feature) or an L2 norm bound ``R``. See the module
-        docstring; never derived from the data.
+        ``(lo, hi)`` / ``IntegerDomain`` for every feature; per-feature bounds by column name for a
+        DataFrame, :func:`~privpac.domains.resolve_domain`, docs/domains.md) or an L2 norm bound
+        ``R``. See the module docstring; never derived from the data.
     margin : float or None, default=None
         A public margin gamma in (0, 1] (never estimated from data). Required by the paper
         variants. Optional for ``"logistic"``: a cosine margin of its mapped records that keeps the
@@ -465,6 +477,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
             as_domain(None)  # raises the library's standard message
         ledger, rng = self._begin_fit()
         X, y = self._check_features(X, reset=True, y=y)
+        names = self._feature_names()  # per-feature bounds keyed by column name resolve in this order
         on_engine = is_engine_collection(X)
         if on_engine:  # Dask or Spark: read only through backend passes (privpac.backends)
             d = int(self.n_features_in_)
@@ -475,14 +488,15 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
             X = np.asarray(X, dtype=np.float64)
             y01 = self._validate_labels(y, X.shape[0])
             n, d = X.shape
-        kind, a, b = _feature_space(self.domain, d)
+        domain = _resolved_domain(self.domain, d, names)
+        kind, a, b = _feature_space(domain, d)
         if fit_intercept and kind != "box" and not logistic:
             raise InvalidParameterError("fit_intercept=True needs a box domain (its centre is the public offset)")
-        clip = isinstance(self.domain, Grid) and self.domain.clip
+        clip = isinstance(domain, Grid) and domain.clip
         records = _RecordMap(d, kind, a, b, clip, fit_intercept, self.labels, scaled=logistic)
         if not on_engine:
             X = records.features(X)
-        self.domain_ = self.domain
+        self.domain_ = domain
         if not logistic:
             gamma = self._cosine_margin(gamma, kind, a, b, d, fit_intercept)
         if on_engine:
@@ -580,8 +594,10 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         )
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        kind, a, _ = _feature_space(self.domain, n_features)
-        X = np.zeros((n_samples, n_features)) if kind == "ball" else np.tile(np.asarray(a, dtype=float), (n_samples, 1))
+        if _is_norm_bound(self.domain):
+            X = np.zeros((n_samples, n_features))
+        else:
+            X = public_rows(self.domain, n_samples, n_features).astype(np.float64)
         return X, np.full(n_samples, self.labels[0])
 
     def decision_function(self, X) -> np.ndarray:

@@ -7,9 +7,15 @@ release is a point ``x*`` that satisfies most of them when the system is feasibl
 
 On the command line, a CSV row is a constraint: the ``--label`` column is ``b`` and every other
 column (or the ``--features`` columns, in order) a coefficient of ``A``; ``--domain`` is the public
-bound (``X`` or ``-X:X``)::
+bound (``X`` or ``-X:X``), or for real-valued entries a grid symmetric about 0 (``-1:1:201``)::
 
     privpac fit linear-feasibility constraints.csv --label b --domain -3:3 -o model.json
+
+Real-valued entries on a public grid symmetric about 0 run on its integer lattice: column ``j`` of
+``A`` (and ``b``) is scaled by its own lattice step ``s_j`` (``s_b``), which keeps every constraint
+(:meth:`~privpac.domains.Lattice.system_solution`: the lattice system holds in ``z_j = s_j x_j / s_b``),
+and the solution comes back as ``x_j = s_b z_j / s_j``, exact. A grid off centre is refused: the
+constraints are linear, and an offset on the entries would change which ``x`` satisfy them.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numbers
 import numpy as np
 
 from ..backends import is_engine_collection
-from ..domains import symmetric_bound
+from ..domains import Grid, IntegerDomain, Lattice, box_lattice, domain_text, integer_box
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.linear_feasibility import (
@@ -46,7 +52,7 @@ __all__ = [
     "ENGINE_MAX_CONSTRAINTS",
     "PrivateLinearFeasibility",
     "check_engine_size",
-    "entry_bound",
+    "entry_domain",
     "resolve_candidates",
 ]
 
@@ -79,14 +85,43 @@ def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility", X: 
 ALPHA = 0.1
 
 
-def entry_bound(bound) -> int:
-    """The public bound ``X`` of every entry of ``A`` and ``b``: an int ``X >= 1`` or ``IntegerDomain(-X, X)``."""
+def entry_domain(bound):
+    """The public bound on every entry of ``A`` and ``b``, validated before the data is read: the int ``X``
+    (an int ``X >= 1`` or ``IntegerDomain(-X, X)``: exact integers), or a grid symmetric about 0 (a
+    :class:`~privpac.domains.Grid`, per-column bounds) that runs on its integer lattice
+    (:func:`~privpac.domains.box_lattice` with ``centred=True``)."""
     if bound is None:
         raise DomainError(
             "bound is required: the public bound X on every entry of A and b (|A_ij|, |b_i| <= X), stated by "
             "the user and never read off the constraints (e.g. bound=3, or --domain -3:3 on the command line)"
         )
-    return symmetric_bound(bound, "bound", "X", "integer constraints")
+    space = integer_box(bound, "bound", "X", "the entries of A and b")
+    if isinstance(space, IntegerDomain):  # an integer range off centre: the lattice would shift the entries
+        raise InvalidParameterError(
+            f"bound must be symmetric about 0, IntegerDomain(-X, X); got [{space.lo}, {space.hi}]: the constraints "
+            "<a, x> >= b are linear, not affine, so an offset on the entries of A and b would change which x "
+            "satisfy them"
+        )
+    return space
+
+
+class _LatticeSystem:
+    """The per-record map of a constraint ``(a, b)`` to the integer lattice of a public grid symmetric about 0
+    (columns of ``A``, then ``b``): each entry to its nearest grid point, scaled by its column's step.
+    Deterministic, draws nothing, picklable (it runs where engine blocks live)."""
+
+    def __init__(self, lattice: Lattice):
+        g = lattice.grid
+        self.lattice = lattice
+        self.A = Lattice(Grid(g.low[:-1], g.high[:-1], g.n_points[:-1], clip=g.clip))
+        self.b = Lattice(Grid(g.low[-1:], g.high[-1:], g.n_points[-1:], clip=g.clip))
+
+    def __call__(self, A, b, first_row: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        K_A = self.A.to_lattice(A, "A", first_row=first_row)
+        b = np.asarray(b)
+        if b.ndim != 1 or b.shape[0] != K_A.shape[0]:
+            raise DataError(f"b must hold one right-hand side per row of A ({K_A.shape[0]}), got shape {b.shape}")
+        return K_A, self.b.to_lattice(b.reshape(-1, 1), "b", first_row=first_row)[:, 0]
 
 
 def resolve_candidates(candidates, candidate_bound, D: int, default_bound: int, rng, draw=None) -> CandidateSet | None:
@@ -117,19 +152,22 @@ def resolve_candidates(candidates, candidate_bound, D: int, default_bound: int, 
 
 
 class _SystemBlock:
-    """One engine block's constraints ``(A, b)``, validated against the public bound ``X``."""
+    """One engine block's constraints ``(A, b)``, validated against the public bound ``X`` (mapped to the
+    lattice of a public grid first, when ``system`` is given)."""
 
-    def __init__(self, X: int):
-        self.X = X
+    def __init__(self, X: int, system: _LatticeSystem | None = None):
+        self.X, self.system = X, system
 
     def __call__(self, start, A_block, b_block):
         if len(A_block) == 0:
             return None
+        if self.system is not None:
+            A_block, b_block = self.system(A_block, b_block, first_row=start)
         return check_system(np.asarray(A_block), np.asarray(b_block), self.X, first_row=start)
 
 
 class PrivateLinearFeasibility(PrivateEstimatorBase):
-    """A private point satisfying most constraints of an integer system ``A x >= b``, ``x in Q^D``.
+    """A private point satisfying most constraints of a system ``A x >= b``, ``x in Q^D``, with public entry bounds.
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020, Fig. 2, Thm 4.6) with the spec's
     corrections: the boxed convexified depth as the score, the exact per-coordinate quality from the
@@ -144,8 +182,14 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
     delta : float, default=0.0
         Total delta. The default optimiser is pure ``epsilon``-DP; ``one_d_optimizer="recconcave"``
         needs ``delta > 0``.
-    bound : int or IntegerDomain
-        The public bound ``X``: every entry of ``A`` and ``b`` lies in ``[-X, X]``. Required.
+    bound : int, IntegerDomain, Grid, tuple, str or mapping
+        The public bound on the entries, required. Integer entries: ``X`` or ``IntegerDomain(-X, X)``,
+        every entry of ``A`` and ``b`` in ``[-X, X]``. Real-valued entries: a grid symmetric about 0,
+        ``Grid(-h, h, n_points)`` for every column or with per-column arrays over the ``D`` columns of
+        ``A`` then ``b`` (or a mapping of ``A``'s column names and ``b``'s name, ``"b"`` when it has
+        none, to bounds): each entry is mapped to its nearest grid point (a per-record public map, no
+        privacy cost) and FindDeepPoint runs on the integer lattice (module docstring); ``solution_``
+        is in the data's units.
     one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
         Per-coordinate (1-D) optimiser: the exponential mechanism over the candidate domain (pure DP,
         spec 3.7 item 6) or RecConcave (the paper's Fig. 1).
@@ -163,7 +207,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         at sizes the exact oracle cannot reach; it is *not* the paper's algorithm: the guarantee is
         relative to the deepest candidate, so ``P`` must hold a point satisfying (nearly) every
         constraint. An int ``n``: ``n`` integer points drawn uniformly from ``[[-C, C]]^D`` without
-        the data; an array: your own public points (a grid, a net). On Dask and Spark only the
+        the data (on a real grid: points of its lattice system); an array: your own public integer
+        points (a grid, a net; integer bounds only). On Dask and Spark only the
         ``n`` candidate depths reach the driver.
     candidate_bound : int, optional
         ``C`` for the candidates: the range of random candidates (default ``bound``), or a bound
@@ -206,6 +251,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
     """
 
     algorithm_name = "private linear feasibility (FindDeepPoint, Kaplan, Mansour, Stemmer, Tsfadia 2020)"
+    _domain_parameter = "bound"
 
     def __init__(
         self,
@@ -235,7 +281,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
 
     def _begin_fit(self):
         # The public bound first, then every parameter, then the budget; the data only after that.
-        X = entry_bound(self.bound)
+        space = entry_domain(self.bound)
         eps = check_budget_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         check_choice(self.one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
@@ -253,7 +299,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
                 "one_d_optimizer='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)"
             )
         rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, X
+        return self._open_ledger(eps, delta), rng, space
 
     #: reads A through privpac.backends: engine data are counted, then brought to the driver
     _fits_on_engines = True
@@ -271,23 +317,34 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         With ``candidates`` the records never leave their partitions: one pass returns the
         candidates' exact depths (:func:`~privpac.learners.linear_feasibility.engine_candidate_depths`).
         """
-        ledger, rng, X = self._begin_fit()
+        ledger, rng, space = self._begin_fit()
         if b is None:
             raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
+        # the name of b's column (per-feature bounds keyed by name include it), read before b becomes an array
+        rhs = b if isinstance(b, str) else getattr(b, "name", None)
+        rhs = "b" if rhs is None or rhs == "" else str(rhs)  # a polars Series without a name has the name ""
         A, b = self._check_features(A, reset=True, y=b, y_name="b")
+        names = self._feature_names()
         shape = np.shape(A)
         if not is_engine_collection(A) and len(shape) != 2:
-            check_system(A, b, X)  # raises, naming what is wrong with the shape
+            check_system(A, b, space if isinstance(space, int) else 1)  # raises, naming what is wrong with the shape
         D = int(self.n_features_in_) if is_engine_collection(A) else int(shape[1])
         if D == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs at least 1 column")
+        X, lattice = box_lattice(space, D + 1, None if names is None else [*names, rhs], name="bound", centred=True)
+        system = None if lattice is None else _LatticeSystem(lattice)
+        if lattice is not None and self.candidates is not None and not isinstance(self.candidates, numbers.Integral):
+            raise InvalidParameterError(
+                "candidates as points are integer points of an integer system; with a real-valued Grid bound pass a "
+                "number of random candidates (drawn on the lattice)"
+            )
         candidates = resolve_candidates(self.candidates, self.candidate_bound, D, X, rng)  # public, before the data
         engine = None
         if is_engine_collection(A):
             if candidates is None:
                 A, b = engine_rows(A, b, lambda m: check_engine_size(m, D, X=X))
             else:  # the records stay where they live: one validating count pass, then one depth pass
-                engine = engine_constraints((A, b), _SystemBlock(X), D)
+                engine = engine_constraints((A, b), _SystemBlock(X, system), D)
                 check_candidate_size(engine.m, candidates.size, D)
         if engine is None:
             shape = np.shape(A)
@@ -296,6 +353,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
                     check_public_size(int(shape[0]) or 1, int(shape[1]), X)
                 else:
                     check_candidate_size(int(shape[0]) or 1, candidates.size, int(shape[1]))
+            if system is not None:
+                A, b = system(A, b)  # each entry to its grid point, scaled by its column's step
             A_arr, b_arr = check_system(A, b, X)  # names a bad entry; refuses entries outside [-X, X]
             m, D = A_arr.shape
         else:
@@ -313,10 +372,11 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         self._warn_few_records(
             m,
             plan.sufficient_m,
-            f"a point satisfying {1 - ALPHA:g} m of the constraints in D = {D} with entries in [-{X}, {X}] by "
-            f"FindDeepPoint ({plan.one_d_optimizer}, {plan.composition} composition) at epsilon={plan.epsilon:g}, "
-            f"beta={plan.beta:g}",
-            "Use more constraints, a larger epsilon or a smaller bound X.",
+            f"a point satisfying {1 - ALPHA:g} m of the constraints in D = {D} with entries in "
+            f"{f'[-{X}, {X}]' if lattice is None else lattice.describe()} by FindDeepPoint ({plan.one_d_optimizer}, "
+            f"{plan.composition} composition) at epsilon={plan.epsilon:g}, beta={plan.beta:g}",
+            "Use more constraints, a larger epsilon or a smaller bound X"
+            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
             proven=True,
         )
         if engine is None:
@@ -332,7 +392,8 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
                 ledger=ledger,
                 rng=rng,
             )
-        self.solution_ = result.solution
+        self.solution_ = result.solution if lattice is None else lattice.system_solution(result.solution)
+        self.domain_ = IntegerDomain(-X, X) if lattice is None else lattice.grid
         self.composition_ = plan.composition
         self.n_samples_ = m
         self.n_features_in_ = D
@@ -346,6 +407,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         return np.asarray([float(v) for v in self.solution_], dtype=np.float64)
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
+        # 0 lies in every public bound (symmetric about 0); off a grid's points it maps to the nearest one
         return np.zeros((n_samples, n_features), dtype=np.int64), np.zeros(n_samples, dtype=np.int64)
 
     def _fitted_state(self) -> dict:
@@ -370,10 +432,12 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         self._check_fitted()
         exact = ", ".join(str(v) for v in self.solution_)
         approx = ", ".join(f"{float(v):.6g}" for v in self.solution_)
-        X = entry_bound(self.bound)
+        domain = getattr(self, "domain_", None)
+        domain = entry_domain(self.bound) if domain is None else domain
+        bounds = f"-{domain}:{domain}" if isinstance(domain, int) else domain_text(domain).removesuffix(" per feature")
         over = "" if self.candidates is None else ", over a public candidate set (spec 6.5 option 1)"
         return [
             f"{self.algorithm_name}: {self.one_d_optimizer} per coordinate, {self.composition_} composition{over}",
             f"  solution x = ({exact}) ~ ({approx})",
-            f"  m = {self.n_samples_} constraints, D = {self.n_features_in_}, entries in -{X}:{X}",
+            f"  m = {self.n_samples_} constraints, D = {self.n_features_in_}, entries in {bounds}",
         ]

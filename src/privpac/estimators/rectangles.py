@@ -37,7 +37,7 @@ from ..accounting import PrivacyLedger
 from ..backends import backend_for, is_engine_collection
 from ..bounds.measured import box_records
 from ..bounds.rectangles import plan_sample_size
-from ..domains import Grid, IntegerDomain, as_domain
+from ..domains import Grid, IntegerDomain, as_domain, public_rows, resolve_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
 from ..learners.randmargins import VARIANTS, merge_windows, plan_randmargins, run_randmargins, window_statistic
@@ -327,9 +327,11 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
     ----------
     epsilon, delta : float
         Total privacy budget, replace-one neighbours (RandMargins needs ``delta > 0``).
-    domain : IntegerDomain, Grid or tuple
+    domain : IntegerDomain, Grid, tuple, str or mapping
         Public domain. An :class:`~privpac.domains.IntegerDomain` applies to every feature; a
-        :class:`~privpac.domains.Grid` gives per-feature bounds and resolution. At most ``2^64``
+        :class:`~privpac.domains.Grid` gives per-feature bounds and resolution (a one-dimensional
+        grid applies to every feature); a mapping of column names to bounds gives them per feature of
+        a DataFrame (:func:`~privpac.domains.resolve_domain`, docs/domains.md). At most ``2^64``
         points per feature.
     constants : {"tuned", "paper"}
         ``"tuned"``: the explicit calibration (RandMargins) and the DRV advanced-composition
@@ -464,12 +466,11 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         if counts is not None and self.method != "bns":
             raise InvalidParameterError("counts is supported by method='bns' only")
         domain = as_domain(self.domain_)
-        if is_engine_collection(X):
-            x_max = box_x_max(domain, self.n_features_in_)
-        else:
-            if np.ndim(X) != 2 or np.shape(X)[1] == 0:  # the validation's own message
-                grid_points(domain, X)
-            x_max = box_x_max(domain, np.shape(X)[1])
+        if not is_engine_collection(X) and (np.ndim(X) != 2 or np.shape(X)[1] == 0):  # the validation's own message
+            grid_points(domain, X)
+        d = int(self.n_features_in_) if is_engine_collection(X) else int(np.shape(X)[1])
+        domain = self.domain_ = resolve_domain(domain, d)  # a one-dimensional grid for every feature: saved so
+        x_max = box_x_max(domain, d)
         self.classes_ = np.asarray(self.labels)
         sample = BoxSample(domain, self.labels, x_max, X, y, counts)
         result = method.fit(self, sample, x_max, ledger, rng)
@@ -484,12 +485,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         return self
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        domain = as_domain(self.domain)
-        if isinstance(domain, IntegerDomain):
-            X = np.full((n_samples if self.method != "bns" else 1, n_features), domain.lo, dtype=object)
-            X = X.astype(np.int64) if abs(domain.lo) < 2**62 else X
-        else:
-            X = np.tile(np.asarray(domain.low, dtype=np.float64), (n_samples if self.method != "bns" else 1, 1))
+        X = public_rows(self.domain, n_samples if self.method != "bns" else 1, n_features)
         y = np.full(X.shape[0], self.labels[0])
         if self.method == "bns":  # theorem-size datasets: one public row held n times
             return X, y, np.array([n_samples])

@@ -82,6 +82,7 @@ from ..accounting import PrivacyLedger
 from ..bounds.bmns import blumer_realizable
 from ..errors import DataError, InvalidParameterError
 from ..geometry._exact import as_integer_points, exact_affine_scores
+from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
 from ..optimize.recconcave import levels, required_quality
@@ -89,11 +90,13 @@ from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_labels, check_probability
 from .center_point import (
     COMPOSITIONS,
+    MAX_POINTS_3D,
     MODES,
     SUPPORTED_DIMENSIONS,
     FindTukeyPlan,
     check_points_in_box,
     find_tukey,
+    n_net_directions,
     plan_find_tukey,
 )
 from .coordinatewise import choose_coordinates
@@ -118,6 +121,7 @@ __all__ = [
     "hypothesis_bound",
     "learn_halfspace",
     "learner_directions",
+    "max_default_chunks",
     "plan_learn_halfspace",
     "sample_chunk_points",
 ]
@@ -241,6 +245,18 @@ def _sufficient_directional(plan: FindTukeyPlan, M: int, B: int, D: int) -> int:
     return math.ceil(need)
 
 
+def max_default_chunks(d: int, B: int, depth: str = "tukey") -> int:
+    """The most chunk points the default ``n_chunks`` uses: what FindTukey runs on in dimension ``d + 1``
+    (``MAX_POINTS_3D`` in Tukey depth for ``d = 2``; in directional depth the limits on ``|U| m`` and on
+    the net's directions times ``m``). A function of public parameters only; at least 1."""
+    D = d + 1
+    if depth == "tukey":
+        return MAX_POINTS_3D if D == 3 else 2**62
+    by_grid = DIRECTION_LIMIT // (2 * B + 1) ** d
+    by_net = FINITE_DIRECTION_LIMIT // n_net_directions(D)
+    return max(1, min(by_grid, by_net))
+
+
 def plan_learn_halfspace(
     s: int,
     d: int,
@@ -260,7 +276,9 @@ def plan_learn_halfspace(
     ``n_chunks=None``: the paper's ``m`` (FindTukey's sufficient size in dimension ``d + 1`` at
     ``beta/2``) when ``s`` reaches :attr:`~LearnHalfSpacePlan.sufficient_s`; below it, a public
     balance ``min(m, floor(sqrt(s)))`` between the number of chunks (the deep point's margin) and
-    their size (each chunk's accuracy). Raises :class:`~privpac.errors.InvalidParameterError` when
+    their size (each chunk's accuracy); either capped at :func:`max_default_chunks`, the most chunk
+    points FindTukey runs on here, so that more records never make the default fail. Raises
+    :class:`~privpac.errors.InvalidParameterError` when
     FindTukey does not run in dimension ``d + 1`` in Tukey depth (directional depth runs in any
     dimension), and :class:`~privpac.errors.DataError` when
     ``s < m`` (no chunk possible) or the directional mode's ``|U| m`` exceeds
@@ -293,6 +311,7 @@ def plan_learn_halfspace(
     s_need = m_need * k_need
     if n_chunks is None:
         m = m_need if s >= s_need else max(1, min(m_need, math.isqrt(s)))
+        m = min(m, max_default_chunks(d, B, depth))
     else:
         m = check_int(n_chunks, "n_chunks", low=1)
     if s < m:
@@ -402,21 +421,23 @@ def consistent_halfspace(x, y, B: int) -> tuple[int, ...]:
     return tuple(int(v) for v in chunk_halfspaces(arr, y, 1, B)[0])
 
 
-def _group_points(k: int, B: int, labels: tuple, X_rows, y_rows) -> np.ndarray:
+def _group_points(k: int, B: int, labels: tuple, points, X_rows, y_rows) -> np.ndarray:
     """The chunk points of consecutive whole chunks of ``k`` rows: a kernel of
     :meth:`~privpac.backends.NumpyBackend.map_chunks`, run where the rows live. Deterministic, no
     randomness, reads its own rows only; returns ``len/k`` integer vectors of ``d + 1`` entries."""
-    arr = check_points_in_box(X_rows, B, name="X")
+    arr = check_points_in_box(X_rows if points is None else points(X_rows), B, name="X")
     y01 = check_labels(y_rows, labels, arr.shape[0])
     return chunk_halfspaces(arr, y01, arr.shape[0] // k, B)
 
 
-def sample_chunk_points(X, y, plan: LearnHalfSpacePlan, *, labels=(0, 1)) -> np.ndarray:
+def sample_chunk_points(X, y, plan: LearnHalfSpacePlan, *, labels=(0, 1), points=None) -> np.ndarray:
     """The ``(m, d+1)`` chunk points ``H0`` of Fig. 2, computed where the sample lives.
 
     ``X``, ``y``: the sample in memory (NumPy, pandas) or on an engine (a Dask collection, or a
     Spark DataFrame with ``y`` the name of its label column; :mod:`privpac.backends`), ``labels``
-    the public label set ``(negative, positive)`` of ``y``. Chunk ``j`` is the rows at positions
+    the public label set ``(negative, positive)`` of ``y``; ``points`` (optional) a public per-record
+    map of the rows to integer points, applied where they live (a grid's
+    :meth:`~privpac.domains.Lattice.to_lattice`). Chunk ``j`` is the rows at positions
     ``j k .. (j+1) k - 1`` (``k = plan.chunk_size``), exactly as in :func:`chunk_halfspaces`; the
     tail of ``s - m k`` rows reaches no kernel. :meth:`~privpac.backends.NumpyBackend.map_chunks`
     hands each kernel call :data:`GROUP_ROWS` rows' worth of whole chunks (a public grouping; the
@@ -428,7 +449,7 @@ def sample_chunk_points(X, y, plan: LearnHalfSpacePlan, *, labels=(0, 1)) -> np.
 
     k, m = plan.chunk_size, plan.n_chunks
     group = max(1, GROUP_ROWS // k) * k
-    kernel = functools.partial(_group_points, k, plan.B, tuple(labels))
+    kernel = functools.partial(_group_points, k, plan.B, tuple(labels), points)
     parts = backend_for(X).map_chunks(kernel, group, plan.s, X, y, stop=m * k)
     H0 = np.concatenate(parts, axis=0).astype(np.int64)
     if H0.shape != (m, plan.d + 1):  # guards the grouping arithmetic; a public shape
