@@ -41,6 +41,28 @@ def test_bound_sweep_reads_the_calculator_and_refuses_what_a_bound_does_not_take
         bound_sweep("margin-approx", {"delta": 1e-6, "alpha": 0.1, "beta": 0.1, "margin": 0.1}, "domain_size")
 
 
+def test_bounds_plot_draws_record_counts_only_and_names_a_missing_option(tmp_path):
+    from privpac.plots import is_record_count
+
+    not_records = [
+        "log2 T~ (paper's extended domain, Claim 3.5)", "N = log* T~", "N (adaptive domain)", "epsilon_each",
+        "iterations", "calls", "m, B3 inner", "as privpac runs it: tukey depth, m", "domain_bits", "alpha_per_call",
+        "window_stated", "directions", "RecConcave / expmech", "levels that run",
+    ]  # fmt: skip
+    records = [
+        "stated (Thm 3.6: 2(d+1), paper's T~, advanced composition)", "B1 one-shot", "s = m k, B3 inner", "m_min",
+        "r_per_call", "tight (Appendix A), N=1", "generalization (Thm 2.14, alpha/2, beta/2)",
+        "as privpac runs it: tukey depth, s = m k", "records",
+    ]  # fmt: skip
+    assert not any(is_record_count(k) for k in not_records) and all(is_record_count(k) for k in records)
+    out = tmp_path / "t.png"
+    args = ["bounds", "bmns-find-tukey", "--epsilon", "1", "--alpha", "0.1", "--beta", "0.1", "--dimension", "2"]
+    result = CliRunner().invoke(main, [*args, "--plot", str(out)])
+    assert result.exit_code == 1 and "Error: bound 'bmns-find-tukey' needs --delta" in result.output
+    result = CliRunner().invoke(main, [*args, "--delta", "1e-6", "--plot", str(out)])
+    assert result.exit_code == 0 and out.read_bytes().startswith(PNG), result.output
+
+
 @pytest.mark.parametrize(
     "model, domain, features",
     [

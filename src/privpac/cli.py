@@ -479,7 +479,8 @@ def _spark_table(data: str, master):
     """
     from .backends import spark_session
 
-    session = spark_session(master or "local[*]")
+    session = spark_session(master or "local[*]", config={"spark.ui.showConsoleProgress": "false"})
+    session.sparkContext.setLogLevel("ERROR")
     reader = session.read
     frame = reader.parquet(data) if _parquet(data) else reader.csv(data, header=True, inferSchema=True)
     return _SparkTable(frame), session.stop

@@ -43,6 +43,13 @@ class BudgetExceededError(PrivpacError, RuntimeError):
     """
 
 
+class EngineError(PrivpacError, RuntimeError):
+    """A data engine (Dask, Spark) cannot run privpac's jobs: Java missing, workers without privpac.
+
+    The message says in one line what to install or set.
+    """
+
+
 class PaperLiteralWarning(UserWarning):
     """A paper-literal variant with a known privacy bug is running.
 
