@@ -696,6 +696,10 @@ def sanitize(
     from .estimators import MODELS
     from .io import save_model, write_csv
 
+    if n_out is not None:  # refused before anything is read or spent (too many to write, too)
+        from .validation import check_size
+
+        check_size(n_out, "--size")
     if model not in SANITIZERS or model not in MODELS:
         _fail(f"unknown sanitizer {model!r}; available: {', '.join(m for m in SANITIZERS if m in MODELS)}")
     cls = MODELS[model]
