@@ -71,9 +71,30 @@ def eval_int(text: str) -> int:
 
 #: Ranges of the options every command shares: refused by click before anything is read or run.
 EPSILON = click.FloatRange(0.0, min_open=True)
-DELTA = click.FloatRange(0.0, 1.0, max_open=True)
 PROBABILITY = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 POSITIVE = click.IntRange(min=1)
+
+
+class _Delta(click.FloatRange):
+    """delta in ``[0, 1/2)``; a larger one is refused with :func:`privpac.validation.check_delta`'s reason."""
+
+    def __init__(self):
+        super().__init__(0.0, 0.5, max_open=True)
+
+    def convert(self, value, param, ctx):
+        number = click.FLOAT.convert(value, param, ctx)
+        if number >= 0.5:
+            from .errors import InvalidParameterError
+            from .validation import check_delta
+
+            try:
+                check_delta(number)
+            except InvalidParameterError as exc:
+                self.fail(str(exc), param, ctx)
+        return super().convert(number, param, ctx)
+
+
+DELTA = _Delta()
 
 
 def _domain_options(command):
@@ -502,7 +523,7 @@ def _features_and_label(table, names: list[str], label, engine: str) -> tuple:
 @click.option("--features", default=None, help="Comma-separated feature columns (default: all but the label).")
 @_domain_options
 @click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
-@click.option("--delta", type=DELTA, default=1e-6, show_default=True, help="Total delta in [0, 1), well below 1/n.")
+@click.option("--delta", type=DELTA, default=1e-6, show_default=True, help="Total delta in [0, 1/2), well below 1/n.")
 @click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
 @click.option("--set", "extra", multiple=True, help="Extra estimator parameter key=value (repeatable).")
@@ -658,7 +679,7 @@ SANITIZERS = ("san-points", "k-point", "san-thresholds")
 )
 @_domain_options
 @click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
-@click.option("--delta", type=DELTA, default=1e-6, show_default=True, help="Total delta in [0, 1), well below 1/n.")
+@click.option("--delta", type=DELTA, default=1e-6, show_default=True, help="Total delta in [0, 1/2), well below 1/n.")
 @click.option("--alpha", type=PROBABILITY, default=0.1, show_default=True, help="Accuracy of the answers.")
 @click.option("--beta", type=PROBABILITY, default=0.1, show_default=True, help="Failure probability.")
 @click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)

@@ -18,6 +18,7 @@ from math import lcm
 import numpy as np
 
 from .errors import DataError, InvalidParameterError
+from .validation import as_numpy
 
 __all__ = ["model_scores"]
 
@@ -44,6 +45,8 @@ def model_scores(est, X, y=None) -> list[tuple[str, float]]:
         Missing labels, labels outside the model's public labels, empty data.
     """
     est._check_fitted()
+    X = as_numpy(X, "X")  # a DataFrame is read as fit reads it
+    y = None if y is None else as_numpy(y, "y", labels=True)
     if hasattr(est, "predict") and hasattr(est, "classes_"):
         return _classifier(est, X, y)
     statistic = _STATISTICS.get(type(est).__name__)
