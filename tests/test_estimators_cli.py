@@ -332,6 +332,11 @@ def test_options_out_of_range_are_refused_before_anything_runs(tmp_path):
         (["audit", "laplace", "--trials", "0"], "'--trials': 0 is not in the range x>=1"),
         (["audit", "laplace", "--epsilon", "0"], "'--epsilon': 0.0 is not in the range x>0"),
         (["fit", "threshold", data, "--label", "y", "--domain", "0:9", "--delta", "1", "-o", "m.json"], "'--delta'"),
+        (
+            ["fit", "threshold", data, "--label", "y", "--domain", "0:9", "--delta", "0.5", "-o", "m.json"],
+            "'--delta': delta must be below 1/2, got 0.5: (epsilon, delta)-DP with delta >= 1/2 promises nothing",
+        ),
+        (["audit", "laplace", "--delta", "-0.1"], "'--delta': -0.1 is not in the range 0.0<=x<0.5"),
         (["median", data, "--domain", "0:9", "--alpha", "0"], "'--alpha'"),
         (
             ["sanitize", "san-points", data, "--column", "x", "--domain", "0:9", "--size", "0", "-o", "s.csv"],
@@ -364,3 +369,60 @@ def test_help_imports_no_scikit_learn_and_lists_every_model():
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+@pytest.mark.filterwarnings(
+    "ignore::privpac.errors.UtilityWarning", "ignore::privpac.errors.UnsafeConfigurationWarning"
+)
+def test_per_column_bounds_on_median_centerpoint_and_sanitize_match_one_domain(tmp_path):
+    """--domain column=spec and --domain-file reach every command that reads bounds: the same release
+    as the one --domain, seed for seed, and a file naming an unknown column refused by the command."""
+    rng = np.random.default_rng(5)
+    k = rng.integers(-3, 4, 300)
+    data = _write(tmp_path / "d.csv", ["x", "y", "z"], zip(k, k, rng.integers(0, 100, 300)))
+    bounds = tmp_path / "b.json"
+    bounds.write_text('{"x": "-3:3", "y": [-3, 3], "z": "0:99"}')
+    runner = CliRunner()
+
+    def same(command, one, *per_column):
+        base = runner.invoke(main, [*command, *one])
+        assert base.exit_code == 0, base.output
+        for args in per_column:
+            res = runner.invoke(main, [*command, *args])
+            assert res.exit_code == 0 and res.output == base.output, (args, res.output)
+
+    center = ["centerpoint", data, "--columns", "x,y", "--seed", "2"]
+    same(center, ["--domain", "-3:3"], ["--domain", "x=-3:3", "--domain", "y=-3:3"], ["--domain-file", str(bounds)])
+    median = ["median", data, "--column", "z", "--seed", "2"]
+    same(median, ["--domain", "0:99"], ["--domain", "z=0:99"], ["--domain-file", str(bounds)])
+    counts = _write(tmp_path / "c.csv", ["x", "n"], [(7, 200000), (100, 200000)])
+    sanitize = ["sanitize", "san-points", counts, "--column", "x", "--counts", "n", "--delta", "1e-3"]
+    sanitize += ["--alpha", "0.5", "--seed", "2", "-o", str(tmp_path / "s.json")]
+    same(sanitize, ["--domain", "0:255"], ["--domain", "x=0:255"])
+
+    res = runner.invoke(main, [*median, "--domain", "q=0:99"])
+    assert res.exit_code == 2 and "--domain names column 'q', which is not a column of the data" in res.output
+    bounds.write_text('{"z": "0:99", "w": "0:1"}')
+    res = runner.invoke(main, [*median, "--domain-file", str(bounds)])
+    assert res.exit_code == 2 and "--domain-file names 'w', not a column of the data; columns: x, y, z" in res.output
+    res = runner.invoke(main, [*median, "--domain", "z=0:99:abc"])
+    assert res.exit_code == 2 and "column 'z': cannot read domain '0:99:abc'" in res.output
+    res = runner.invoke(main, median)
+    assert res.exit_code == 2 and "give the public bounds: --domain lo:hi" in res.output
+
+
+def test_a_fit_reads_its_per_column_bounds_from_a_file_and_the_saved_model_keeps_them(tmp_path):
+    rng = np.random.default_rng(6)
+    x, z = rng.integers(0, 41, 400), rng.uniform(-1, 1, 400).round(2)
+    data = _write(tmp_path / "r.csv", ["x", "z", "y"], zip(x, z, (x > 20).astype(int)))
+    bounds = tmp_path / "b.json"
+    bounds.write_text('{"z": {"low": -1, "high": 1, "n_points": 201}, "x": "0:40"}')
+    out = tmp_path / "m.json"
+    fit = ["fit", "rectangle", data, "--label", "y", "--seed", "1", "--domain-file", str(bounds), "-o", str(out)]
+    res = CliRunner().invoke(main, fit)
+    assert res.exit_code == 0, res.output
+    assert load_model(out).domain_ == Grid([0.0, -1.0], [40.0, 1.0], [41, 201])  # x: its 41 integers
+    res = CliRunner().invoke(main, ["predict", str(out), data])
+    header, *predictions = res.output.split()
+    assert res.exit_code == 0 and header == "prediction" and len(predictions) == 400
+    assert set(predictions) <= {"0", "1"}

@@ -63,6 +63,53 @@ def test_bounds_plot_draws_record_counts_only_and_names_a_missing_option(tmp_pat
     assert result.exit_code == 0 and out.read_bytes().startswith(PNG), result.output
 
 
+def _saved_figures(monkeypatch) -> list:
+    """The figures privpac.plots saves (still readable after plt.close)."""
+    from matplotlib.figure import Figure
+
+    saved, savefig = [], Figure.savefig
+
+    def record(fig, *args, **kwargs):
+        saved.append(fig)
+        return savefig(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    return saved
+
+
+def test_bounds_plot_layout_legend_beside_title_whole_and_the_others_listed(tmp_path, monkeypatch):
+    from privpac.plots import is_record_count, plot_bound
+
+    saved = _saved_figures(monkeypatch)
+    params = {"epsilon": 1.0, "delta": 1e-6, "alpha": 0.1, "beta": 0.1, "dimension": 2}
+    plot_bound("bmns-find-tukey", params, tmp_path / "t.png")
+    (fig,) = saved
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    drawn = [line.get_label().replace("\n", " ") for line in ax.get_lines()]
+    assert drawn and all(is_record_count(label) for label in drawn) and ax.get_ylabel() == "records (sufficient)"
+    legend, axes_box = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= axes_box.x1  # beside the lines, never over them
+    assert all(len(line) <= 90 for line in ax.get_title().splitlines())  # wrapped, not clipped at the edge
+    caption = " ".join(t.get_text().replace("\n", " ") for t in ax.texts)
+    assert caption.startswith("Not drawn (not record counts)") and "log2 T~" in caption
+
+
+def test_center_point_plot_names_its_axes_by_the_columns(tmp_path, monkeypatch):
+    from privpac.estimators import PrivateCenterPoint
+    from privpac.plots import plot_model
+
+    saved = _saved_figures(monkeypatch)
+    X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1], [0, 0]] * 20)
+    est = PrivateCenterPoint(domain=1, random_state=0).fit(X)
+    est.feature_names_ = ["age", "income"]
+    plot_model(est, X, tmp_path / "c.png")
+    X3 = np.column_stack([X, X[:, 0]])
+    plot_model(PrivateCenterPoint(domain=1, random_state=0).fit(X3), X3, tmp_path / "d.png")  # the first two drawn
+    labels = [(fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()) for fig in saved]
+    assert labels == [("age", "income"), ("x0", "x1 (first two of 3 features)")]
+
+
 @pytest.mark.parametrize(
     "model, domain, features",
     [
