@@ -169,6 +169,10 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
     values = np.repeat(np.array([5, 7, 2**39], dtype=np.int64), 400000 // 3 + 1)
     make = lambda: PointSanitizer(epsilon=1.0, delta=1e-6, alpha=0.5, domain=dom, random_state=5)  # noqa: E731
     assert make().fit(_frame(spark, values, partitions=3))._fitted_state() == make().fit(values)._fitted_state()
+    distinct, counts = np.unique(values, return_counts=True)  # the same records, a counts column named as y is
+    on_spark = make().fit(_frame(spark, distinct, counts, partitions=2), counts="y")
+    assert on_spark._fitted_state() == make().fit(values)._fitted_state()
+    assert list(on_spark.feature_names_in_) == ["x"] and on_spark.fit_shape_ == (values.size, 1)
 
 
 def test_spark_labels_are_a_column(spark):
