@@ -1,7 +1,14 @@
-"""The same exact statistics on Spark: a real local[2] session, the same model as in memory."""
+"""The same exact statistics on Spark: a real local[2] session, the same model as in memory.
 
+No test sets PYSPARK_PYTHON: privpac's jobs choose the workers' Python themselves (privpac.backends).
+"""
+
+import itertools
+import json
 import os
+import subprocess
 import sys
+import zipfile
 
 import numpy as np
 import pytest
@@ -13,13 +20,105 @@ pd = pytest.importorskip("pandas")
 pytestmark = pytest.mark.xdist_group("spark")
 
 
+def _without_spark_settings() -> dict:
+    return {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+
+
+def test_cli_fits_on_spark_from_a_fresh_environment(tmp_path):
+    """privpac fit --engine spark in a process without PYSPARK_PYTHON: its own local session, the
+    workers' Python chosen by privpac, the in-memory model. (First in the module: its JVM runs before
+    the module's session starts.)"""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 1001, 2000)
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n" + "".join(f"{a},{int(a > 400)}\n" for a in x))
+    common = ["fit", "threshold", str(data), "--label", "y", "--domain", "0:1000", "--seed", "3"]
+    states = []
+    for engine in ([], ["--engine", "spark", "--scheduler", "local[2]"]):
+        out = tmp_path / f"m{len(states)}.json"
+        result = subprocess.run(
+            [sys.executable, "-m", "privpac.cli", *common, *engine, "-o", str(out)],
+            env=_without_spark_settings(),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        states.append(json.loads(out.read_text())["state"])
+    assert states[0] == states[1]
+
+
+def test_spark_without_java_is_one_line(tmp_path):
+    """No JAVA_HOME and no java on PATH: refused before Spark tries to start, in one line."""
+    env = {**_without_spark_settings(), "PATH": str(tmp_path)}
+    env.pop("JAVA_HOME", None)
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n1,0\n5,1\n")
+    fit = ["fit", "threshold", str(data), "--label", "y", "--domain", "0:10", "--engine", "spark", "-o", "m.json"]
+    result = subprocess.run(
+        [sys.executable, "-m", "privpac.cli", *fit], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "Error: Spark needs Java 17 or later and none was found (no JAVA_HOME, no java on PATH): install a JDK "
+        "(e.g. apt install openjdk-17-jre-headless) or set JAVA_HOME"
+    ]
+
+
+class _Context:
+    """What privpac reads of a SparkContext to set up its workers."""
+
+    applications = itertools.count()
+
+    def __init__(self, master="local[2]", python="python3"):
+        self.master, self.pythonExec, self.shipped = master, python, []
+        self.applicationId = f"test-application-{next(self.applications)}"
+
+    def addPyFile(self, path):
+        self.shipped.append(path)
+
+
+def test_worker_setup_chooses_python_ships_privpac_and_explains_what_is_missing(monkeypatch, tmp_path):
+    from privpac import __version__, backends
+    from privpac.errors import EngineError
+
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    assert backends._worker_python(_Context()) == sys.executable  # local: this interpreter, not PATH's python3
+    assert backends._worker_python(_Context(python="/opt/py/bin/python")) == "/opt/py/bin/python"  # chosen
+    assert backends._worker_python(_Context(master="yarn")) == "python3"  # a cluster's workers: theirs
+    monkeypatch.setenv("PYSPARK_PYTHON", "python3")
+    assert backends._worker_python(_Context()) == "python3"  # asked for by name
+
+    answers = []
+    monkeypatch.setattr(backends, "_run_probe", lambda sc: answers.pop(0))
+    sc = _Context(master="spark://host:7077")
+    answers[:] = [("missing", "privpac", "/w/python"), ("ok", __version__, "/w/python")]
+    backends._check_spark_workers(sc)
+    assert len(sc.shipped) == 1 and not answers  # privpac shipped once, then found
+    backends._check_spark_workers(sc)  # probed once per application and worker Python
+    with zipfile.ZipFile(sc.shipped[0]) as zf:
+        assert {"privpac/__init__.py", "privpac/backends.py", "privpac/estimators/base.py"} <= set(zf.namelist())
+    result = subprocess.run(  # the shipped zip is the package a worker imports
+        [sys.executable, "-c", "import privpac.backends as b; print(b.__file__)"],
+        env={**os.environ, "PYTHONPATH": sc.shipped[0]},
+        capture_output=True,
+        text=True,
+    )
+    assert result.stdout.strip().startswith(sc.shipped[0]), result.stderr
+    for answer, message in [
+        (("missing", "sklearn", "/w/python"), "/w/python, which cannot import sklearn: .* set PYSPARK_PYTHON"),
+        (("ok", "0.0.1", "/w/python"), "import privpac 0.0.1, this driver runs"),
+    ]:
+        answers[:] = [answer]
+        with pytest.raises(EngineError, match=message):
+            backends._check_spark_workers(_Context(master="yarn"))
+
+
 @pytest.fixture(scope="module")
 def spark():
-    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this interpreter (and privpac)
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
 
-    session = (
+    session = (  # built as a user builds one: privpac's jobs set up the workers themselves
         SparkSession.builder.master("local[2]")
         .appName("privpac-tests")
         .config("spark.driver.host", "127.0.0.1")
@@ -70,6 +169,10 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
     values = np.repeat(np.array([5, 7, 2**39], dtype=np.int64), 400000 // 3 + 1)
     make = lambda: PointSanitizer(epsilon=1.0, delta=1e-6, alpha=0.5, domain=dom, random_state=5)  # noqa: E731
     assert make().fit(_frame(spark, values, partitions=3))._fitted_state() == make().fit(values)._fitted_state()
+    distinct, counts = np.unique(values, return_counts=True)  # the same records, a counts column named as y is
+    on_spark = make().fit(_frame(spark, distinct, counts, partitions=2), counts="y")
+    assert on_spark._fitted_state() == make().fit(values)._fitted_state()
+    assert list(on_spark.feature_names_in_) == ["x"] and on_spark.fit_shape_ == (values.size, 1)
 
 
 def test_spark_labels_are_a_column(spark):
@@ -148,7 +251,14 @@ def _ordered_frame(spark, columns: dict, partitions: int):
         for batch in batches:
             yield frame.iloc[batch["id"].to_numpy()].reset_index(drop=True)
 
-    return spark.range(0, len(frame), numPartitions=partitions).mapInPandas(rows, schema)
+    # This data source is the test's own Python function, not one of privpac's jobs: like any user's
+    # function it runs on the Python the session names, set here for it alone.
+    sc, default = spark.sparkContext, spark.sparkContext.pythonExec
+    sc.pythonExec = sys.executable
+    try:
+        return spark.range(0, len(frame), numPartitions=partitions).mapInPandas(rows, schema)
+    finally:
+        sc.pythonExec = default
 
 
 def test_map_chunks_and_row_positions_on_spark(spark):

@@ -41,6 +41,75 @@ def test_bound_sweep_reads_the_calculator_and_refuses_what_a_bound_does_not_take
         bound_sweep("margin-approx", {"delta": 1e-6, "alpha": 0.1, "beta": 0.1, "margin": 0.1}, "domain_size")
 
 
+def test_bounds_plot_draws_record_counts_only_and_names_a_missing_option(tmp_path):
+    from privpac.plots import is_record_count
+
+    not_records = [
+        "log2 T~ (paper's extended domain, Claim 3.5)", "N = log* T~", "N (adaptive domain)", "epsilon_each",
+        "iterations", "calls", "m, B3 inner", "as privpac runs it: tukey depth, m", "domain_bits", "alpha_per_call",
+        "window_stated", "directions", "RecConcave / expmech", "levels that run",
+    ]  # fmt: skip
+    records = [
+        "stated (Thm 3.6: 2(d+1), paper's T~, advanced composition)", "B1 one-shot", "s = m k, B3 inner", "m_min",
+        "r_per_call", "tight (Appendix A), N=1", "generalization (Thm 2.14, alpha/2, beta/2)",
+        "as privpac runs it: tukey depth, s = m k", "records",
+    ]  # fmt: skip
+    assert not any(is_record_count(k) for k in not_records) and all(is_record_count(k) for k in records)
+    out = tmp_path / "t.png"
+    args = ["bounds", "bmns-find-tukey", "--epsilon", "1", "--alpha", "0.1", "--beta", "0.1", "--dimension", "2"]
+    result = CliRunner().invoke(main, [*args, "--plot", str(out)])
+    assert result.exit_code == 1 and "Error: bound 'bmns-find-tukey' needs --delta" in result.output
+    result = CliRunner().invoke(main, [*args, "--delta", "1e-6", "--plot", str(out)])
+    assert result.exit_code == 0 and out.read_bytes().startswith(PNG), result.output
+
+
+def _saved_figures(monkeypatch) -> list:
+    """The figures privpac.plots saves (still readable after plt.close)."""
+    from matplotlib.figure import Figure
+
+    saved, savefig = [], Figure.savefig
+
+    def record(fig, *args, **kwargs):
+        saved.append(fig)
+        return savefig(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    return saved
+
+
+def test_bounds_plot_layout_legend_beside_title_whole_and_the_others_listed(tmp_path, monkeypatch):
+    from privpac.plots import is_record_count, plot_bound
+
+    saved = _saved_figures(monkeypatch)
+    params = {"epsilon": 1.0, "delta": 1e-6, "alpha": 0.1, "beta": 0.1, "dimension": 2}
+    plot_bound("bmns-find-tukey", params, tmp_path / "t.png")
+    (fig,) = saved
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    drawn = [line.get_label().replace("\n", " ") for line in ax.get_lines()]
+    assert drawn and all(is_record_count(label) for label in drawn) and ax.get_ylabel() == "records (sufficient)"
+    legend, axes_box = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= axes_box.x1  # beside the lines, never over them
+    assert all(len(line) <= 90 for line in ax.get_title().splitlines())  # wrapped, not clipped at the edge
+    caption = " ".join(t.get_text().replace("\n", " ") for t in ax.texts)
+    assert caption.startswith("Not drawn (not record counts)") and "log2 T~" in caption
+
+
+def test_center_point_plot_names_its_axes_by_the_columns(tmp_path, monkeypatch):
+    from privpac.estimators import PrivateCenterPoint
+    from privpac.plots import plot_model
+
+    saved = _saved_figures(monkeypatch)
+    X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1], [0, 0]] * 20)
+    est = PrivateCenterPoint(domain=1, random_state=0).fit(X)
+    est.feature_names_ = ["age", "income"]
+    plot_model(est, X, tmp_path / "c.png")
+    X3 = np.column_stack([X, X[:, 0]])
+    plot_model(PrivateCenterPoint(domain=1, random_state=0).fit(X3), X3, tmp_path / "d.png")  # the first two drawn
+    labels = [(fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()) for fig in saved]
+    assert labels == [("age", "income"), ("x0", "x1 (first two of 3 features)")]
+
+
 @pytest.mark.parametrize(
     "model, domain, features",
     [

@@ -7,8 +7,6 @@ scikit-learn style callers.
 
 from __future__ import annotations
 
-from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
-
 
 class PrivpacError(Exception):
     """Base class of every privpac exception."""
@@ -45,8 +43,11 @@ class BudgetExceededError(PrivpacError, RuntimeError):
     """
 
 
-class NotFittedError(PrivpacError, _SklearnNotFittedError):
-    """An estimator was used before ``fit`` (also scikit-learn's ``NotFittedError``)."""
+class EngineError(PrivpacError, RuntimeError):
+    """A data engine (Dask, Spark) cannot run privpac's jobs: Java missing, workers without privpac.
+
+    The message says in one line what to install or set.
+    """
 
 
 class PaperLiteralWarning(UserWarning):
@@ -66,3 +67,17 @@ class UtilityWarning(UserWarning):
 
 class UnsafeConfigurationWarning(UserWarning):
     """A privacy precondition was switched off on request (experiments only)."""
+
+
+def __getattr__(name: str):
+    # NotFittedError also subclasses scikit-learn's, whose import takes about a second: it is built on
+    # first use, so ``privpac --help`` and the modules below the estimators start without scikit-learn.
+    if name != "NotFittedError":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
+    class NotFittedError(PrivpacError, _SklearnNotFittedError):
+        """An estimator was used before ``fit`` (also scikit-learn's ``NotFittedError``)."""
+
+    NotFittedError.__module__, NotFittedError.__qualname__ = __name__, "NotFittedError"  # pickled by name
+    return globals().setdefault("NotFittedError", NotFittedError)  # one class, even if two threads race

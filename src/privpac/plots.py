@@ -1,8 +1,11 @@
 """Pictures a person would rather look at than read: sample-size bounds, and a model over data.
 
 * :func:`plot_bound` draws a registered bound (``privpac bounds NAME --plot``) against the
-  domain size or epsilon, every number the calculator returns as a line, with the sizes the
-  benchmarks measured beside it where privpac has them (:mod:`privpac.bounds.measured`).
+  domain size or epsilon: every record count the calculator returns as a line (the legend beside
+  the axes), with the sizes the benchmarks measured where privpac has them
+  (:mod:`privpac.bounds.measured`); the other numbers it returns (budgets per call, depths,
+  logarithms, numbers of calls or chunks) are listed under the plot with their range, never drawn
+  on the records axis (:func:`is_record_count`).
 * :func:`plot_model` draws a fitted model over a dataset (``privpac show model.json --plot
   data.csv``): the learned threshold, point, box or halfspace, a median or a noisy histogram.
   The picture shows the records themselves: it is for the data holder's own eyes, not a release.
@@ -14,12 +17,14 @@ file (PNG, SVG or PDF by the extension).
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 
 import numpy as np
 
 from .errors import InvalidParameterError
 
-__all__ = ["plot_bound", "plot_model", "bound_sweep"]
+__all__ = ["plot_bound", "plot_model", "bound_sweep", "is_record_count"]
 
 #: log2 of the domain sizes a bound is drawn over.
 DOMAIN_BITS = (4, 8, 16, 32, 64, 128, 256, 1024, 4096, 16384, 65536)
@@ -54,17 +59,43 @@ def bound_sweep(name: str, params: dict, vary: str | None = None):
         )
     xs = [2**b for b in DOMAIN_BITS] if vary == "domain_size" else list(EPSILONS)
     lines: dict[str, list] = {}
+    refusals = []
     for i, x in enumerate(xs):
         try:
             result = evaluate_bound(name, **{**params, vary: x})
-        except (InvalidParameterError, ValueError, OverflowError, ZeroDivisionError):
+        except (InvalidParameterError, ValueError, OverflowError, ZeroDivisionError) as exc:
+            refusals.append(str(exc))
             continue
         for key, value in result.items():
             if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
                 lines.setdefault(key, [None] * len(xs))[i] = float(value)
+    if refusals and not lines:  # the calculator's own reason, such as "bound 'x' needs --delta", names what to give
+        raise InvalidParameterError(refusals[0])
     if not lines:
-        raise InvalidParameterError(f"bound {name!r} gives no number for these parameters: {params}")
+        raise InvalidParameterError(f"bound {name!r} gives no positive number to plot for {params}")
     return vary, xs, lines
+
+
+#: Names of the numbers a bound returns that are not sample sizes: budgets and probabilities per
+#: call, logarithms and log-stars, depths, numbers of calls, iterations, chunks or directions,
+#: windows, bit lengths and ratios. Everything else a bound returns is a number of records.
+_NOT_RECORDS = re.compile(
+    r"^(log2 |log\*|N\b|M$|grid side|levels|blocks$|directions$|iterations$|calls$|window|t/m|blow_up"
+    r"|for accuracy|domain size needed|[mk], )"
+    r"|epsilon_|delta_|alpha_|beta_|_each$|log_star|bits\b| / |, m$"
+)
+
+
+def is_record_count(key: str) -> bool:
+    """Whether a number a bound returns, by its name, is a number of records (what the plot's axis shows)."""
+    return _NOT_RECORDS.search(key) is None
+
+
+def _range_text(values) -> str:
+    found = [v for v in values if v is not None]
+    lo, hi = min(found), max(found)
+    one = f"{lo:,.4g}" if lo < 1e6 else f"{lo:.3g}"
+    return one if lo == hi else f"{one} to {hi:,.4g}" if hi < 1e6 else f"{one} to {hi:.3g}"
 
 
 def _measured_line(name: str, vary: str, xs, params: dict):
@@ -89,15 +120,21 @@ def plot_bound(name: str, params: dict, path, vary: str | None = None) -> str:
     from .bounds import get_bound
 
     vary, xs, lines = bound_sweep(name, params, vary)
+    records = {k: v for k, v in lines.items() if is_record_count(k)}
+    others = {k: v for k, v in lines.items() if not is_record_count(k)}
+    drawn = records or others  # a bound of ratios or counts of calls only: drawn, on a neutral axis
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 5))
     xplot = [math.log2(x) for x in xs] if vary == "domain_size" else xs
-    for key, values in lines.items():
+    colours = plt.get_cmap("tab20").colors
+    for i, (key, values) in enumerate(drawn.items()):
         pts = [(x, v) for x, v in zip(xplot, values) if v is not None]
-        ax.plot(*zip(*pts), marker="o", label=key)
+        style = dict(color=colours[(2 * i) % 20 + (i // 10) % 2], marker="osD^v<>p*h"[i % 10], markersize=5)
+        ax.plot(*zip(*pts), label="\n".join(textwrap.wrap(key, 48)), **style)
     extra = _measured_line(name, vary, xs, params)
     if extra is not None:
-        ax.plot(xplot, extra[1], marker="s", color="black", linestyle="--", linewidth=2, label=extra[0])
+        label = "\n".join(textwrap.wrap(extra[0], 48))
+        ax.plot(xplot, extra[1], marker="s", color="black", linestyle="--", linewidth=2, label=label)
     ax.set_yscale("log")
     if vary == "domain_size":
         ax.set_xscale("log", base=2)  # log2 |X| on a log axis: 2^4 .. 2^65536 in one picture
@@ -108,13 +145,20 @@ def plot_bound(name: str, params: dict, path, vary: str | None = None) -> str:
         ax.set_xscale("log")
         ax.set_xlabel("epsilon")
     bound = get_bound(name)
-    ax.set_ylabel("records (sufficient)" if bound.kind == "upper" else "records (necessary)")
+    if records:
+        ax.set_ylabel("records (sufficient)" if bound.kind == "upper" else "records (necessary)")
+    else:
+        ax.set_ylabel("value (the bound returns no record count)")
     fixed = ", ".join(f"{k}={v:g}" for k, v in params.items() if v is not None and k != vary and isinstance(v, float))
-    ax.set_title(f"{name}: {bound.reference}\n{fixed}", fontsize=9)
+    title = textwrap.wrap(f"{name}: {bound.reference}", 90) + ([fixed] if fixed else [])
+    ax.set_title("\n".join(title), fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    if records and others:
+        listed = "; ".join(f"{k}: {_range_text(v)}" for k, v in others.items())
+        caption = textwrap.fill(f"Not drawn (not record counts), over this range: {listed}", 110)
+        ax.text(0.0, -0.14, caption, transform=ax.transAxes, va="top", fontsize=7)
+    fig.savefig(path, bbox_inches="tight")  # the legend and the caption lie outside the axes
     plt.close(fig)
     return vary
 
@@ -200,24 +244,34 @@ def plot_model(est, X, path, y=None):
         x = _as_float(np.asarray(raw).reshape(-1))
         ax.hist(x, bins=60, alpha=0.6, label="records")
         ax.axvline(float(est.median_), color="black", linestyle="--", label="private median")
-        ax.set_xlabel("value")
+        ax.set_xlabel((getattr(est, "feature_names_", None) or ["value"])[0])
+        ax.set_ylabel("records")
     elif hasattr(est, "center_"):
         X = np.asarray(raw, dtype=float).reshape(len(raw), -1)
         center = [float(c) for c in est.center_]
+        names = getattr(est, "feature_names_", None) or [f"x{j}" for j in range(X.shape[1])]
         if X.shape[1] == 1:
             ax.hist(X[:, 0], bins=60, alpha=0.6, label="records")
             ax.axvline(center[0], color="black", linestyle="--", label="private center point")
+            ax.set_xlabel(names[0])
+            ax.set_ylabel("records")
         else:
-            ax.scatter(X[:, 0], X[:, 1], s=8, alpha=0.5, label="records")
+            # integer data repeat points: the marker area shows how many records share one
+            points, weight = np.unique(X[:, :2], axis=0, return_counts=True)
+            ax.scatter(points[:, 0], points[:, 1], s=8 * weight / weight.min(), alpha=0.5, label="records")
             ax.scatter([center[0]], [center[1]], marker="*", s=300, color="black", label="private center point")
+            ax.set_xlabel(names[0])
+            ax.set_ylabel(names[1] if X.shape[1] == 2 else f"{names[1]} (first two of {X.shape[1]} features)")
     elif hasattr(est, "counts_") and hasattr(est, "bin_edges_"):
         x = _as_float(np.asarray(raw).reshape(-1))
         edges = np.asarray(est.bin_edges_, dtype=float)
         true, _ = np.histogram(x, bins=edges)
         mid, width = (edges[:-1] + edges[1:]) / 2, np.diff(edges)
         ax.bar(mid - width / 4, true, width=width / 2, label="records (not private)")
-        ax.bar(mid + width / 4, np.asarray(est.counts_), width=width / 2, label="private counts")
-        ax.set_xlabel("value")
+        label = "private counts (noisy, then non-negative summing to n)"
+        ax.bar(mid + width / 4, est.consistent_counts_, width=width / 2, label=label)
+        ax.set_xlabel((getattr(est, "feature_names_", None) or ["value"])[0])
+        ax.set_ylabel("records per bin")
     elif hasattr(est, "predict") and hasattr(est, "classes_"):
         raw = np.asarray(raw)
         raw = raw.reshape(-1, 1) if raw.ndim == 1 else raw
@@ -240,8 +294,7 @@ def plot_model(est, X, path, y=None):
         ax.get_title() or f"{title}: the records are shown for the data holder only (not a private release)",
         fontsize=9,
     )
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)  # off the data
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path

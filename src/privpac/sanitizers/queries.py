@@ -17,7 +17,7 @@ from ..domains import Grid, IntegerDomain
 from ..errors import InvalidParameterError
 from ..formatting import parse_integer
 
-__all__ = ["Query", "parse_query", "answer_query"]
+__all__ = ["Query", "parse_query", "answer_query", "index_ranges"]
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:\*\*\d+(?:[-+]\d+)?)?"
 _TWO_SIDED = re.compile(rf"^({_NUM})(<=|<)x(<=|<)({_NUM})$")
@@ -110,15 +110,22 @@ def _index_bounds(domain, q: Query) -> tuple[int, int]:
     return max(a, 0), min(b, size - 1)
 
 
+def index_ranges(domain, query) -> list[tuple[int, int]]:
+    """The domain indices a query (text or :class:`Query`) selects, as disjoint ``[a, b]`` ranges:
+    one for an interval (none if it selects nothing), one ``[i, i]`` per distinct value of a set
+    that is a domain value."""
+    q = parse_query(query) if isinstance(query, str) else query
+    if q.kind == "set":
+        points = {_index_bounds(domain, Query("interval", v, False, v, False)) for v in q.values}
+        return sorted((a, b) for a, b in points if a <= b)
+    a, b = _index_bounds(domain, q)
+    return [(a, b)] if a <= b else []
+
+
 def answer_query(db, domain, query) -> float:
     """The sanitized answer of a query (text or :class:`Query`) on a database over ``domain``."""
     q = parse_query(query) if isinstance(query, str) else query
+    ranges = index_ranges(domain, q)
     if q.kind == "set":
-        idx = set()
-        for v in q.values:
-            a, b = _index_bounds(domain, Query("interval", v, False, v, False))
-            if a <= b:
-                idx.add(a)
-        return db.point_set(idx)
-    a, b = _index_bounds(domain, q)
-    return db.range(a, b) if a <= b else 0.0
+        return db.point_set({a for a, _ in ranges})
+    return db.range(*ranges[0]) if ranges else 0.0
