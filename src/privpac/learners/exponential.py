@@ -26,7 +26,13 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..errors import DataError
-from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_grouped, segment_log_sum_exp
+from ..mechanisms.exponential import (
+    Envelope,
+    envelope_scale,
+    envelope_segment_sums,
+    exponential_mechanism,
+    exponential_mechanism_grouped,
+)
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon
 from ._sample import labelled_counts, spikes
@@ -41,8 +47,8 @@ __all__ = [
     "choose_orientation",
     "em_learn_points",
     "em_point_quality",
-    "threshold_range_log_weights",
-    "point_range_log_weights",
+    "threshold_range_weights",
+    "point_range_weights",
     "ORIENTATIONS",
 ]
 
@@ -72,34 +78,45 @@ def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None =
     return exponential_mechanism(scores, epsilon, ledger=ledger, label="EM learner over a finite class", rng=rng)
 
 
-def threshold_range_log_weights(sample: LabelledRanges, signs: tuple[int, ...]):
+def threshold_range_weights(sample: LabelledRanges, signs: tuple[int, ...]):
     """The range weights of the thresholds of one or both orientations, for
     :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`.
 
     The candidates are ``len(signs)`` consecutive copies of ``[0, size]``: ``+1`` scores ``Q(j)``
     (``[x < j]``), ``-1`` scores ``n - Q(j)`` (``[x >= j]``). A range's weight is
-    ``scale Q(a) + log sum exp(scale local)`` (or its mirror), from one range statistic of the
-    ranges' parts in ``[0, size]`` (:mod:`privpac.learners.range_counts` has the decomposition).
+    ``2^(eta Q(a))`` (an exact offset from label counts) times the local sum of its records, or the
+    mirror (:mod:`privpac.learners.range_counts` has the decomposition); a range that meets both
+    copies adds its two parts. One range statistic per call.
     """
     S = sample.size + 1
 
-    def weights(edges, scale):
+    def weights(edges, base):
         edges = [int(e) for e in edges]
         touched = [s for s in range(len(signs)) if edges[0] < (s + 1) * S and edges[-1] > s * S]
         fine = sorted({min(max(e - s * S, 0), S) for s in touched for e in edges})
-        st = sample.range_stats(fine, ("plus", "minus"), scale)
+        st = sample.range_stats(fine, ("plus", "minus"), base)
         q = sample.n_zeros - st.below[0] + st.below[1] + np.concatenate([[0], np.cumsum(st.ones - st.zeros)[:-1]])
-        fine_w = {+1: scale * q + st.local["plus"], -1: scale * (sample.n - q) + st.local["minus"]}
-        out = np.full(len(edges) - 1, -np.inf)
+        fine_off = {+1: q, -1: sample.n - q}
+        fine_env = {+1: st.local["plus"], -1: st.local["minus"]}
+        part_range, part_off, part_exp, part_mant = [], [], [], []
         for s in touched:
             clipped = [min(max(e - s * S, 0), S) for e in edges]
             at = np.searchsorted(fine, clipped)  # range i holds fine ranges at[i] .. at[i + 1] - 1
-            held = np.flatnonzero(np.diff(at) > 0)  # the ranges meeting segment s: consecutive slices
-            part = np.full(out.size, -np.inf)
-            first, last = at[held[0]], at[held[-1] + 1]
-            part[held] = segment_log_sum_exp(fine_w[signs[s]][first:last], at[held] - first)
-            out = np.logaddexp(out, part)
-        return out
+            held = np.flatnonzero(np.diff(at) > 0)  # the ranges meeting segment s
+            counts = at[held + 1] - at[held]
+            rows = np.arange(at[held[0]], at[held[-1] + 1])  # consecutive ranges hold consecutive fine ranges
+            part_range.append(np.repeat(held, counts))
+            part_off.append(fine_off[signs[s]][rows])
+            part_exp.append(fine_env[signs[s]].exponent[rows])
+            part_mant.append(fine_env[signs[s]].mantissa[rows])
+        ranges = np.concatenate(part_range)
+        order = np.argsort(ranges, kind="stable")  # parts grouped by range, in order
+        ranges, off = ranges[order], np.concatenate(part_off)[order]
+        env = Envelope(np.concatenate(part_exp)[order], np.concatenate(part_mant)[order])
+        heads = np.flatnonzero(np.diff(ranges, prepend=-1) != 0)
+        offsets = np.maximum.reduceat(off, heads)  # a one-point range has one part: its own quality
+        scaled = envelope_scale(env, off - np.repeat(offsets, np.diff(np.append(heads, off.size))), base)
+        return offsets, envelope_segment_sums(scaled, heads)
 
     return weights
 
@@ -117,7 +134,7 @@ def em_learn_thresholds(
     sample = labelled_ranges(x, y, size)
     j = exponential_mechanism_grouped(
         size,
-        threshold_range_log_weights(sample, (+1,)),
+        threshold_range_weights(sample, (+1,)),
         epsilon,
         ledger=ledger,
         label="EM learner over thresholds",
@@ -137,14 +154,14 @@ def em_learn_oriented_thresholds(
     ``[0, 2 size + 1]``, is (epsilon, 0)-DP (McSherry and Talwar; Beimel, Nissim, Stemmer
     Prop 2.25) and learns the orientation at no cost beyond epsilon. Its utility is the
     single-orientation learner's with ``ln(2(|X| + 1))`` for ``ln(|X| + 1)``: one more ``ln 2``.
-    Drawn range by range (:func:`threshold_range_log_weights`). Returns the threshold and
+    Drawn range by range (:func:`threshold_range_weights`). Returns the threshold and
     ``"below"`` or ``"above"``.
     """
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
     j = exponential_mechanism_grouped(
         2 * size + 1,
-        threshold_range_log_weights(sample, (+1, -1)),
+        threshold_range_weights(sample, (+1, -1)),
         epsilon,
         ledger=ledger,
         label="EM learner over thresholds of both orientations",
@@ -165,7 +182,7 @@ def choose_orientation(x, y, size: int, epsilon: float, *, ledger: PrivacyLedger
     epsilon = check_epsilon(epsilon)
     sample = labelled_counts(x, y, size)
     below = threshold_quality(sample, None, size)
-    scores = [float(below.max()), float(sample.n - below.min())]
+    scores = np.asarray([int(below.max()), sample.n - int(below.min())], dtype=np.int64)
     k = exponential_mechanism(scores, epsilon, ledger=ledger, label="threshold orientation", rng=rng)
     return ORIENTATIONS[int(k)]
 
@@ -177,15 +194,19 @@ def em_point_quality(x, y, size: int) -> StepFunction:
     return spikes(s.values, s.ones - s.zeros, s.n_zeros, size - 1)
 
 
-def point_range_log_weights(sample: LabelledRanges):
-    """The range weights of the point functions on ``[0, size - 1]``:
-    ``scale n_0 + log((|R| - d_R) + sum_{v in R} exp(scale (ones(v) - zeros(v))))`` per range
-    (:mod:`privpac.learners.range_counts`), for
-    :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`."""
+def point_range_weights(sample: LabelledRanges):
+    """The range weights of the point functions on ``[0, size - 1]``: offset ``n_0`` and the local sum
+    ``(|R| - d_R) + sum_{v in R} 2^(eta (ones(v) - zeros(v)))`` per range
+    (:mod:`privpac.learners.range_counts`); a one-point range has its own quality as offset and
+    local sum 1. For :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`."""
 
-    def weights(edges, scale):
-        st = sample.range_stats(edges, ("spike",), scale)
-        return scale * sample.n_zeros + st.local["spike"]
+    def weights(edges, base):
+        st = sample.range_stats(edges, ("spike",), base)
+        single = np.asarray([b - a == 1 for a, b in zip(edges[:-1], edges[1:])], dtype=bool)
+        offsets = sample.n_zeros + np.where(single, st.ones - st.zeros, 0)
+        env = st.local["spike"]
+        env = Envelope(np.where(single, 0, env.exponent), np.where(single, 1.0, env.mantissa))
+        return offsets, env
 
     return weights
 
@@ -199,7 +220,7 @@ def em_learn_points(
     sample = labelled_ranges(x, y, size)
     j = exponential_mechanism_grouped(
         size - 1,
-        point_range_log_weights(sample),
+        point_range_weights(sample),
         epsilon,
         ledger=ledger,
         label="EM learner over point functions",
