@@ -58,6 +58,43 @@ def aggregate(idx: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndar
     return ordered[at], np.add.reduceat(w, at, axis=0)
 
 
+def _packed_counts(idx: np.ndarray, labels: np.ndarray):
+    """``(values, zeros, ones)`` by one sort of packed keys ``2 x + label`` (no argsort, no gather):
+    non-negative integer indices below ``2^63`` in one key array, the upper half of uint64 in a
+    second one laid after it. ``None`` for Python-int indices."""
+    if idx.dtype == object or idx.size == 0:
+        return None
+    lab = labels.astype(np.uint64)
+    if idx.dtype == np.uint64:
+        top = idx >= np.uint64(2**63)
+        halves = [(idx[~top], lab[~top], np.uint64(0)), (idx[top], lab[top], np.uint64(2**63))] if top.any() else None
+    else:
+        halves = None
+    if halves is None:
+        keys = [np.sort((idx.astype(np.uint64) << np.uint64(1)) | lab)]
+        offsets = [np.uint64(0)]
+    else:
+        keys = [np.sort(((v - off) << np.uint64(1)) | b) for v, b, off in halves]
+        offsets = [off for _, _, off in halves]
+    values, zeros, ones = [], [], []
+    for key, off in zip(keys, offsets):
+        if key.size == 0:
+            continue
+        v = key >> np.uint64(1)
+        first = np.empty(v.size, dtype=bool)
+        first[0] = True
+        np.not_equal(v[1:], v[:-1], out=first[1:])
+        at = np.flatnonzero(first)
+        one = np.add.reduceat((key & np.uint64(1)).astype(np.int64), at)
+        values.append(v[at] + off)
+        ones.append(one)
+        zeros.append(np.diff(np.append(at, v.size)) - one)
+    vals = np.concatenate(values) if len(values) > 1 else values[0]
+    if idx.dtype != np.uint64:
+        vals = vals.astype(idx.dtype)
+    return vals, np.concatenate(zeros), np.concatenate(ones)
+
+
 @dataclass(frozen=True)
 class LabelledCounts:
     """A labelled sample on ``[0, size - 1]`` as its sorted distinct indices with, at each, the
@@ -76,6 +113,9 @@ class LabelledCounts:
     @classmethod
     def from_sample(cls, x, y, size: int, *, allow_empty: bool = False) -> LabelledCounts:
         idx, labels, size = check_sample(x, y, size, allow_empty=allow_empty)
+        packed = _packed_counts(idx, labels)
+        if packed is not None:
+            return cls(*packed, size)
         w = np.empty((labels.size, 2), dtype=np.int64)
         w[:, 1] = labels
         w[:, 0] = 1 - w[:, 1]
@@ -89,6 +129,8 @@ class LabelledCounts:
         if not parts:
             empty = np.zeros(0, dtype=np.int64)
             return cls(empty, empty, empty, size)
+        if len(parts) == 1:  # already sorted and distinct
+            return parts[0]
         values = parts[0].values if len(parts) == 1 else _concat([p.values for p in parts])
         w = np.column_stack([np.concatenate([p.zeros for p in parts]), np.concatenate([p.ones for p in parts])])
         values, sums = aggregate(values, w)

@@ -26,13 +26,18 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..errors import DataError
+from ..formatting import fmt_int
 from ..mechanisms.exponential import (
     Envelope,
     envelope_scale,
     envelope_segment_sums,
     exponential_mechanism,
     exponential_mechanism_grouped,
+    exponential_mechanism_pieces,
+    exponential_mechanism_step,
+    grouping_requested,
 )
+from ..random import as_random_source, uniform_int
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon
 from ._sample import labelled_counts, spikes
@@ -55,6 +60,58 @@ __all__ = [
 #: ``"below"``: label 1 below the threshold (the paper's ``c_j(x) = 1`` iff ``x < j``); ``"above"``:
 #: label 1 at and above it.
 ORIENTATIONS = ("below", "above")
+
+#: A sample in memory of at most this many records (public: ``n`` is) is drawn flat, from its
+#: pieces; larger ones, and samples on an engine, range by range. The two draws have the same law.
+FLAT_MAX_RECORDS = 1 << 21
+
+
+def _flat_counts(sample: LabelledRanges):
+    """The in-memory counts when the flat draw applies (public sizes only), else ``None``."""
+    if grouping_requested() or sample.n > FLAT_MAX_RECORDS:
+        return None
+    return sample.counts
+
+
+def _threshold_pieces(counts, signs: tuple[int, ...]):
+    """The pieces of the threshold qualities of ``signs`` (``+1``: ``Q``, ``-1``: ``n - Q``) laid end
+    to end: ``(q, lengths, bounds)`` with ``bounds(t)`` the ``[lo, hi]`` of piece ``t`` in its copy.
+
+    ``Q`` is ``n_0`` on ``[0, v_0]`` and moves by ``ones - zeros`` after each distinct value ``v``:
+    ``p + 1`` pieces for ``p`` values, lengths ``v_0 + 1``, ``v_i - v_(i-1)``, ``size - v_(p-1)``
+    (unsigned 64-bit integers unless the domain needs Python ints)."""
+    v, size = counts.values, counts.size
+    p = v.size
+    Q = np.empty(p + 1, dtype=np.int64)
+    Q[0] = counts.n_zeros
+    np.cumsum(counts.ones - counts.zeros, out=Q[1:])
+    Q[1:] += counts.n_zeros
+    first, last = int(v[0]) + 1, size - int(v[-1])
+    if v.dtype == object or max(first, last) >= 2**64:
+        lengths = np.asarray([first, *np.diff(v.astype(object)).tolist(), last], dtype=object)
+    else:
+        lengths = np.empty(p + 1, dtype=np.uint64)
+        lengths[1:p] = np.diff(v).astype(np.uint64)
+        lengths[0], lengths[p] = first, last
+    copies = {+1: Q, -1: counts.n - Q}
+    q = np.concatenate([copies[s] for s in signs]) if len(signs) > 1 else copies[signs[0]]
+    lengths = np.concatenate([lengths] * len(signs)) if len(signs) > 1 else lengths
+
+    def bounds(t: int) -> tuple[int, int]:
+        i = t % (p + 1)
+        return (0 if i == 0 else int(v[i - 1]) + 1), (int(v[i]) if i < p else size)
+
+    return q, lengths, bounds
+
+
+def _flat_thresholds(counts, signs, epsilon, ledger, label, over, rng) -> int:
+    """The flat draw over the thresholds of ``signs``: a piece exactly, then a uniform point in it
+    (the position in the copies laid end to end, as the grouped draw returns it)."""
+    src = as_random_source(rng)
+    q, lengths, bounds = _threshold_pieces(counts, signs)
+    t = exponential_mechanism_pieces(q, lengths, epsilon, ledger=ledger, label=label, over=over, rng=src)
+    lo, hi = bounds(t)
+    return (t // (counts.values.size + 1)) * (counts.size + 1) + uniform_int(lo, hi, src)
 
 
 def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None = None, rng=None) -> int:
@@ -132,14 +189,14 @@ def em_learn_thresholds(
     """
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
-    j = exponential_mechanism_grouped(
-        size,
-        threshold_range_weights(sample, (+1,)),
-        epsilon,
-        ledger=ledger,
-        label="EM learner over thresholds",
-        rng=rng,
-    )
+    label = "EM learner over thresholds"
+    counts = _flat_counts(sample)
+    if counts is not None:
+        j = _flat_thresholds(counts, (+1,), epsilon, ledger, label, f"[0, {fmt_int(size)}]", rng)
+    else:
+        j = exponential_mechanism_grouped(
+            size, threshold_range_weights(sample, (+1,)), epsilon, ledger=ledger, label=label, rng=rng
+        )
     return ThresholdHypothesis(int(j))
 
 
@@ -159,15 +216,15 @@ def em_learn_oriented_thresholds(
     """
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
-    j = exponential_mechanism_grouped(
-        2 * size + 1,
-        threshold_range_weights(sample, (+1, -1)),
-        epsilon,
-        ledger=ledger,
-        label="EM learner over thresholds of both orientations",
-        over=f"[0, {size}] in each of the two orientations",
-        rng=rng,
-    )
+    label = "EM learner over thresholds of both orientations"
+    over = f"[0, {size}] in each of the two orientations"
+    counts = _flat_counts(sample)
+    if counts is not None:
+        j = _flat_thresholds(counts, (+1, -1), epsilon, ledger, label, over, rng)
+    else:
+        j = exponential_mechanism_grouped(
+            2 * size + 1, threshold_range_weights(sample, (+1, -1)), epsilon, ledger=ledger, label=label, over=over, rng=rng
+        )
     j = int(j)
     return (ThresholdHypothesis(j), "below") if j <= size else (ThresholdHypothesis(j - size - 1), "above")
 
@@ -218,12 +275,10 @@ def em_learn_points(
     by range with the law of the flat draw over :func:`em_point_quality`."""
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
-    j = exponential_mechanism_grouped(
-        size - 1,
-        point_range_weights(sample),
-        epsilon,
-        ledger=ledger,
-        label="EM learner over point functions",
-        rng=rng,
-    )
+    label = "EM learner over point functions"
+    counts = _flat_counts(sample) if size < 2**62 else None
+    if counts is not None:
+        j = exponential_mechanism_step(em_point_quality(counts, None, size), epsilon, ledger=ledger, label=label, rng=rng)
+    else:
+        j = exponential_mechanism_grouped(size - 1, point_range_weights(sample), epsilon, ledger=ledger, label=label, rng=rng)
     return PointHypothesis(int(j))

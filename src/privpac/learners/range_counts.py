@@ -51,10 +51,10 @@ import functools
 import numpy as np
 
 from ..backends import NumpyBackend
-from ..mechanisms.exponential import Envelope, ExpBase, envelope_sums
+from ..mechanisms.exponential import Envelope, ExpBase, envelope_sums, length_parts
 from ._sample import LabelledCounts
 
-__all__ = ["KEY_GROUPS", "LabelledRanges", "RangeStats", "labelled_ranges"]
+__all__ = ["KEY_GROUPS", "LabelledRanges", "RangeStats", "labelled_ranges", "in_memory_ranges"]
 
 #: Public number of groups of consecutive ranges whose partials merge separately (one merge tree each).
 KEY_GROUPS = 8
@@ -162,10 +162,10 @@ def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, base: Ex
         local[slots] = local_rec
         bounds = np.empty(n_pieces + 1, dtype=starts.dtype)
         bounds[:-1], bounds[-1] = starts, rel_edges[-1]
-        lengths = np.diff(bounds)
+        lengths = length_parts(np.diff(bounds))  # converted once for both sums
         for kind, sign in (("plus", 1), ("minus", -1)):
             if kind in kinds:
-                out[kind] = envelope_sums(sign * local, lengths, heads, base)
+                out[kind] = envelope_sums(local if sign > 0 else -local, lengths, heads, base)
     if "spike" in kinds:
         # Per range: one term for the points without records (score 0), one per record value.
         d = first[1:] - first[:-1]
@@ -194,11 +194,21 @@ class LabelledRanges:
     the sample is one block of the same code path (:class:`~privpac.backends.NumpyBackend`).
     """
 
-    def __init__(self, backend, block_counts, columns, size: int, n_zeros: int, n_ones: int, flip: bool = False):
+    def __init__(
+        self, backend, block_counts, columns, size: int, n_zeros: int, n_ones: int, flip: bool = False, counts=None
+    ):
         self._backend, self._block_counts, self._columns = backend, block_counts, columns
         self.size, self.n_zeros, self.n_ones, self._flip = int(size), int(n_zeros), int(n_ones), flip
+        self._counts = counts  # the in-memory LabelledCounts (unflipped), when the sample is one
         if flip:
             self.n_zeros, self.n_ones = self.n_ones, self.n_zeros
+
+    @property
+    def counts(self) -> LabelledCounts | None:
+        """The whole sample's exact counts when it lives in memory (``None`` on an engine)."""
+        if self._counts is None:
+            return None
+        return self._counts.flipped() if self._flip else self._counts
 
     @property
     def n(self) -> int:
@@ -207,7 +217,9 @@ class LabelledRanges:
     def flipped(self) -> LabelledRanges:
         """The same records with labels 0 and 1 exchanged."""
         z, o = (self.n_ones, self.n_zeros) if self._flip else (self.n_zeros, self.n_ones)
-        return LabelledRanges(self._backend, self._block_counts, self._columns, self.size, z, o, not self._flip)
+        return LabelledRanges(
+            self._backend, self._block_counts, self._columns, self.size, z, o, not self._flip, self._counts
+        )
 
     def range_stats(self, edges, kinds, base: ExpBase) -> RangeStats:
         """One pass: per range ``[edges[i], edges[i + 1] - 1]`` (public; records lie in
@@ -280,4 +292,11 @@ def labelled_ranges(x, y, size: int) -> LabelledRanges:
             raise DataError("the sample is empty: at least one labelled point is needed")
         return x
     counts = labelled_counts(x, y, size)
-    return LabelledRanges(NumpyBackend(), _counts_block, (counts,), size, counts.n_zeros, counts.n_ones)
+    return in_memory_ranges(counts)
+
+
+def in_memory_ranges(counts: LabelledCounts) -> LabelledRanges:
+    """Range statistics of counts held in memory (one block)."""
+    return LabelledRanges(
+        NumpyBackend(), _counts_block, (counts,), counts.size, counts.n_zeros, counts.n_ones, counts=counts
+    )

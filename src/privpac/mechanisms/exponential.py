@@ -95,6 +95,7 @@ attempts' random draws and checks, in rationals, that the samplers realise that 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -123,6 +124,7 @@ __all__ = [
     "exponential_probabilities",
     "exponential_weights",
     "exponential_mechanism_step",
+    "exponential_mechanism_pieces",
     "step_piece_probabilities",
     "sample_log_weights",
     "ExpBase",
@@ -138,6 +140,7 @@ __all__ = [
     "FAN_OUT",
     "fan_out",
     "grouping",
+    "grouping_requested",
     "grouping_widths",
     "range_edges",
     "exponential_mechanism_grouped",
@@ -202,8 +205,11 @@ def exp_base(epsilon: float, sensitivity: int = 1, *, discretised: bool = False)
     """The base of an exponential mechanism at ``epsilon`` over integer qualities of sensitivity
     ``sensitivity``: the largest ``eta = K / 2^M`` (``K`` of :data:`_ETA_BITS` bits) with
     ``eta * LN2_UPPER <= epsilon / (2 sensitivity)`` (exact rationals)."""
-    epsilon = check_epsilon(epsilon)
-    sensitivity = int(sensitivity)
+    return _exp_base(check_epsilon(epsilon), int(sensitivity), bool(discretised))
+
+
+@functools.lru_cache(maxsize=256)
+def _exp_base(epsilon: float, sensitivity: int, discretised: bool) -> ExpBase:
     if sensitivity < 1:
         raise InvalidParameterError(f"the integer sensitivity must be >= 1, got {sensitivity}")
     target = Fraction(epsilon) / (2 * sensitivity * LN2_UPPER)
@@ -285,11 +291,11 @@ def _pow2(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z >> GRID_BITS, upper[z & (GRID - 1)]
 
 
-def _length_parts(lengths) -> tuple[np.ndarray, np.ndarray, int]:
+def _length_parts(lengths) -> tuple[np.ndarray, np.ndarray, int]:  # (e, m, roundings)
     """``(e, m, r)`` with ``length <= m 2^e`` up to ``r`` roundings: int64 lengths are converted to
     floats (one rounding); big integers keep their top 53 bits, rounded up exactly."""
     lengths = np.asarray(lengths)
-    if lengths.dtype != object:
+    if lengths.dtype != object:  # int64 or uint64: one correctly rounded conversion
         return np.zeros(lengths.size, dtype=np.int64), lengths.astype(np.float64), 1
     e = np.zeros(lengths.size, dtype=np.int64)
     m = np.empty(lengths.size, dtype=np.float64)
@@ -313,15 +319,27 @@ def envelope_sums(local, lengths, heads, base: ExpBase) -> Envelope:
     """
     heads = np.asarray(heads, dtype=np.int64)
     F, tm = _pow2(_grid_exponents(local, base))
+    le, lm, r = lengths if isinstance(lengths, tuple) else _length_parts(lengths)
+    return _segment_sums(Envelope(F if le is None else F + le, lm * tm), heads, r + 1)
+
+
+def length_parts(lengths) -> tuple:
+    """The lengths as :func:`envelope_sums` reads them (to share one conversion between sums)."""
     le, lm, r = _length_parts(lengths)
-    return _segment_sums(Envelope(F + le, lm * tm), heads, r + 1)
+    return (None if r else le), lm, r
+
+
+def _times_pow2(mant: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """``mant * 2^shift`` exactly for ``-960 <= shift <= 1000`` and normal products: the power of
+    two is built from its exponent bits (no rounding; faster than ``ldexp``)."""
+    return mant * ((shift + 1023) << 52).view(np.float64)
 
 
 def _segment_sums(env: Envelope, heads: np.ndarray, roundings: int) -> Envelope:
     counts = np.diff(np.append(heads, env.exponent.size))
     top = np.maximum.reduceat(env.exponent, heads)
     shift = np.maximum(env.exponent - np.repeat(top, counts), _MIN_SHIFT)
-    sums = np.add.reduceat(np.ldexp(env.mantissa, shift), heads)
+    sums = np.add.reduceat(_times_pow2(env.mantissa, shift), heads)
     return Envelope(top, _inflated(sums, counts + roundings))
 
 
@@ -343,13 +361,16 @@ def _to_units(env: Envelope) -> tuple[np.ndarray, int]:
     positive = mant > 0
     if not positive.any():
         raise InvalidParameterError("no candidate has positive weight")
-    top_bits = env.exponent + np.frexp(mant)[1]
+    # the binary exponent of each (normal, positive) mantissa, read from its bits
+    top_bits = env.exponent + ((mant.view(np.int64) >> 52) - 1022)
     B = 60 - int(mant.size).bit_length()
-    scale = int(top_bits[positive].max()) - B
-    shift = np.maximum(env.exponent - scale, _MIN_SHIFT)
-    units = np.ceil(np.ldexp(mant, shift) * (1.0 + 2.0**-50)).astype(np.int64)
+    scale = int(top_bits[positive].max() if not positive.all() else top_bits.max()) - B
+    shift = np.maximum(env.exponent - scale, _MIN_SHIFT)  # <= B: the products stay below 2^B
+    scaled = _times_pow2(mant, shift)
+    units = np.ceil(scaled * (1.0 + 2.0**-50)).astype(np.int64)
     units[positive & (units < 1)] = 1
-    units[~positive] = 0
+    if not positive.all():
+        units[~positive] = 0
     return units, scale
 
 
@@ -390,8 +411,17 @@ def _accept_leaf(base: ExpBase, d: int, z: int, length: int, units: int, scale: 
     delta = _delta(z, d, base)
     if delta and not bernoulli_exp2(delta, src):
         return False
+    length, shift = int(length), (int(z) >> GRID_BITS) - scale
+    if length.bit_length() > 64:
+        # a huge length entered the proposal as (its top 53 bits + 1) 2^e (_length_parts): accept
+        # length / that first, so the comparison below works on small integers
+        e = length.bit_length() - 53
+        top = (length >> e) + 1
+        if not bernoulli(Fraction(length, top << e), src):
+            return False
+        length, shift = top, shift + e
     try:
-        return bernoulli_pow2_ratio(int(z) & (GRID - 1), GRID, int(length), int(units), (int(z) >> GRID_BITS) - scale, src)
+        return bernoulli_pow2_ratio(int(z) & (GRID - 1), GRID, length, int(units), shift, src)
     except InvalidParameterError as exc:  # the float bound was not an upper bound: a bug
         raise ExactSamplingError(str(exc)) from exc
 
@@ -527,6 +557,43 @@ def step_piece_probabilities(f: StepFunction, epsilon: float, sensitivity: float
     return out
 
 
+def _draw_pieces(q: np.ndarray, lengths: np.ndarray, base: ExpBase, candidate: np.ndarray | None, src) -> int:
+    """A piece index with probability proportional to ``length 2^(eta q)`` (``candidate``: a mask)."""
+    if src.enumerates:
+        keep = np.ones(q.size, dtype=bool) if candidate is None else candidate
+        law_d = np.where(keep, q - q[keep].max(), 0)
+        law_len = np.where(keep, lengths, 0) if lengths.dtype != object else np.asarray(
+            [v if k else 0 for v, k in zip(lengths.tolist(), keep.tolist())], dtype=object
+        )
+        return src.choose("exponential", law_d, law_len, base)
+    return _flat_draw(_flat_plan(q, lengths, base, candidate), src)
+
+
+def exponential_mechanism_pieces(
+    q,
+    lengths,
+    epsilon: float,
+    *,
+    sensitivity: int = 1,
+    ledger: PrivacyLedger | None = None,
+    label: str = "exponential mechanism",
+    over: str = "",
+    rng=None,
+) -> int:
+    """The exponential mechanism over pieces of integer quality ``q`` and positive integer
+    ``lengths`` (int64, uint64 or Python ints): a piece index ``t`` with probability proportional
+    to ``lengths[t] 2^(eta q[t])``, exactly (module docstring). The caller draws the point inside
+    the piece (:func:`~privpac.random.uniform_int`) and describes the candidates in ``over`` in
+    public terms. (epsilon, 0)-DP when ``q`` has sensitivity ``sensitivity`` point-wise.
+    """
+    q = np.asarray(q)
+    if not np.issubdtype(q.dtype, np.integer) or q.ndim != 1 or q.size == 0:
+        raise InvalidParameterError("q must be a non-empty 1-D array of integers")
+    base = exp_base(epsilon, sensitivity)
+    charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {over}; {base.describe()}")
+    return _draw_pieces(q.astype(np.int64, copy=False), np.asarray(lengths), base, None, as_random_source(rng))
+
+
 def exponential_mechanism_step(
     f: StepFunction,
     epsilon: float,
@@ -553,13 +620,7 @@ def exponential_mechanism_step(
     # distinct data values and must never reach the ledger.
     charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {over or f'[0, {fmt_int(f.T)}]'}; {base.describe()}")
     src = as_random_source(rng)
-    lengths = f.lengths()
-    if src.enumerates:
-        keep = np.ones(q.size, dtype=bool) if candidate is None else candidate
-        law_d = np.where(keep, q - q[keep].max(), 0)
-        t = src.choose("exponential", law_d, np.where(keep, lengths, 0), base)
-    else:
-        t = _flat_draw(_flat_plan(q, lengths, base, candidate), src)
+    t = _draw_pieces(q, f.lengths(), base, candidate, src)
     lo = int(f.starts[t])
     hi = int(f.starts[t + 1]) - 1 if t + 1 < f.n_pieces else f.T
     return uniform_int(lo, hi, src)
@@ -593,6 +654,12 @@ def sample_log_weights(log_weights: np.ndarray, rng=None, size: int | None = Non
 def fan_out() -> int:
     """The fan-out the grouped draws use now (:data:`FAN_OUT` unless inside :func:`grouping`)."""
     return _fan_out[-1]
+
+
+def grouping_requested() -> bool:
+    """True inside :func:`grouping`: callers that could draw flat draw range by range instead
+    (audits and tests of the grouped draw)."""
+    return len(_fan_out) > 1
 
 
 @contextlib.contextmanager
