@@ -70,9 +70,9 @@ def fit_row(n: int, repeats: int, seeds: int) -> dict:
         X, Xf = x.reshape(-1, 1), x.astype(np.float64).reshape(-1, 1)
         model = PrivateThresholdClassifier(epsilon=1.0, delta=1e-6, domain=DOMAIN, random_state=r)
         stump = DecisionTreeClassifier(max_depth=1, random_state=r)
-        fit_t.append(_cpu(lambda: model.fit(X, y)))
-        stump_t.append(_cpu(lambda: stump.fit(Xf, y)))
-        sort_t.append(_cpu(lambda: np.argsort(x)))
+        fit_t.append(_cpu(lambda m=model, X=X, y=y: m.fit(X, y)))
+        stump_t.append(_cpu(lambda m=stump, X=Xf, y=y: m.fit(X, y)))
+        sort_t.append(_cpu(lambda x=x: np.argsort(x)))
         if r < seeds:
             fit_err.append(abs(int(model.threshold_value_) - CUT) / 2.0**64)
             cut = float(stump.tree_.threshold[0]) if stump.tree_.node_count > 1 else 0.0

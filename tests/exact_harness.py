@@ -36,7 +36,6 @@ import numpy as np
 from privpac.random import RandomSource
 
 
-
 def _ln2_bounds(P: int = 700, N: int = 640) -> tuple[Fraction, Fraction]:
     """``ln 2 = sum_{k >= 1} 1 / (k 2^k)`` in fixed point: each floor loses less than ``2^-P``, the
     tail after ``N`` terms is below ``2^-N``."""

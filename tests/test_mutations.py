@@ -68,15 +68,22 @@ def _em_charges_nothing(monkeypatch):
 
 
 def _piece_count_in_the_ledger(monkeypatch):
-    original = learners_exponential.exponential_mechanism_grouped
+    """A function of the records written into the ledger entry: the whole range's weight (range by
+    range) or the number of pieces, a count of distinct values (the flat draw)."""
+    grouped = learners_exponential.exponential_mechanism_grouped
+    pieces = learners_exponential.exponential_mechanism_pieces
 
-    def leaky(T, range_weights, epsilon, **kwargs):
-        # the whole range's weight: a function of the records, written into the entry
+    def leaky_grouped(T, range_weights, epsilon, **kwargs):
         offsets, env = range_weights([0, T + 1], exponential_module.exp_base(0.5))
         kwargs["over"] = f"{kwargs.get('over') or T} (weight {env.mantissa[0]:.6f} 2^{env.exponent[0]})"
-        return original(T, range_weights, epsilon, **kwargs)
+        return grouped(T, range_weights, epsilon, **kwargs)
 
-    monkeypatch.setattr(learners_exponential, "exponential_mechanism_grouped", leaky)
+    def leaky_pieces(q, lengths, epsilon, **kwargs):
+        kwargs["over"] = f"{kwargs.get('over')} ({len(q)} pieces)"
+        return pieces(q, lengths, epsilon, **kwargs)
+
+    monkeypatch.setattr(learners_exponential, "exponential_mechanism_grouped", leaky_grouped)
+    monkeypatch.setattr(learners_exponential, "exponential_mechanism_pieces", leaky_pieces)
 
 
 def _grouped_em_at_twice_epsilon(monkeypatch):
@@ -277,7 +284,7 @@ MUTANTS = [
     ("grouped EM sampling at 2 epsilon", _grouped_em_at_twice_epsilon, ["em-learner", "em-learner-grouped"]),
     ("a threshold range weight without its offset", _range_weights_without_offsets, ["em-learner-grouped"]),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
-    ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
+    ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner", "em-learner-grouped"]),
     ("an exact count stored on the estimator", _count_stored_on_the_estimator, ["em-learner"]),
     (
         "the depth reached stored on the estimator",

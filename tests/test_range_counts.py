@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from conftest import chi_square_pvalue
 from privpac.backends import NumpyBackend
 from privpac.estimators import PrivatePointClassifier, PrivateThresholdClassifier
 from privpac.estimators._one_d import labelled_ranges_of
@@ -31,8 +32,6 @@ from privpac.mechanisms.exponential import (
 )
 from privpac.random import SeededRandom
 from privpac.stepfunc import StepFunction
-
-from conftest import chi_square_pvalue
 
 
 def _log2_values(offsets, env, base):

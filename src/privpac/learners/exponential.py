@@ -223,7 +223,13 @@ def em_learn_oriented_thresholds(
         j = _flat_thresholds(counts, (+1, -1), epsilon, ledger, label, over, rng)
     else:
         j = exponential_mechanism_grouped(
-            2 * size + 1, threshold_range_weights(sample, (+1, -1)), epsilon, ledger=ledger, label=label, over=over, rng=rng
+            2 * size + 1,
+            threshold_range_weights(sample, (+1, -1)),
+            epsilon,
+            ledger=ledger,
+            label=label,
+            over=over,
+            rng=rng,
         )
     j = int(j)
     return (ThresholdHypothesis(j), "below") if j <= size else (ThresholdHypothesis(j - size - 1), "above")
@@ -278,7 +284,9 @@ def em_learn_points(
     label = "EM learner over point functions"
     counts = _flat_counts(sample) if size < 2**62 else None
     if counts is not None:
-        j = exponential_mechanism_step(em_point_quality(counts, None, size), epsilon, ledger=ledger, label=label, rng=rng)
+        quality = em_point_quality(counts, None, size)
+        j = exponential_mechanism_step(quality, epsilon, ledger=ledger, label=label, rng=rng)
     else:
-        j = exponential_mechanism_grouped(size - 1, point_range_weights(sample), epsilon, ledger=ledger, label=label, rng=rng)
+        weights = point_range_weights(sample)
+        j = exponential_mechanism_grouped(size - 1, weights, epsilon, ledger=ledger, label=label, rng=rng)
     return PointHypothesis(int(j))

@@ -74,7 +74,8 @@ absolute scale), the attempt is accepted with probability
 The proposal gives ``j`` probability ``prod_l U_l / S_l``, so an attempt returns ``j`` with
 probability ``w_j / (S_1 c^(L-1))``: proportional to ``w_j`` whatever the grouping, so the law is
 exactly the flat mechanism's (a level with a single range, below a short last range, draws nothing
-but still accepts with ``1/c``, so that ``L`` is the same public number for every point). Each factor is at most 1 because every point's envelope lies in
+but still accepts with ``1/c``, so that ``L`` is the same public number for every point). Each
+factor is at most 1 because every point's envelope lies in
 ``[w_j, 2^(3/H) (1 + 2^-20) w_j]`` at every level (three grid ceilings at most: the offset, the
 local exponent, a merge of parts) and ``2^(3/H) (1 + 2^-19) < c``; a factor above 1 would be a bug and
 raises. The ranges are public and the range drawn at a level is a function of the output, so
@@ -198,7 +199,10 @@ class ExpBase:
 
     def describe(self) -> str:
         grid = f"; real qualities rounded down to 1/{DISCRETISATION} of their sensitivity" if self.discretised else ""
-        return f"exact base-2 weights 2^(eta q), eta = {self.K}/2^{self.M} <= epsilon/(2 ln 2 * {self.sensitivity}){grid}"
+        return (
+            f"exact base-2 weights 2^(eta q), eta = {self.K}/2^{self.M} "
+            f"<= epsilon/(2 ln 2 * {self.sensitivity}){grid}"
+        )
 
 
 def exp_base(epsilon: float, sensitivity: int = 1, *, discretised: bool = False) -> ExpBase:
@@ -429,7 +433,8 @@ def _accept_leaf(base: ExpBase, d: int, z: int, length: int, units: int, scale: 
 def _flat_attempt(plan: _Flat, src) -> int | None:
     """One attempt of the flat draw: the proposed index if accepted, else None."""
     t = choose_weighted(plan.units, src)
-    ok = _accept_leaf(plan.base, int(plan.d[t]), int(plan.z[t]), int(plan.lengths[t]), int(plan.units[t]), plan.scale, src)
+    d, z, length, units = int(plan.d[t]), int(plan.z[t]), int(plan.lengths[t]), int(plan.units[t])
+    ok = _accept_leaf(plan.base, d, z, length, units, plan.scale, src)
     return t if ok else None
 
 
@@ -463,7 +468,8 @@ def _check_scores(scores) -> np.ndarray:
     scores = np.asarray(scores)
     if scores.ndim != 1 or scores.size == 0:
         raise InvalidParameterError("scores must be a non-empty 1-D array")
-    if scores.dtype == object or not np.issubdtype(scores.dtype, np.number) or np.issubdtype(scores.dtype, np.complexfloating):
+    numeric = np.issubdtype(scores.dtype, np.number) and not np.issubdtype(scores.dtype, np.complexfloating)
+    if scores.dtype == object or not numeric:
         scores = scores.astype(np.float64)
     if np.issubdtype(scores.dtype, np.floating) and not np.all(np.isfinite(scores)):
         raise InvalidParameterError("scores must be finite")
@@ -618,7 +624,8 @@ def exponential_mechanism_step(
     q, candidate, base = _step_parts(f, epsilon, sensitivity)
     # The entry names public sizes only (the range [0, T]): the number of pieces is a count of
     # distinct data values and must never reach the ledger.
-    charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {over or f'[0, {fmt_int(f.T)}]'}; {base.describe()}")
+    what = over or f"[0, {fmt_int(f.T)}]"
+    charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {what}; {base.describe()}")
     src = as_random_source(rng)
     t = _draw_pieces(q, f.lengths(), base, candidate, src)
     lo = int(f.starts[t])
