@@ -164,6 +164,9 @@ _REAL_LIMIT = 2.0**40
 #: Shifts below this are clamped (an upper bound that stays a normal float).
 _MIN_SHIFT = -960
 
+#: Largest ``T + 1`` whose grouped law an enumerating source is handed point by point.
+_ENUMERATE_POINTS = 1 << 16
+
 #: The number of public ranges :func:`exponential_mechanism_grouped` splits its current range into.
 FAN_OUT = 4096
 _fan_out = [FAN_OUT]
@@ -788,6 +791,10 @@ def exponential_mechanism_grouped(
     src = as_random_source(rng)
     if src.enumerates:
         # the law from one-point ranges, whose offsets are the points' qualities
+        if T >= _ENUMERATE_POINTS:
+            from ..audit.enumeration import NotEnumerable
+
+            raise NotEnumerable(f"the grouped draw's law is listed point by point: {fmt_int(T + 1)} points")
         edges = list(range(T + 2))
         offsets, _ = _check_range_weights(range_weights(edges, base), T + 1)
         q = offsets.astype(np.int64)
