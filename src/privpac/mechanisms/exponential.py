@@ -274,13 +274,21 @@ def _inflated(x: np.ndarray, roundings) -> np.ndarray:
     return x * (1.0 + (np.asarray(roundings, dtype=np.float64) + 2.0) * 2.0**-52)
 
 
-def _grid_exponents(d, base: ExpBase) -> np.ndarray:
-    """``z = ceil(GRID eta d)`` for integers ``d`` (int64, exact; Python ints beyond int64's reach)."""
+def _grid_exponents(d, base: ExpBase, inplace: bool = False) -> np.ndarray:
+    """``z = ceil(GRID eta d)`` for integers ``d`` (int64, exact; Python ints beyond int64's reach).
+    ``inplace``: ``d`` is a fresh int64 array the result may overwrite."""
     d = np.asarray(d)
     KH = base.K << GRID_BITS
-    if d.dtype != object and (d.size == 0 or int(np.abs(d).max()) < (1 << 62) // KH):
-        num = d.astype(np.int64, copy=False) * np.int64(KH)
-        return num if base.M == 0 else -((-num) >> base.M)
+    if d.dtype != object and (d.size == 0 or max(-int(d.min()), int(d.max())) < (1 << 62) // KH):
+        if inplace and d.dtype == np.int64:
+            num = np.multiply(d, np.int64(KH), out=d)
+        else:
+            num = d.astype(np.int64) * np.int64(KH)
+        if base.M:  # ceil(num / 2^M) = -floor(-num / 2^M)
+            np.negative(num, out=num)
+            np.right_shift(num, base.M, out=num)
+            np.negative(num, out=num)
+        return num
     z = [-((-(int(v) * KH)) >> base.M) for v in d.tolist()]
     if all(-(1 << 62) < v < (1 << 62) for v in z):
         return np.asarray(z, dtype=np.int64)
@@ -361,22 +369,30 @@ def envelope_scale(env: Envelope, d, base: ExpBase) -> Envelope:
     return Envelope(env.exponent + F, _inflated(env.mantissa * tm, 1))
 
 
-def _to_units(env: Envelope) -> tuple[np.ndarray, int]:
+def _to_units(env: Envelope, inplace: bool = False) -> tuple[np.ndarray, int]:
     """``(U, s)``: integers ``U_i >= value_i / 2^s`` (0 only for a zero value, else at least 1), the
-    largest about ``2^B`` with ``B`` chosen so that ``sum U < 2^62``."""
+    largest about ``2^B`` with ``B`` chosen so that ``sum U < 2^62``. ``inplace``: the envelope's
+    arrays are fresh and may be overwritten."""
     mant = env.mantissa
     positive = mant > 0
-    if not positive.any():
+    every = bool(positive.all())
+    if not every and not positive.any():
         raise InvalidParameterError("no candidate has positive weight")
     # the binary exponent of each (normal, positive) mantissa, read from its bits
-    top_bits = env.exponent + ((mant.view(np.int64) >> 52) - 1022)
+    work = np.right_shift(mant.view(np.int64), 52)
+    work += env.exponent
     B = 60 - int(mant.size).bit_length()
-    scale = int(top_bits[positive].max() if not positive.all() else top_bits.max()) - B
-    shift = np.maximum(env.exponent - scale, _MIN_SHIFT)  # <= B: the products stay below 2^B
-    scaled = _times_pow2(mant, shift)
-    units = np.ceil(scaled * (1.0 + 2.0**-50)).astype(np.int64)
-    units[positive & (units < 1)] = 1
-    if not positive.all():
+    scale = int(work.max() if every else work[positive].max()) - 1022 - B
+    np.subtract(env.exponent, scale, out=work)
+    np.maximum(work, _MIN_SHIFT, out=work)  # <= B: the products stay below 2^B
+    work += 1023
+    np.left_shift(work, 52, out=work)  # the bits of 2^shift (normal: shift >= -960): exact products
+    scaled = np.multiply(mant, work.view(np.float64), out=mant if inplace else None)
+    scaled *= 1.0 + 2.0**-50
+    np.ceil(scaled, out=scaled)
+    units = scaled.astype(np.int64)
+    np.maximum(units, 1, out=units)
+    if not every:
         units[~positive] = 0
     return units, scale
 
@@ -386,30 +402,40 @@ def _to_units(env: Envelope) -> tuple[np.ndarray, int]:
 
 @dataclass(frozen=True)
 class _Flat:
-    """A flat draw's proposal: deficits ``d`` (q - max q), lengths, grid exponents and units."""
+    """A flat draw's proposal: the qualities (``top`` their maximum over the candidates), lengths,
+    and the integer units proposing each candidate (of ``2^scale`` each)."""
 
-    d: np.ndarray
+    q: np.ndarray
+    top: int
     lengths: np.ndarray
-    z: np.ndarray
     units: np.ndarray
     scale: int
     base: ExpBase
 
+    def candidate(self, t: int) -> tuple[int, int, int, int]:
+        """``(d, z, length, units)`` of candidate ``t`` (``d = q - top``, ``z = ceil(GRID eta d)``)."""
+        d = int(self.q[t]) - self.top
+        return d, int(_grid_exponents(np.asarray([d]), self.base)[0]), int(self.lengths[t]), int(self.units[t])
+
 
 def _flat_plan(q: np.ndarray, lengths: np.ndarray, base: ExpBase, candidate: np.ndarray | None = None) -> _Flat:
-    if candidate is not None and not candidate.all():
-        top = int(q[candidate].max())
-        d = np.where(candidate, q - top, 0)
-    else:
-        d = q - int(q.max())
-    z = _grid_exponents(d, base)
-    F, tm = _pow2(z)
+    """The units of every candidate, from the bound ``length 2^F upper[z mod GRID]`` of its envelope
+    (in place where it can: a flat draw over millions of pieces is bound by memory traffic)."""
+    masked = candidate is not None and not candidate.all()
+    top = int(q[candidate].max()) if masked else int(q.max())
+    z = _grid_exponents(np.where(candidate, q - top, 0) if masked else q - top, base, inplace=True)
+    mant = pow2_grid_bounds(GRID)[1][z & (GRID - 1)]
+    np.right_shift(z, GRID_BITS, out=z)  # z is F from here on
     le, lm, _ = _length_parts(lengths)
-    mant = lm * tm  # two roundings, covered by _to_units' inflation
-    if candidate is not None:
-        mant = np.where(candidate, mant, 0.0)
-    units, scale = _to_units(Envelope(F + le, _inflated(mant, 2)))
-    return _Flat(d, lengths, z, units, scale, base)
+    mant *= lm  # two roundings (the conversion of the length and this product), inflated below
+    del lm
+    if lengths.dtype == object:
+        z += le
+    if masked:
+        mant[~candidate] = 0.0
+    mant *= 1.0 + 4.0 * 2.0**-52
+    units, scale = _to_units(Envelope(z, mant), inplace=True)
+    return _Flat(q, top, lengths, units, scale, base)
 
 
 def _accept_leaf(base: ExpBase, d: int, z: int, length: int, units: int, scale: int, src) -> bool:
@@ -436,8 +462,7 @@ def _accept_leaf(base: ExpBase, d: int, z: int, length: int, units: int, scale: 
 def _flat_attempt(plan: _Flat, src) -> int | None:
     """One attempt of the flat draw: the proposed index if accepted, else None."""
     t = choose_weighted(plan.units, src)
-    d, z, length, units = int(plan.d[t]), int(plan.z[t]), int(plan.lengths[t]), int(plan.units[t])
-    ok = _accept_leaf(plan.base, d, z, length, units, plan.scale, src)
+    ok = _accept_leaf(plan.base, *plan.candidate(t), plan.scale, src)
     return t if ok else None
 
 
