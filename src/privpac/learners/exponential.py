@@ -61,13 +61,14 @@ __all__ = [
 #: label 1 at and above it.
 ORIENTATIONS = ("below", "above")
 
-#: A sample in memory of at most this many records (public: ``n`` is) is drawn flat, from its
-#: pieces; larger ones, and samples on an engine, range by range. The two draws have the same law.
+#: A sample of at most this many records (public: ``n`` is) is drawn flat, from its pieces (on an
+#: engine its counts are collected first); larger ones range by range. The two draws have the same
+#: law, and the choice depends on ``n`` alone, so every engine draws the same model.
 FLAT_MAX_RECORDS = 1 << 21
 
 
 def _flat_counts(sample: LabelledRanges):
-    """The in-memory counts when the flat draw applies (public sizes only), else ``None``."""
+    """The sample's counts when the flat draw applies (public sizes only), else ``None``."""
     if grouping_requested() or sample.n > FLAT_MAX_RECORDS:
         return None
     return sample.counts
@@ -282,7 +283,7 @@ def em_learn_points(
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
     label = "EM learner over point functions"
-    counts = _flat_counts(sample) if size < 2**62 else None
+    counts = _flat_counts(sample) if size < 2**62 else None  # point pieces in int64 positions
     if counts is not None:
         quality = em_point_quality(counts, None, size)
         j = exponential_mechanism_step(quality, epsilon, ledger=ledger, label=label, rng=rng)

@@ -204,10 +204,16 @@ class LabelledRanges:
             self.n_zeros, self.n_ones = self.n_ones, self.n_zeros
 
     @property
-    def counts(self) -> LabelledCounts | None:
-        """The whole sample's exact counts when it lives in memory (``None`` on an engine)."""
+    def counts(self) -> LabelledCounts:
+        """The whole sample's exact counts: held already in memory, else collected from where the
+        sample lives (one pass; the driver then holds every distinct value)."""
         if self._counts is None:
-            return None
+            size, block_counts = self.size, self._block_counts
+            self._counts = self._backend.map_merge(
+                functools.partial(_whole_counts, block_counts, size),
+                functools.partial(LabelledCounts.merge, size=size),
+                *self._columns,
+            )
         return self._counts.flipped() if self._flip else self._counts
 
     @property
@@ -261,6 +267,11 @@ class LabelledRanges:
             parts[-1],
         )
         return stats.flipped() if self._flip else stats
+
+
+def _whole_counts(block_counts, size: int, *block) -> LabelledCounts:
+    """A block's counts of all its records (deterministic)."""
+    return block_counts(0, size - 1, *block)[0]
 
 
 def in_range_counts(counts: LabelledCounts, lo: int, hi: int) -> tuple[LabelledCounts, tuple[int, int]]:
