@@ -11,7 +11,8 @@ noisy test that some solution is heavy:
 1. ``best = max(0, max_f q(S, f)) + Z`` with ``Z`` discrete Laplace of scale ``4/epsilon``;
    if ``best < alpha m / 2`` return ``None`` (bottom).
 2. return ``f in G(S)`` with probability proportional to ``exp(epsilon q(S, f) / 4)``
-   (the exponential mechanism with parameter ``epsilon / 2``).
+   (the exponential mechanism with parameter ``epsilon / 2``, sampled exactly in base 2 with
+   ``eta <= epsilon / (4 ln 2)``: :mod:`privpac.mechanisms.exponential`).
 
 Privacy precondition (Lemma 4.4)
 --------------------------------
