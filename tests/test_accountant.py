@@ -133,7 +133,9 @@ def test_check_spend_and_budget_validation():
         acc.spend(0.5, 2e-6)
     assert acc.spent == (0.25, 0.0)
     unbounded = BudgetAccountant()
-    assert unbounded.remaining is None and unbounded.check(1e9, 0.5)
+    assert unbounded.remaining is None and unbounded.check(1e9, 0.4)
+    with pytest.raises(InvalidParameterError, match="delta must be below 1/2"):
+        unbounded.check(1.0, 0.5)  # a release with delta >= 1/2 promises nothing, budget or not
     with pytest.raises(InvalidParameterError, match="epsilon"):
         BudgetAccountant(epsilon=0)
     with pytest.raises(InvalidParameterError, match="delta"):

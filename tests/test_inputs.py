@@ -6,16 +6,22 @@ accepted: integral floats on an integer domain, a CSV with a byte-order mark.
 """
 
 import json
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse
 from click.testing import CliRunner
+from sklearn.base import is_classifier
+from sklearn.exceptions import DataConversionWarning
 
+from model_examples import fit_arguments
+from privpac.accountant import BudgetAccountant
 from privpac.cli import main
 from privpac.domains import Grid, IntegerDomain, as_domain
 from privpac.errors import DataError, InvalidParameterError, PrivpacError, UnsafeConfigurationWarning
 from privpac.estimators import (
+    MODELS,
     PointSanitizer,
     PrivateHalfspaceClassifier,
     PrivateHistogram,
@@ -131,12 +137,143 @@ def test_delta_at_least_one_over_n_warns_in_every_estimator():
     X = np.arange(569).reshape(-1, 1)
     y = (X[:, 0] < 200).astype(int)
     for fit in (
-        lambda: PrivateThresholdClassifier(delta=0.5, domain=(0, 999)).fit(X, y),
-        lambda: PrivateMedian(delta=0.5, domain=(0, 999)).fit(X),
-        lambda: PrivateRectangleClassifier(delta=0.5, domain=(0, 999)).fit(np.hstack([X, X]), y),
+        lambda: PrivateThresholdClassifier(delta=0.01, domain=(0, 999)).fit(X, y),
+        lambda: PrivateMedian(delta=0.01, domain=(0, 999)).fit(X),
+        lambda: PrivateRectangleClassifier(delta=0.01, domain=(0, 999)).fit(np.hstack([X, X]), y),
     ):
         with pytest.warns(UnsafeConfigurationWarning, match="at least 1/n"):
             fit()
+
+
+@pytest.mark.parametrize("delta", [0.5, 0.9])
+def test_delta_of_one_half_or_more_is_refused_everywhere(delta, tmp_path):
+    """(epsilon, delta)-DP with delta >= 1/2 allows publishing the whole dataset half of the time."""
+    for name, cls in MODELS.items():
+        kw, args, fit_kw = fit_arguments(name)
+        with pytest.raises(InvalidParameterError, match="delta must be below 1/2") as info:
+            cls(**{**kw, "delta": delta}).fit(*args, **fit_kw)
+        assert "promises nothing" in str(info.value), name
+    with pytest.raises(InvalidParameterError, match="delta must be below 1/2"):
+        BudgetAccountant(epsilon=1.0, delta=delta)
+    data = _write(tmp_path, "d.csv", b"x,y\n" + b"".join(f"{i},{int(i < 20)}\n".encode() for i in range(50)))
+    args = ["fit", "threshold", str(data), "--label", "y", "--domain", "0:99", "--delta", str(delta)]
+    code, output = _run([*args, "-o", str(tmp_path / "m.json")])
+    assert code != 0 and "delta must be below 1/2" in output and "Traceback" not in output
+
+
+# -- DataFrames and Series of pandas, polars and pyarrow ------------------------------------------------
+
+FRAME_LIBRARIES = ["pandas", "polars", "pyarrow"]
+
+
+def _frame(library, values):
+    """``values`` (2-D: a DataFrame with columns x0, x1, ...; 1-D: a Series) of ``library``."""
+    lib = pytest.importorskip(library)
+    a = np.asarray(values)
+    if a.ndim == 2:
+        return _table(library, {f"x{j}": a[:, j] for j in range(a.shape[1])})
+    return lib.chunked_array([a]) if library == "pyarrow" else lib.Series(a)
+
+
+def _table(library, columns: dict):
+    lib = pytest.importorskip(library)
+    return lib.table(columns) if library == "pyarrow" else lib.DataFrame(columns)
+
+
+@pytest.mark.parametrize("library", FRAME_LIBRARIES)
+def test_every_model_fits_frames_as_it_fits_numpy(library):
+    """Each model's example fit, with every array argument a DataFrame or Series: the same model and predictions."""
+    for name, cls in MODELS.items():
+        kw, args, fit_kw = fit_arguments(name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = cls(**kw, random_state=0).fit(*args, **fit_kw)
+            est = cls(**kw, random_state=0).fit(
+                *(_frame(library, a) for a in args), **{k: _frame(library, v) for k, v in fit_kw.items()}
+            )
+        assert json.dumps(est._fitted_state(), default=str) == json.dumps(ref._fitted_state(), default=str), name
+        assert est.ledger_.lines() == ref.ledger_.lines(), name
+        if np.ndim(args[0]) == 2:
+            assert list(est.feature_names_in_) == [f"x{j}" for j in range(np.shape(args[0])[1])], name
+        if hasattr(est, "predict"):
+            np.testing.assert_array_equal(est.predict(_frame(library, args[0])), ref.predict(args[0]), err_msg=name)
+
+
+@pytest.mark.parametrize("library", FRAME_LIBRARIES)
+def test_frames_renamed_at_predict_missing_values_and_text_are_refused_naming_the_column(library):
+    pytest.importorskip(library)
+    X = np.column_stack([np.arange(50), np.arange(50) % 7])
+    y = (X[:, 0] < 20).astype(int)
+    est = PrivateRectangleClassifier(domain=(0, 99), method="composition", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(_frame(library, X), _frame(library, y))
+    with pytest.raises(DataError, match="feature names"):
+        est.predict(_table(library, {"x0": X[:, 0], "area": X[:, 1]}))
+    column = [1.0, None] + [2.0] * 48
+    with_null = _table(library, {"x0": pd_nullable(column) if library == "pandas" else column})
+    with pytest.raises(DataError, match=r"column 'x0' of X has a missing value \(NA, null or NaN\) at row 1"):
+        PrivateThresholdClassifier(domain=(0, 99)).fit(with_null, y)
+    with pytest.raises(TypeError, match="column 'city' of X holds"):
+        PrivateThresholdClassifier(domain=(0, 99)).fit(_table(library, {"city": ["a", "b"] * 25}), y)
+    labels = [None] + [1] * 49
+    labels_with_null = _table(library, {"y": pd_nullable(labels) if library == "pandas" else labels})["y"]
+    with pytest.raises(DataError, match=r"y has a missing value .* at row 0"):
+        PrivateThresholdClassifier(domain=(0, 99)).fit(X[:, :1], labels_with_null)
+
+
+def pd_nullable(values):
+    """A pandas column of a nullable dtype (``Float64``, ``Int64``) holding ``None`` as ``NA``."""
+    import pandas as pd
+
+    return pd.array(values, dtype="Float64" if any(isinstance(v, float) for v in values) else "Int64")
+
+def test_labels_of_any_dtype_are_compared_with_the_public_labels():
+    """Categorical, string, nullable-integer and boolean labels; a label outside the public pair is named."""
+    pd = pytest.importorskip("pandas")
+    X = np.arange(60).reshape(-1, 1)
+    text = np.where(X[:, 0] < 25, "M", "B")
+    ref = PrivateThresholdClassifier(domain=(0, 99), labels=("B", "M"), random_state=0).fit(X, text)
+    series = [pd.Series(text).astype("category"), pd.Series(text, dtype="string")]
+    pl = _optional("polars")
+    if pl is not None:
+        series += [pl.Series(text, dtype=pl.Categorical), pl.Series(text, dtype=pl.Enum(["B", "M"])), pl.Series(text)]
+    pa = _optional("pyarrow")
+    if pa is not None:
+        series.append(pa.chunked_array([pa.array(text).dictionary_encode()]))
+    for labels in series:
+        est = PrivateThresholdClassifier(domain=(0, 99), labels=("B", "M"), random_state=0).fit(X, labels)
+        assert est.threshold_ == ref.threshold_ and list(est.predict(X)) == list(ref.predict(X)), type(labels)
+    for labels in (pd.Series(X[:, 0] < 25, dtype="boolean"), pd.Series((X[:, 0] < 25).astype(int), dtype="Int64")):
+        est = PrivateThresholdClassifier(domain=(0, 99), labels=(0, 1), random_state=0).fit(X, labels)
+        assert est.threshold_ == ref.threshold_
+    for labels in (series[0], series[1]):  # 'M'/'B' against the default labels (0, 1)
+        with pytest.raises(DataError, match=r"y contains the label '[BM]', outside the declared labels \(0, 1\)"):
+            PrivateThresholdClassifier(domain=(0, 99)).fit(X, labels)
+
+
+def _optional(module):
+    try:
+        return __import__(module)
+    except ImportError:
+        return None
+
+
+def test_a_column_vector_y_is_raveled_with_one_data_conversion_warning_by_every_classifier():
+    for name, cls in MODELS.items():
+        if not is_classifier(cls()):
+            continue
+        kw, (X, y), _ = fit_arguments(name)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = cls(**kw, random_state=0).fit(X, np.asarray(y).reshape(-1, 1))
+        conversions = [w for w in caught if issubclass(w.category, DataConversionWarning)]
+        assert len(conversions) == 1 and "column-vector y" in str(conversions[0].message), name
+        assert conversions[0].filename == __file__, name  # points at the caller's fit
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = cls(**kw, random_state=0).fit(X, y)
+        assert json.dumps(est._fitted_state(), default=str) == json.dumps(ref._fitted_state(), default=str), name
 
 
 # -- files ---------------------------------------------------------------------------------------------

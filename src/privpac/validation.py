@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .backends import is_engine_collection
 from .errors import DataError, InvalidParameterError
 
 
@@ -27,12 +28,14 @@ def check_real(x, name: str, *, low=None, high=None, low_open=False, high_open=F
     value = float(x)
     if math.isnan(value) or math.isinf(value):
         raise InvalidParameterError(f"{name} must be finite, got {x!r}")
-    if low is not None and (value < low or (low_open and value == low)):
-        bracket = "(" if low_open else "["
-        raise InvalidParameterError(f"{name} must be in {bracket}{low}, {high}, got {x!r}")
-    if high is not None and (value > high or (high_open and value == high)):
-        bracket = ")" if high_open else "]"
-        raise InvalidParameterError(f"{name} must be in [{low}, {high}{bracket}, got {x!r}")
+    if (low is not None and (value < low or (low_open and value == low))) or (
+        high is not None and (value > high or (high_open and value == high))
+    ):
+        interval = (
+            f"{'(' if low_open or low is None else '['}{'-inf' if low is None else low}, "
+            f"{'inf' if high is None else high}{')' if high_open or high is None else ']'}"
+        )
+        raise InvalidParameterError(f"{name} must be in {interval}, got {x!r}")
     return value
 
 
@@ -56,9 +59,25 @@ def check_budget_epsilon(epsilon, name: str = "epsilon") -> float:
     return value
 
 
+#: Every delta privpac accepts lies below 1/2: (epsilon, delta)-DP with delta >= 1/2 promises nothing, since
+#: the release that publishes the whole dataset with probability delta (and nothing otherwise) satisfies it.
+MAX_DELTA = 0.5
+
+
 def check_delta(delta, name: str = "delta", *, allow_zero: bool = True) -> float:
-    """delta must lie in [0, 1) (or (0, 1) when ``allow_zero`` is False)."""
-    return check_real(delta, name, low=0.0, low_open=not allow_zero, high=1.0, high_open=True)
+    """delta must lie in ``[0, 1/2)`` (or ``(0, 1/2)`` when ``allow_zero`` is False).
+
+    A delta of 1/2 or more is refused (:data:`MAX_DELTA`): publishing the whole dataset with probability
+    delta is (0, delta)-DP, so such a guarantee allows releasing every record half of the time. Deltas
+    of at least ``1/n`` are accepted and warned about by the estimators (``UnsafeConfigurationWarning``).
+    """
+    if check_real(delta, name) >= MAX_DELTA:
+        raise InvalidParameterError(
+            f"{name} must be below 1/2, got {delta!r}: (epsilon, delta)-DP with {name} >= 1/2 promises nothing "
+            "(publishing the whole dataset with probability 1/2 satisfies it); choose a delta much smaller than "
+            "1/n (1e-6 or below is usual)"
+        )
+    return check_real(delta, name, low=0.0, low_open=not allow_zero, high=MAX_DELTA, high_open=True)
 
 
 def check_probability(p, name: str) -> float:
@@ -103,6 +122,7 @@ def check_counts(counts, n_rows: int, name: str = "counts", *, allow_all_zero: b
     ``allow_all_zero`` is for one block of a larger dataset (the whole is checked when merged).
     """
     refuse_unsupported(counts, name)
+    counts = as_numpy(counts, name)
     arr = np.asarray(counts, dtype=object) if isinstance(counts, list | tuple) else np.asarray(counts)
     if arr.dtype == object:
         if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.ravel()):
@@ -142,6 +162,113 @@ def as_fraction(x, name: str) -> Fraction:
     return Fraction(x)
 
 
+def _eager_frame(data):
+    """``data`` as a narwhals DataFrame or Series when it is an eager frame or series of pandas, polars,
+    pyarrow or another library narwhals reads (as scikit-learn reads them); ``None`` otherwise."""
+    if data is None or isinstance(data, np.ndarray | list | tuple | str | bytes | numbers.Number):
+        return None
+    import narwhals.stable.v2 as nw  # scikit-learn's own dependency; imported only when a frame arrives
+
+    frame = nw.from_native(data, eager_only=True, allow_series=True, pass_through=True)
+    return None if frame is data else frame
+
+
+def _column_values(column, where: str, labels: bool) -> np.ndarray:
+    """One narwhals column as NumPy, refusing missing values and (for features) non-numbers."""
+    if column.null_count():
+        row = int(np.argmax(np.asarray(column.is_null().to_numpy(), dtype=bool)))
+        raise DataError(
+            f"{where} has a missing value (NA, null or NaN) at row {row}: privpac needs a value in every record "
+            "(drop those records, or fill them with a public value: never one computed from the data)"
+        )
+    values = column.to_numpy()
+    if labels:
+        return values
+    dtype = column.dtype
+    if dtype.is_numeric() or dtype.is_boolean() or values.dtype.kind in "biuf":
+        return values  # numbers, booleans, and categories whose values are numbers
+    if values.dtype == object and all(_is_real_number(v) for v in values.tolist()):
+        return values  # Python ints beyond int64 (huge integer domains), kept exact
+    raise TypeError(
+        f"{where} holds {dtype} values; privpac needs numbers (encode text or categories as numbers by a public "
+        "mapping first)"
+    )
+
+
+def _stack(columns: list, n_rows: int) -> np.ndarray:
+    if not columns:
+        return np.empty((n_rows, 0))
+    kinds = {c.dtype.kind for c in columns}
+    if "O" in kinds or ({"i", "u"} <= kinds and any(c.dtype.itemsize == 8 for c in columns if c.dtype.kind == "u")):
+        # int64 beside uint64 would promote to float64 and round: keep every value as an exact Python int
+        out = np.empty((n_rows, len(columns)), dtype=object)
+        for j, c in enumerate(columns):
+            out[:, j] = c.tolist()
+        return out
+    return np.column_stack(columns)
+
+
+def as_numpy(data, name: str = "X", *, labels: bool = False):
+    """``data`` as a NumPy array: the one conversion at privpac's boundary.
+
+    pandas, polars and pyarrow DataFrames and Series (and the other eager frames narwhals reads, as
+    scikit-learn reads them) are read column by column:
+
+    * a missing value (pandas ``NA`` or ``NaN``, a polars or pyarrow null) is refused naming its column
+      and row, as NaN is: privpac never imputes (an imputed value would be read off the data);
+    * feature columns (``labels=False``) must hold numbers or booleans: text, categories of text and
+      dates are refused naming the column; label columns (``labels=True``) may hold any type
+      (categorical, string, nullable integer, boolean), whose values are then compared with the
+      public labels (:func:`check_labels`);
+    * columns combine by NumPy's type promotion, except that signed and 64-bit unsigned integers
+      combine as exact Python ints (a 2^64 domain's values would round in float64).
+
+    A DataFrame gives a 2-D array (column names are read before, by ``feature_names_in_``); a Series
+    a 1-D array. Any other object with ``__array__`` becomes ``np.asarray(data)``; NumPy arrays,
+    lists and tuples are returned unchanged (the checks that read them keep huge Python ints exact).
+    """
+    if is_engine_collection(data):  # read where it lives, by privpac.backends: never materialised here
+        return data
+    frame = _eager_frame(data)
+    if frame is None:
+        if isinstance(data, np.ndarray | list | tuple) or not hasattr(data, "__array__"):
+            return data
+        refuse_unsupported(data, name)
+        return np.asarray(data)
+    if not hasattr(frame, "columns"):  # a Series
+        return _column_values(frame, name, labels)
+    columns = [
+        _column_values(frame.get_column(c), f"column {c!r} of {name}", labels) for c in frame.columns
+    ]
+    return _stack(columns, len(frame))
+
+
+def ravel_column_vector(y, name: str = "y", *, stacklevel: int = 2):
+    """A label array of shape ``(n, 1)`` raveled to ``(n,)`` with scikit-learn's DataConversionWarning
+    (as scikit-learn's estimators do); anything else returned unchanged."""
+    if getattr(y, "ndim", None) == 2 and y.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+
+        warnings.warn(
+            f"A column-vector {name} was passed when a 1d array was expected: read as {name}.ravel() (pass a 1d "
+            f"array of shape (n_samples,) to silence this warning)",
+            DataConversionWarning,
+            stacklevel=stacklevel + 1,
+        )
+        return y[:, 0]
+    return y
+
+
+def _numpy_dtype(dtype):
+    """``dtype`` as a NumPy dtype, or ``None`` for a library's own dtype (pandas, polars, pyarrow)."""
+    try:
+        return None if dtype is None else np.dtype(dtype)
+    except TypeError:
+        return None
+
+
 def refuse_unsupported(X, name: str = "X", *, text: bool = True) -> None:
     """Raise a clear error for inputs no estimator accepts: sparse matrices, complex numbers, text.
 
@@ -152,15 +279,11 @@ def refuse_unsupported(X, name: str = "X", *, text: bool = True) -> None:
             f"{name} is a scipy sparse matrix; privpac's learners read dense data only: pass {name}.toarray() "
             "(the domains here are low-dimensional, so the dense array is small)"
         )
-    dtype = getattr(X, "dtype", None)
-    if dtype is not None and np.issubdtype(np.dtype(dtype), np.complexfloating):
+    dtype = _numpy_dtype(getattr(X, "dtype", None))  # a frame's own dtypes are read by as_numpy
+    if dtype is not None and np.issubdtype(dtype, np.complexfloating):
         raise DataError(f"Complex data not supported: {name} holds complex numbers; privpac needs real values")
-    if (
-        text
-        and dtype is not None
-        and (np.issubdtype(np.dtype(dtype), np.str_) or np.issubdtype(np.dtype(dtype), np.bytes_))
-    ):
-        raise TypeError(f"{name} holds text ({np.dtype(dtype)}); privpac needs numbers")
+    if text and dtype is not None and (np.issubdtype(dtype, np.str_) or np.issubdtype(dtype, np.bytes_)):
+        raise TypeError(f"{name} holds text ({dtype}); privpac needs numbers")
 
 
 def check_array(X, name: str = "X", *, ndim: int = 2, allow_empty: bool = False) -> np.ndarray:
@@ -171,6 +294,7 @@ def check_array(X, name: str = "X", *, ndim: int = 2, allow_empty: bool = False)
     kept as they are.
     """
     refuse_unsupported(X, name)
+    X = as_numpy(X, name)
     if isinstance(X, np.ndarray) and X.dtype == object:
         arr = X
     else:
@@ -206,18 +330,7 @@ def check_labels(y, labels, n_samples: int | None = None, name: str = "y") -> np
     if y is None:
         raise DataError(f"this classifier requires y to be passed, but the target {name} is None")
     refuse_unsupported(y, name, text=False)
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        import warnings
-
-        from sklearn.exceptions import DataConversionWarning
-
-        warnings.warn(
-            f"A column-vector {name} was passed when a 1d array was expected: read as {name}.ravel()",
-            DataConversionWarning,
-            stacklevel=3,
-        )
-        y = y[:, 0]
+    y = ravel_column_vector(np.asarray(as_numpy(y, name, labels=True)), name, stacklevel=3)
     if y.ndim != 1:
         raise DataError(f"{name} must be 1-dimensional, got shape {y.shape}")
     if n_samples is not None and y.shape[0] != n_samples:
@@ -232,6 +345,7 @@ def check_labels(y, labels, n_samples: int | None = None, name: str = "y") -> np
     bad = ~(is_pos | is_neg)
     if np.any(bad):
         example = y[np.argmax(bad)]
+        example = example.item() if isinstance(example, np.generic) else example  # 'M', not np.str_('M')
         kind = "continuous" if np.issubdtype(y.dtype, np.floating) and np.any(y != np.round(y)) else "outside"
         if kind == "continuous":
             raise DataError(

@@ -38,7 +38,7 @@ class ExactLinearClassifierMixin:
 
     def _features(self, X) -> np.ndarray:
         self._check_fitted()
-        self._check_features(X, reset=False)
+        X = self._check_features(X, reset=False)
         arr = check_array(X, "X")
         if arr.shape[1] != self.n_features_in_:
             raise DataError(f"X has {arr.shape[1]} features but the model was fitted on {self.n_features_in_}")

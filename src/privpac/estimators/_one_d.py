@@ -11,7 +11,7 @@ from ..domains import Grid, IntegerDomain, index_array
 from ..errors import DataError, InvalidParameterError
 from ..learners._sample import LabelledCounts
 from ..sanitizers.database import CountedData
-from ..validation import check_labels, refuse_unsupported
+from ..validation import as_numpy, check_labels, refuse_unsupported
 
 __all__ = [
     "one_d_values",
@@ -38,6 +38,7 @@ def show(value) -> str:
 def one_d_values(X, name: str = "X") -> np.ndarray:
     """``X`` of shape ``(n,)`` or ``(n, 1)`` as a 1-D array (object arrays of big ints kept)."""
     refuse_unsupported(X, name)
+    X = as_numpy(X, name)
     if isinstance(X, np.ndarray) and X.dtype == object:
         arr = X
     elif isinstance(X, list | tuple) and any(isinstance(v, int) and abs(v) > 2**62 for v in X):

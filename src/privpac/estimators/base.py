@@ -35,11 +35,21 @@ from ..backends import backend_for, is_engine_collection
 from ..domains import Grid, IntegerDomain, as_domain
 from ..errors import DataError, InvalidParameterError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
+from ..validation import (
+    as_numpy,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_labels,
+    ravel_column_vector,
+)
 
 __all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS", "private_fit", "engine_rows"]
 
 CONSTANTS = ("tuned", "paper")
+
+#: ``_check_features`` called without ``y`` (``y=None`` is a missing target; a string names a Spark column)
+_NO_Y = object()
 
 
 def private_fit(fit):
@@ -224,12 +234,20 @@ class PrivateEstimatorBase(BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
-    def _check_features(self, X, *, reset: bool, y=None) -> None:
-        """scikit-learn's feature bookkeeping: ``n_features_in_``, and ``feature_names_in_`` for DataFrames.
+    def _check_features(self, X, *, reset: bool, y=_NO_Y, y_name: str = "y"):
+        """The boundary of every ``fit`` and ``predict``: scikit-learn's feature bookkeeping, then the data as NumPy.
 
-        At prediction (``reset=False``) a DataFrame whose columns differ from the fitted ones is
-        refused, as in scikit-learn. A one-dimensional ``X`` (a single feature) is left alone.
-        Classifiers pass ``y`` at fit, so that a missing target is named before anything else.
+        Sets ``n_features_in_``, and ``feature_names_in_`` for DataFrames (pandas, polars, pyarrow: read
+        through narwhals, as scikit-learn reads them). At prediction (``reset=False``) a DataFrame whose
+        columns differ from the fitted ones is refused, as in scikit-learn. A one-dimensional ``X`` (a
+        single feature) is left alone. Classifiers pass ``y`` at fit, so that a missing target is named
+        before anything else.
+
+        Returns ``X`` (and ``y`` when it is passed) converted by :func:`privpac.validation.as_numpy`, the
+        one conversion of every input type: frames and series become NumPy arrays (missing values and,
+        in ``X``, non-numeric columns refused naming the column), a label column vector of shape
+        ``(n, 1)`` is raveled with scikit-learn's ``DataConversionWarning``. Data on an engine (Dask,
+        Spark) is returned as it is: it is read where it lives (:mod:`privpac.backends`).
         """
         if reset and y is None and isinstance(self, ClassifierMixin):
             raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -244,12 +262,20 @@ class PrivateEstimatorBase(BaseEstimator):
             self.n_features_in_ = len(columns) if columns is not None else (X.shape[1] if X.ndim == 2 else 1)
             if columns is not None:
                 self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
-            return
-        if hasattr(X, "columns") or len(getattr(X, "shape", ())) == 2:
-            try:
-                validate_data(self, X, skip_check_array=True, reset=reset)
+            return X if y is _NO_Y else (X, y)
+        values = as_numpy(X, "X")
+        if hasattr(X, "columns") or len(getattr(values, "shape", ())) == 2:
+            try:  # the names are read off the frame itself, the feature count off its values
+                validate_data(self, X if hasattr(X, "columns") else values, skip_check_array=True, reset=reset)
             except ValueError as exc:  # renamed or missing columns, a different number of features
                 raise DataError(str(exc)) from None
+        if y is _NO_Y:
+            return values
+        if y is not None and not is_engine_collection(y):
+            y = as_numpy(y, y_name, labels=isinstance(self, ClassifierMixin))
+            if isinstance(self, ClassifierMixin):  # user code -> fit wrapper -> fit -> here -> ravel
+                y = ravel_column_vector(y, y_name, stacklevel=4)
+        return values, y
 
     @property
     def fit_shape_(self) -> tuple[int, int]:

@@ -179,7 +179,7 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
         """
         ledger, rng, B = self._begin_fit()
-        self._check_features(X, reset=True)
+        X = self._check_features(X, reset=True)
         if is_engine_collection(X):
             d = int(self.n_features_in_)
             X, _ = engine_rows(X, None, lambda n: check_engine_size(n, d, self.depth))

@@ -255,7 +255,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         paper-mode PAC noise is drawn per record in that row order, as in memory).
         """
         ledger, rng, G = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         candidates = None
         if self.candidates is not None:
             d = int(self.n_features_in_)

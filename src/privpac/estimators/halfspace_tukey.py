@@ -210,7 +210,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         reach the driver (:func:`~privpac.learners.halfspace_tukey.sample_chunk_points`).
         """
         ledger, rng, B = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         if is_engine_collection(X):
             if y is None:
                 raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -221,7 +221,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         else:
             shape = np.shape(X)
             if len(shape) == 2 and shape[1] == 0:
-                raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required")
+                raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs a column")
             y = self._validate_labels(y, shape[0] if len(shape) else None)
             X, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
             n, d = X.shape

@@ -304,7 +304,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         if self.domain is None:
             as_domain(None)  # raises the library's standard message
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         on_engine = is_engine_collection(X)
         if on_engine:  # Dask or Spark: read only through backend passes (privpac.backends)
             d = int(self.n_features_in_)
@@ -423,7 +423,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
     def decision_function(self, X) -> np.ndarray:
         """``<coef_, x> + intercept_`` (its sign is the prediction; 0 counts as positive)."""
         self._check_fitted()
-        self._check_features(X, reset=False)
+        X = self._check_features(X, reset=False)
         X = np.asarray(check_array(X, "X"), dtype=np.float64)
         if X.shape[1] != self.n_features_in_:
             raise DataError(f"X has {X.shape[1]} features but the model was fitted on {self.n_features_in_}")

@@ -58,7 +58,7 @@ class PrivateHistogram(PrivateEstimatorBase):
     @private_fit
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True)
+        X = self._check_features(X, reset=True)
         n_bins = check_size(self.n_bins, "n_bins")
         domain = self.domain_
         if isinstance(domain, Grid):

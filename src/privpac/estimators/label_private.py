@@ -131,7 +131,7 @@ class LabelPrivateClassifier(PrivateClassifierBase):
     @private_fit
     def fit(self, X, y, X_public=None):
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         check_choice(self.concept, "concept", tuple(CONCEPTS))
         domain, labels = as_domain(self.domain_), tuple(self.labels)
         size = domain_size(domain)
@@ -172,7 +172,7 @@ class LabelPrivateClassifier(PrivateClassifierBase):
 
     def predict(self, X):
         self._check_fitted()
-        self._check_features(X, reset=False)
+        X = self._check_features(X, reset=False)
         idx, _ = self._index(X)
         cls = CONCEPTS[self.concept](self.domain_size_)
         return self._decode(cls.predict(self.hypothesis_, idx))

@@ -274,7 +274,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         ledger, rng, X = self._begin_fit()
         if b is None:
             raise DataError("PrivateLinearFeasibility requires b (the right-hand sides, one per row of A)")
-        self._check_features(A, reset=True, y=b)
+        A, b = self._check_features(A, reset=True, y=b, y_name="b")
         shape = np.shape(A)
         if not is_engine_collection(A) and len(shape) != 2:
             check_system(A, b, X)  # raises, naming what is wrong with the shape

@@ -238,7 +238,7 @@ class PrivateMedian(PrivateEstimatorBase):
     @private_fit
     def fit(self, X, y=None):
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True)
+        X = self._check_features(X, reset=True)
         value, result, m = _median_run(
             X,
             self.domain_,

@@ -82,7 +82,7 @@ class PrivatePointClassifier(PrivateClassifierBase):
     @private_fit
     def fit(self, X, y):
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         method = check_choice(self.method, "method", METHODS)
         check_choice(self.on_bottom, "on_bottom", ON_BOTTOM)
         alpha = check_probability(self.alpha, "alpha")
@@ -130,7 +130,7 @@ class PrivatePointClassifier(PrivateClassifierBase):
 
     def predict(self, X) -> np.ndarray:
         self._check_fitted()
-        self._check_features(X, reset=False)
+        X = self._check_features(X, reset=False)
         idx = prediction_indices(self.domain_, X)
         if self.point_ is None:
             h = np.zeros(idx.shape[0], dtype=np.int8)

@@ -455,7 +455,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         """
         method = self._method()
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         check_choice(self.shape, "shape", SHAPES)
         check_choice(self.variant, "variant", VARIANTS)
         check_probability(self.beta, "beta")
@@ -503,7 +503,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
 
     def predict(self, X) -> np.ndarray:
         self._check_fitted()
-        self._check_features(X, reset=False)
+        X = self._check_features(X, reset=False)
         P, _ = self._grid(X)
         return self._decode(self.box_.predict(P))
 

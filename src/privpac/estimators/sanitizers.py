@@ -83,7 +83,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         one record: neighbours differ in one of the expanded records.
         """
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True)
+        X = self._check_features(X, reset=True)
         domain = as_domain(self.domain_)
         data = counted_values_of(domain, X, counts)  # where X lives: in memory or on Dask
         self.database_ = self._run(data, domain_size(domain), ledger, rng)

@@ -124,7 +124,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
     @private_fit
     def fit(self, X, y):
         ledger, rng = self._begin_fit()
-        self._check_features(X, reset=True, y=y)
+        X, y = self._check_features(X, reset=True, y=y)
         orientation = check_choice(self.orientation, "orientation", ("auto", *ORIENTATIONS))
         alpha = check_probability(self.alpha, "alpha")
         beta = check_probability(self.beta, "beta")
@@ -182,7 +182,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
 
     def predict(self, X) -> np.ndarray:
         self._check_fitted()
-        self._check_features(X, reset=False)
+        X = self._check_features(X, reset=False)
         below = prediction_indices(self.domain_, X) < self.threshold_
         h = np.asarray(below, dtype=np.int8)
         if self.orientation_ == "above":

@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import DataError, InvalidParameterError
-from ..validation import refuse_unsupported
+from ..validation import as_numpy, refuse_unsupported
 
 #: Magnitudes strictly below this bound are stored and multiplied as ``int64``.
 INT64_SAFE = 2**62
@@ -72,6 +72,7 @@ def as_integer_points(S, name: str = "S", *, d: int | None = None, first_row: in
     position of ``S``'s first row in a larger sample read block by block, :mod:`privpac.backends`).
     """
     refuse_unsupported(S, name)
+    S = as_numpy(S, name)  # frames of a Dask or Spark partition, as at the estimators' boundary
     if isinstance(S, np.ndarray):
         arr = S
     else:
