@@ -4,6 +4,12 @@ exponential mechanism on 10^7 distinct values (issue 22 "small fits" and "large 
     nice -n 10 python benchmarks/speed.py                  # n = 256, 10^4, 10^6, 10^7 (a few minutes)
     python benchmarks/speed.py --sizes 256 10000 --repeats 30
     python benchmarks/speed.py --grouped-only              # the sampler row alone
+    /usr/bin/time -v python benchmarks/speed.py --process privpac --n 256 --fits 300   # whole process
+
+``--process privpac|stump|none`` checks the ratios from outside: one process imports both
+libraries, makes the data of size ``--n`` and fits ``--fits`` times one model (``none``: nothing),
+and exits. Time each with any whole-process timer, alternating the commands; the fit's CPU over
+the stump's is ``(privpac - none) / (stump - none)`` (the imports and the data cancel).
 
 Writes ``benchmarks/results/speed.csv``, one row per ``n``:
 
@@ -102,14 +108,35 @@ def grouped_row(n: int, repeats: int) -> dict:
     return {"n": n, "what": "grouped sampler", "fit_cpu_s": round(statistics.median(times), 5), "repeats": repeats}
 
 
+def process_run(which: str, n: int, fits: int) -> None:
+    """Fit ``which`` (``privpac``, ``stump`` or ``none``) ``fits`` times on one data set (whole-process timing)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from privpac.estimators import PrivateThresholdClassifier
+
+    x, y = _data(n, seed=0)
+    X, Xf = x.reshape(-1, 1), x.astype(np.float64).reshape(-1, 1)
+    for r in range(fits if which != "none" else 0):
+        if which == "privpac":
+            PrivateThresholdClassifier(epsilon=1.0, delta=1e-6, domain=DOMAIN, random_state=r).fit(X, y)
+        else:
+            DecisionTreeClassifier(max_depth=1, random_state=r).fit(Xf, y)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--process", choices=["privpac", "stump", "none"], help="whole-process mode (above)")
+    parser.add_argument("--n", type=int, default=256, help="records in --process mode")
+    parser.add_argument("--fits", type=int, default=100, help="fits in --process mode")
     parser.add_argument("--sizes", type=int, nargs="*", default=[256, 10_000, 1_000_000, 10_000_000])
     parser.add_argument("--repeats", type=int, default=0, help="fits per size (default: by size)")
     parser.add_argument("--seeds", type=int, default=0, help="data seeds for the error medians (default: by size)")
     parser.add_argument("--grouped-only", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS / "speed.csv")
     args = parser.parse_args()
+    if args.process:
+        process_run(args.process, args.n, args.fits)
+        return
     rows = []
     if not args.grouped_only:
         for n in args.sizes:

@@ -23,7 +23,14 @@ first) and add up each output's probability as exact rationals:
 
 Together: every bit a sampler consumes is accounted for, the primitives by enumeration of their
 bits, the composition by enumeration of their draws, and the rejection loop by the identity above.
-The independent laws (:func:`pow2_interval`) share no code with :mod:`privpac`.
+The independent laws (:func:`pow2_interval`, :func:`exponential_law`) share no code with :mod:`privpac`.
+
+A *caller* of the exponential mechanism (a learner mapping a drawn piece to a point and an
+orientation, the choosing mechanism) is enumerated the same way one level up: the mechanism's
+draw (kind ``"exponential"``) and the discrete-Laplace test (``"discrete_laplace_exceeds"``) are
+taken with their independent exact laws, so the enumerated law of the public function is the law
+its paper states at the rational base actually used, given that the samplers realise those two
+draws exactly (the tests above).
 """
 
 from __future__ import annotations
@@ -102,6 +109,31 @@ def pow2_interval(x) -> tuple[Fraction, Fraction]:
     return out
 
 
+def exponential_law(d, lengths, eta: Fraction) -> dict:
+    """``{t: (lo, hi)}``: bounds of ``lengths_t 2^(eta d_t) / Z`` (candidates of positive length)."""
+    w = {t: pow2_interval(eta * int(dt)) for t, dt in enumerate(d) if int(lengths[t]) > 0}
+    w = {t: (lo * int(lengths[t]), hi * int(lengths[t])) for t, (lo, hi) in w.items()}
+    z_lo, z_hi = sum(lo for lo, _ in w.values()), sum(hi for _, hi in w.values())
+    return {t: (lo / z_hi, hi / z_lo) for t, (lo, hi) in w.items()}
+
+
+def exp_neg_bounds(x: Fraction) -> tuple[Fraction, Fraction]:
+    """Bounds of ``e^-x`` for a rational ``x >= 0`` (``e^-1`` to the whole part, then the rest)."""
+    n = math.floor(x)
+    e_lo, e_hi = exp_neg_interval(Fraction(1), Fraction(1))
+    f_lo, f_hi = exp_neg_interval(x - n, x - n)
+    return _down(f_lo * e_lo**n), _up(f_hi * e_hi**n)
+
+
+def laplace_exceeds_interval(scale: Fraction, k: int) -> tuple[Fraction, Fraction]:
+    """``Pr[Z >= k]`` for the discrete Laplace ``Pr[Z = z] = (1 - q)/(1 + q) q^|z|``, ``q = e^(-1/scale)``:
+    ``q^k / (1 + q)`` for ``k >= 1``, else ``1 - q^(1 - k) / (1 + q)``."""
+    q_lo, q_hi = exp_neg_bounds(1 / Fraction(scale))
+    m = k if k >= 1 else 1 - k
+    lo, hi = _down(q_lo**m / (1 + q_hi)), _up(q_hi**m / (1 + q_lo))
+    return (lo, hi) if k >= 1 else (1 - hi, 1 - lo)
+
+
 _EXP: dict = {}
 
 
@@ -130,11 +162,14 @@ def _law_interval(kind: str, params) -> tuple[list, list[tuple[Fraction, Fractio
     if kind == "bernoulli_ln2":
         return [True, False], [(LN2_LO, LN2_HI), (1 - LN2_HI, 1 - LN2_LO)]
     if kind == "bernoulli_exp":
-        x = Fraction(params[0])
-        n = math.floor(x)
-        e_lo, e_hi = exp_neg_interval(Fraction(1), Fraction(1))
-        f_lo, f_hi = exp_neg_interval(x - n, x - n)
-        lo, hi = _down(f_lo * e_lo**n), _up(f_hi * e_hi**n)
+        lo, hi = exp_neg_bounds(Fraction(params[0]))
+        return [True, False], [(lo, hi), (1 - hi, 1 - lo)]
+    if kind == "exponential":  # the exponential mechanism's draw (d, lengths, base): its stated law
+        d, lengths, base = params
+        law = exponential_law(d, lengths, base.eta)
+        return list(range(len(d))), [law.get(t, (Fraction(0), Fraction(0))) for t in range(len(d))]
+    if kind == "discrete_laplace_exceeds":
+        lo, hi = laplace_exceeds_interval(*params)
         return [True, False], [(lo, hi), (1 - hi, 1 - lo)]
     if kind == "bernoulli_exp2":
         lo, hi = pow2_interval(-Fraction(params[0]))

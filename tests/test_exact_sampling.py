@@ -8,7 +8,18 @@ import numpy as np
 import pytest
 
 import privpac.random as prandom
-from exact_harness import LN2_HI, LN2_LO, Pruned, accepted_law, bit_law, draw_law, exp_neg_interval, pow2_interval
+from exact_harness import (
+    LN2_HI,
+    LN2_LO,
+    Pruned,
+    accepted_law,
+    bit_law,
+    draw_law,
+    exp_neg_bounds,
+    exp_neg_interval,
+    exponential_law,
+    pow2_interval,
+)
 from privpac.learners._sample import labelled_counts
 from privpac.learners.exponential import em_point_quality, point_range_weights, threshold_range_weights
 from privpac.learners.range_counts import labelled_ranges
@@ -91,6 +102,15 @@ def test_bernoulli_pow2_ratio_refuses_a_probability_above_one():
         bernoulli_pow2_ratio(1, 8, 1, 1, 0, rng=0)
 
 
+@pytest.mark.parametrize("x", [Fraction(1, 3), Fraction(5, 2)])
+def test_bernoulli_exp_is_exact(bitwise, x):
+    """Canonne, Kamath and Steinke's Bernoulli(e^-x), bit by bit (its loops leave a remainder)."""
+    law, rest = bit_law(lambda s: prandom.bernoulli_exp(x, s), max_bits=18)
+    assert rest < Fraction(1, 2**5)
+    assert _within(law.get(True, Fraction(0)), rest, *exp_neg_bounds(x))
+    assert not _within(law.get(True, Fraction(0)), rest, *exp_neg_bounds(x + Fraction(1, 8)))
+
+
 def test_discrete_laplace_is_exact():
     """Its draws (uniform integers, rational and exponential Bernoullis, the sign bit) enumerated
     with their exact laws, the unbounded loops cut below ``2^-14`` (the remainder, about 10%,
@@ -110,12 +130,8 @@ def test_discrete_laplace_is_exact():
 # -- the exponential mechanism: its attempts, draw by draw ----------------------------------------------
 
 
-def independent_law(d, lengths, eta: Fraction) -> dict:
-    """``lengths_t 2^(eta d_t) / Z`` as rational intervals (nothing shared with privpac)."""
-    w = {t: pow2_interval(eta * int(dt)) for t, dt in enumerate(d) if int(lengths[t]) > 0}
-    w = {t: (lo * int(lengths[t]), hi * int(lengths[t])) for t, (lo, hi) in w.items()}
-    z_lo, z_hi = sum(lo for lo, _ in w.values()), sum(hi for _, hi in w.values())
-    return {t: (lo / z_hi, hi / z_lo) for t, (lo, hi) in w.items()}
+#: ``lengths_t 2^(eta d_t) / Z`` as rational intervals (nothing shared with privpac).
+independent_law = exponential_law
 
 
 def assert_same_law(enumerated: dict, expected: dict, rel=Fraction(1, 2**200)):
@@ -242,3 +258,66 @@ def test_eta_is_rounded_down_and_stated():
         assert base.eta * em.LN2_UPPER <= Fraction(eps) / (2 * sens)  # never more than epsilon
         assert base.epsilon_used > eps * (1 - 2**-14)  # and hardly less
         assert f"{base.K}/2^{base.M}" in base.describe()
+
+
+# -- the callers: public functions enumerated over the mechanism's exact draws ------------------------
+
+
+def _public_law(program) -> dict:
+    """The law of a public function whose draws are the exponential mechanism's, uniform points and
+    discrete-Laplace tests (no rejection loop at this level: each is one draw of its exact law)."""
+    law = draw_law(program)
+    assert Pruned not in law
+    return law
+
+
+X_SMALL, Y_SMALL, SIZE_SMALL = [1, 4, 4, 9, 11, 2, 4], [1, 1, 0, 0, 0, 1, 1], 13
+
+
+def test_flat_threshold_learner_gives_the_threshold_law():
+    """Both orientations drawn flat from the sample's pieces, then a point inside the piece: the
+    law over the ``2 (size + 1)`` thresholds is ``2^(eta q)`` normalised, ``q`` counted here."""
+    from privpac.learners.exponential import em_learn_oriented_thresholds
+
+    def program(s):
+        h, orientation = em_learn_oriented_thresholds(X_SMALL, Y_SMALL, SIZE_SMALL, 0.7, rng=s)
+        return h.threshold, orientation
+
+    x, y = np.asarray(X_SMALL), np.asarray(Y_SMALL)
+    below = [int(np.sum((x < j) == (y == 1))) for j in range(SIZE_SMALL + 1)]
+    q = np.asarray(below + [x.size - v for v in below])
+    outs = [(j, "below") for j in range(SIZE_SMALL + 1)] + [(j, "above") for j in range(SIZE_SMALL + 1)]
+    expected = {outs[t]: p for t, p in exponential_law(q - q.max(), np.ones(q.size), em.exp_base(0.7).eta).items()}
+    assert_same_law(_public_law(program), expected)
+
+
+def test_flat_point_learner_gives_the_point_law():
+    from privpac.learners.exponential import em_learn_points
+
+    x, y = np.asarray(X_SMALL), np.asarray(Y_SMALL)
+    q = np.asarray([int(np.sum((x == j) == (y == 1))) for j in range(SIZE_SMALL)])
+    expected = exponential_law(q - q.max(), np.ones(q.size), em.exp_base(1.3).eta)
+    assert_same_law(_public_law(lambda s: em_learn_points(X_SMALL, Y_SMALL, SIZE_SMALL, 1.3, rng=s).point), expected)
+
+
+def test_choosing_mechanism_gives_its_law():
+    """Bottom unless ``Z >= ceil(alpha m / 2 - best)`` (discrete Laplace of scale ``4 / epsilon``),
+    else the exponential mechanism at ``epsilon / 2`` over the solutions of positive score."""
+    import warnings
+
+    from exact_harness import laplace_exceeds_interval
+    from privpac.mechanisms.choosing import choosing_mechanism
+
+    scores, m, alpha, eps = {"a": 5, "b": 3, "c": 1, "d": 0}, 16, 0.5, 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # m is below the precondition: the law is what is checked
+        law = _public_law(
+            lambda s: choosing_mechanism(scores, m, alpha, 0.1, eps, 1e-3, unsafe_skip_precondition=True, rng=s)
+        )
+    go_lo, go_hi = laplace_exceeds_interval(Fraction(4) / Fraction(eps), -(-int(alpha * m) // 2) - 5)
+    em_law = exponential_law(np.asarray([0, -2, -4]), np.ones(3), em.exp_base(eps / 2).eta)
+    expected = {None: (1 - go_hi, 1 - go_lo)}
+    expected.update({k: (go_lo * lo, go_hi * hi) for k, (lo, hi) in zip("abc", em_law.values())})
+    assert set(law) == set(expected)
+    for o, (lo, hi) in law.items():
+        assert lo <= expected[o][1] and expected[o][0] <= hi, o

@@ -132,7 +132,7 @@ def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None =
         raise DataError("the sample is empty: at least one labelled point is needed")
     if not (np.all((P == 0) | (P == 1)) and np.all((y == 0) | (y == 1))):
         raise DataError("predictions and labels must be 0 or 1")
-    scores = (P == y[None, :]).sum(axis=1).astype(np.float64)
+    scores = (P == y[None, :]).sum(axis=1).astype(np.int64)  # integer counts, sensitivity 1
     return exponential_mechanism(scores, epsilon, ledger=ledger, label="EM learner over a finite class", rng=rng)
 
 
