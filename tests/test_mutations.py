@@ -54,15 +54,15 @@ def _halved_adist_noise(monkeypatch):
 
 
 def _step_em_at_twice_epsilon(monkeypatch):
-    original = exponential_module._step_log_weights
-    monkeypatch.setattr(exponential_module, "_step_log_weights", lambda f, eps, sens: original(f, 2 * eps, sens))
+    original = exponential_module._step_parts
+    monkeypatch.setattr(exponential_module, "_step_parts", lambda f, eps, sens: original(f, 2 * eps, sens))
 
 
 def _finite_em_at_twice_epsilon(monkeypatch):
-    original = exponential_module.sample_log_weights
-    monkeypatch.setattr(
-        exponential_module, "sample_log_weights", lambda w, rng=None, size=None: original(2 * np.asarray(w), rng, size)
-    )
+    """The finite-list mechanism's base from twice its epsilon (its draw and the law it hands an
+    enumerating source both follow it: the shipped path)."""
+    original = exponential_module._base_for
+    monkeypatch.setattr(exponential_module, "_base_for", lambda values, eps, sens: original(values, 2 * eps, sens))
 
 
 def _em_charges_nothing(monkeypatch):
@@ -70,24 +70,28 @@ def _em_charges_nothing(monkeypatch):
 
 
 def _piece_count_in_the_ledger(monkeypatch):
-    original = learners_exponential.exponential_mechanism_grouped
+    """A function of the records written into the ledger entry: the whole range's weight (range by
+    range) or the number of pieces, a count of distinct values (the flat draw)."""
+    grouped = learners_exponential.exponential_mechanism_grouped
+    pieces = learners_exponential.exponential_mechanism_pieces
 
-    def leaky(T, range_log_weights, epsilon, **kwargs):
-        # the whole range's log weight: a function of the records, written into the entry
-        whole = float(range_log_weights([0, T + 1], 0.5)[0])
-        kwargs["over"] = f"{kwargs.get('over') or T} (log weight {whole:.6f})"
-        return original(T, range_log_weights, epsilon, **kwargs)
+    def leaky_grouped(T, range_weights, epsilon, **kwargs):
+        offsets, env = range_weights([0, T + 1], exponential_module.exp_base(0.5))
+        kwargs["over"] = f"{kwargs.get('over') or T} (weight {env.mantissa[0]:.6f} 2^{env.exponent[0]})"
+        return grouped(T, range_weights, epsilon, **kwargs)
 
-    monkeypatch.setattr(learners_exponential, "exponential_mechanism_grouped", leaky)
+    def leaky_pieces(q, lengths, epsilon, **kwargs):
+        kwargs["over"] = f"{kwargs.get('over')} ({len(q)} pieces)"
+        return pieces(q, lengths, epsilon, **kwargs)
+
+    monkeypatch.setattr(learners_exponential, "exponential_mechanism_grouped", leaky_grouped)
+    monkeypatch.setattr(learners_exponential, "exponential_mechanism_pieces", leaky_pieces)
 
 
 def _grouped_em_at_twice_epsilon(monkeypatch):
-    original = learners_exponential.exponential_mechanism_grouped
-
-    def doubled(T, range_log_weights, epsilon, **kwargs):
-        return original(T, lambda edges, scale: range_log_weights(edges, 2 * scale), epsilon, **kwargs)
-
-    monkeypatch.setattr(learners_exponential, "exponential_mechanism_grouped", doubled)
+    """Every exponential mechanism's base (the grouped draw's included) from twice its epsilon."""
+    original = exponential_module.exp_base
+    monkeypatch.setattr(exponential_module, "exp_base", lambda eps, *a, **k: original(2 * eps, *a, **k))
 
 
 def _range_weights_without_offsets(monkeypatch):
@@ -95,8 +99,8 @@ def _range_weights_without_offsets(monkeypatch):
     left of the range) forgotten."""
     original = range_counts_module.LabelledRanges.range_stats
 
-    def stats(self, edges, kinds, scale):
-        st = original(self, edges, kinds, scale)
+    def stats(self, edges, kinds, base):
+        st = original(self, edges, kinds, base)
         zero = np.zeros_like(st.zeros)
         return range_counts_module.RangeStats(zero, zero, st.local, (0, 0))
 
@@ -306,7 +310,7 @@ MUTANTS = [
     ("grouped EM sampling at 2 epsilon", _grouped_em_at_twice_epsilon, ["em-learner", "em-learner-grouped"]),
     ("a threshold range weight without its offset", _range_weights_without_offsets, ["em-learner-grouped"]),
     ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
-    ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
+    ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner", "em-learner-grouped"]),
     ("an exact count stored on the estimator", _count_stored_on_the_estimator, ["em-learner"]),
     (
         "the depth reached stored on the estimator",

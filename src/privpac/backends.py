@@ -219,7 +219,7 @@ class NumpyBackend:
         are ``None``); ``finish(k, merged)`` turns key ``k``'s merged partial (or ``None``) into a
         small result, deterministically: on an engine it runs on a worker, so the driver receives
         the ``n_keys`` results and never a key's merged partial. For statistics whose result is not
-        a function of per-block results (the local log-sum-exps of
+        a function of per-block results (the local sums of
         :mod:`privpac.learners.range_counts`): a key's exact partials are merged before anything is
         computed from them, so the result is the same bits on every engine and partitioning.
         """

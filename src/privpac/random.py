@@ -24,9 +24,19 @@ Differential Privacy" (NeurIPS 2020), Algorithms 1 and 2:
 * :func:`bernoulli` for a rational ``p``;
 * :func:`bernoulli_exp` for ``exp(-x)`` with rational ``x >= 0``;
 * :func:`discrete_laplace`, ``Pr[Z = z] proportional to exp(-|z| / scale)`` for a rational scale;
-* :func:`uniform_int` on ``[lo, hi]`` for any Python ints (ranges of 2^65536 included).
+* :func:`uniform_int` on ``[lo, hi]`` for any Python ints (ranges of 2^65536 included);
+* :func:`choose_weighted`: an index with probability ``W_i / sum W`` for non-negative integers ``W``;
+* :func:`bernoulli_exp2` for ``2^-x`` with rational ``x >= 0`` (Algorithm 1 of Canonne, Kamath and
+  Steinke with base 2: its coins ``Bernoulli(x ln 2 / k)`` are ``Bernoulli(x / k)`` times
+  :func:`bernoulli_ln2`, the Bernoulli(ln 2) of Flajolet, Pelletier and Soria, "On Buffon machines
+  and numbers", SODA 2011: ``ln 2 = sum_k 1/(k 2^k)``, so a geometric ``K`` then ``Bernoulli(1/K)``);
+* :func:`bernoulli_pow2_ratio` for ``2^(i/H + s) num / den`` (``i/H`` a fraction on the grid
+  of :func:`pow2_grid_bounds`): a uniform ``U`` drawn lazily, bit block by bit block, and compared
+  exactly with the target through integer ``H``-th powers, with float bounds that decide all but a
+  ``2^-40`` share of the comparisons.
 
-Their output distributions are exactly the stated ones: no floating-point rounding enters.
+Their output distributions are exactly the stated ones: no floating-point rounding enters a
+decision (floats appear only as exact dyadic rationals, in bounds that are proven before use).
 
 Fast vectorised paths
 ---------------------
@@ -39,6 +49,7 @@ descent). Floating-point samplers deviate from their ideal distribution in the l
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import secrets
@@ -59,6 +70,12 @@ __all__ = [
     "uniform_int",
     "bernoulli",
     "bernoulli_exp",
+    "bernoulli_exp2",
+    "bernoulli_ln2",
+    "bernoulli_pow2_ratio",
+    "bernoulli_half_power",
+    "choose_weighted",
+    "pow2_grid_bounds",
     "discrete_laplace",
     "discrete_laplace_exceeds",
     "discrete_laplace_vector",
@@ -277,6 +294,186 @@ def bernoulli_exp(x, rng=None) -> bool:
     return _bernoulli_exp_unit(x - whole, src)
 
 
+#: Random bits drawn at once by the lazy samplers below (a test that enumerates bit strings sets 1:
+#: drawing ``k`` bits at once or one by one has the same law).
+BIT_BLOCK = 64
+
+
+def bernoulli_half_power(m: int, rng=None) -> bool:
+    """Exact Bernoulli(2^-m) for an integer ``m >= 0``: ``m`` fair bits, all zero.
+
+    Drawn :data:`BIT_BLOCK` bits at a time and stopped at the first one bit, so a huge ``m`` costs
+    two blocks on average.
+    """
+    m = int(m)
+    if m < 0:
+        raise InvalidParameterError(f"bernoulli_half_power needs m >= 0, got {m}")
+    src = as_random_source(rng)
+    while m > 0:
+        k = min(m, BIT_BLOCK)
+        if src.randbits(k):
+            return False
+        m -= k
+    return True
+
+
+def bernoulli_ln2(rng=None) -> bool:
+    """Exact Bernoulli(ln 2) (Flajolet, Pelletier and Soria 2011).
+
+    ``ln 2 = sum_{k >= 1} 2^-k / k``: draw ``K`` with ``Pr[K = k] = 2^-k`` (fair bits up to the first
+    one) and return ``Bernoulli(1/K)``. Two fair bits and one rational Bernoulli on average.
+    """
+    src = as_random_source(rng)
+    if src.enumerates:
+        return src.choose("bernoulli_ln2")
+    k = 1
+    while src.randbits(1) == 0:
+        k += 1
+    return bernoulli(Fraction(1, k), src)
+
+
+def _bernoulli_exp2_unit(f: Fraction, src: RandomSource) -> bool:
+    """Bernoulli(2^-f) for rational 0 <= f < 1: CKS20 Algorithm 1 on ``gamma = f ln 2 <= 1``, whose
+    coins ``Bernoulli(gamma / k)`` are the product of ``Bernoulli(f / k)`` and Bernoulli(ln 2)."""
+    k = 1
+    while bernoulli(f / k, src) and bernoulli_ln2(src):
+        k += 1
+    return k % 2 == 1
+
+
+def bernoulli_exp2(x, rng=None) -> bool:
+    """Exact Bernoulli(2^-x) for a rational ``x >= 0`` (a float is read as its exact value).
+
+    ``floor(x)`` fair bits must all be zero (:func:`bernoulli_half_power`), then
+    ``Bernoulli(2^-(x - floor(x)))`` by Canonne, Kamath and Steinke's Algorithm 1 in base 2.
+    Integers and rationals only.
+    """
+    x = x if isinstance(x, Fraction) else Fraction(x)
+    if x < 0:
+        raise InvalidParameterError(f"bernoulli_exp2 needs x >= 0, got {x}")
+    if x == 0:
+        return True
+    src = as_random_source(rng)
+    if src.enumerates:
+        return src.choose("bernoulli_exp2", x)
+    whole = x.numerator // x.denominator
+    if whole and not bernoulli_half_power(whole, src):
+        return False
+    return _bernoulli_exp2_unit(x - whole, src)
+
+
+@functools.lru_cache(maxsize=4)
+def pow2_grid_bounds(H: int) -> tuple[np.ndarray, np.ndarray]:
+    """Float bounds ``lower[i] <= 2^(i/H) <= upper[i]`` for ``i`` in ``[0, H)``, each within ``2^-38``.
+
+    Proven, not assumed: one float ``c`` with ``c^H >= 2`` (checked in integers) and its products
+    ``c^i`` rounded up one ulp after every correctly rounded multiplication give the upper bounds;
+    the same downwards gives the lower ones. No ``exp``/``log`` (whose accuracy IEEE 754 does not
+    promise) is trusted.
+    """
+    H = int(H)
+    if H < 1:
+        raise InvalidParameterError(f"H must be >= 1, got {H}")
+    two = Fraction(2)
+    up = dn = 2.0 ** (1.0 / H)
+    while Fraction(up) ** H < two:
+        up = math.nextafter(up, math.inf)
+    while Fraction(dn) ** H > two:
+        dn = math.nextafter(dn, 0.0)
+    upper, lower = np.empty(H), np.empty(H)
+    u = d = 1.0
+    for i in range(H):
+        upper[i], lower[i] = u, d
+        u = math.nextafter(u * up, math.inf)
+        d = math.nextafter(d * dn, 0.0)
+    return lower, upper
+
+
+def _compare_pow2(i: int, H: int, num: int, den: int, src: RandomSource) -> bool:
+    """Bernoulli(t) with ``t = 2^(i/H) num / den <= 1``: is a uniform ``U`` below ``t``?
+
+    ``U``'s bits are drawn lazily: after ``p`` bits ``U`` lies in ``[V, V + 1) / 2^p``, which is
+    decided once it lies wholly below or above ``t``. The float bounds of :func:`pow2_grid_bounds`
+    (exact rationals) decide almost always; otherwise ``V / 2^p < t`` iff
+    ``(V den)^H < 2^i (num 2^p)^H`` in integers (``t`` is irrational unless ``i = 0``, so it never
+    equals an end point then).
+    """
+    lower, upper = pow2_grid_bounds(H)
+    lo_f, hi_f = Fraction(float(lower[i])), Fraction(float(upper[i]))
+    lo_n, lo_d = lo_f.numerator * num, lo_f.denominator * den  # t >= lo_n / lo_d
+    hi_n, hi_d = hi_f.numerator * num, hi_f.denominator * den  # t <= hi_n / hi_d
+    p = BIT_BLOCK
+    V = src.randbits(p)
+    while True:
+        if (V + 1) * lo_d <= lo_n << p:  # U < (V + 1)/2^p <= t
+            return True
+        if V * hi_d >= hi_n << p:  # U >= V/2^p >= t
+            return False
+        if i:
+            # exact: t is irrational, compare H-th powers of the end points
+            target = (num << p) ** H << i
+            if ((V + 1) * den) ** H <= target:
+                return True
+            if (V * den) ** H >= target:
+                return False
+        # t lies in [V, V + 1) / 2^p: draw more bits of U
+        V = (V << BIT_BLOCK) | src.randbits(BIT_BLOCK)
+        p += BIT_BLOCK
+
+
+def bernoulli_pow2_ratio(i: int, H: int, num: int, den: int, shift: int = 0, rng=None) -> bool:
+    """Exact Bernoulli(2^(i/H + shift) num / den) for integers ``0 <= i < H``, ``num >= 0``,
+    ``den > 0`` and any ``shift``; the probability must be at most 1.
+
+    The power of two is split off first (``num / den = r 2^b`` with ``r`` in ``[1/2, 1)``, so no
+    integer grows with ``shift``): a factor ``2^-m`` is ``m`` fair zero bits
+    (:func:`bernoulli_half_power`), what remains is compared exactly by a lazily drawn uniform.
+    """
+    i, H, num, den, shift = int(i), int(H), int(num), int(den), int(shift)
+    if not (0 <= i < H) or num < 0 or den <= 0:
+        raise InvalidParameterError(f"bernoulli_pow2_ratio needs 0 <= i < H, num >= 0, den > 0; got {i, H, num, den}")
+    if num == 0:
+        return False
+    src = as_random_source(rng)
+    if src.enumerates:
+        return src.choose("bernoulli_pow2_ratio", i, H, num, den, shift)
+    b = num.bit_length() - den.bit_length()
+    N, D = (num, den << b) if b >= 0 else (num << -b, den)
+    if N >= D:  # r = N / D in [1/2, 1)
+        D <<= 1
+        b += 1
+    m = shift + b  # the probability is 2^(i/H) r 2^m, with 2^(i/H) r in [1/2, 2)
+    if m >= 2 or (m == 1 and (i > 0 or 2 * N > D)):
+        raise InvalidParameterError("bernoulli_pow2_ratio: the probability exceeds 1")
+    if m <= -1:
+        if not bernoulli_half_power(-m - 1, src):
+            return False
+        D <<= 1
+    elif m == 1:
+        N <<= 1
+    return _compare_pow2(i, H, N, D, src)
+
+
+def choose_weighted(weights, rng=None) -> int:
+    """An index ``i`` with probability ``weights[i] / sum(weights)``, exactly.
+
+    ``weights``: non-negative integers (an int64 array whose sum stays below ``2^63``, or Python
+    ints), not all zero. One :func:`uniform_int` over the total, located in the cumulative sums.
+    """
+    w = np.asarray(weights)
+    if w.ndim != 1 or w.size == 0 or not (w.dtype == object or np.issubdtype(w.dtype, np.integer)):
+        raise InvalidParameterError("choose_weighted needs a non-empty 1-D array of integers")
+    src = as_random_source(rng)
+    if src.enumerates:
+        return src.choose("weighted", w)
+    cum = np.cumsum(w)
+    total = int(cum[-1])
+    if total <= 0 or (w.dtype != object and w.min() < 0):
+        raise InvalidParameterError("choose_weighted needs non-negative weights with a positive sum")
+    r = uniform_int(0, total - 1, src)
+    return int(np.searchsorted(cum, r, side="right"))
+
+
 def discrete_laplace(scale, rng=None) -> int:
     """Exact discrete Laplace: ``Pr[Z = z] = (1 - q)/(1 + q) * q^|z|`` with ``q = exp(-1/scale)``.
 
@@ -291,6 +488,11 @@ def discrete_laplace(scale, rng=None) -> int:
         return src.choose("discrete_laplace", scale)
     if src.fast_noise:
         return int(discrete_laplace_array(float(scale), 1, src)[0])
+    return _discrete_laplace(scale, src)
+
+
+def _discrete_laplace(scale: Fraction, src: RandomSource) -> int:
+    """CKS20 Algorithm 2 (the exact loop of :func:`discrete_laplace`)."""
     t, s = scale.numerator, scale.denominator  # scale = t / s
     one = Fraction(1)
     while True:

@@ -39,7 +39,7 @@ from ..errors import PaperLiteralWarning
 from ..estimators.halfspaces import PrivateHalfspaceClassifier
 from ..learners.dp_erm import MarginHingeLoss, boosting_rounds
 from ..learners.margin_nets import sphere_net, violation_counts
-from ..mechanisms.exponential import exponential_probabilities
+from ..mechanisms.exponential import exponential_probabilities, exponential_weights
 from .registry import AuditCase, NeighbourPair, register
 from .release import fit_release, mask_release
 
@@ -171,7 +171,7 @@ def pure_net_distribution(data: MarginData, epsilon: float) -> dict:
     """Exact distribution of Algorithm 2's output (net index) on projected data."""
     net = sphere_net(data.Z.shape[1], data.gamma / 10.0)
     counts = violation_counts(data.Z, data.y, net, data.gamma / 10.0)
-    return dict(enumerate(exponential_probabilities(-counts.astype(np.float64), epsilon).tolist()))
+    return dict(enumerate(exponential_probabilities(-counts.astype(np.int64), epsilon).tolist()))
 
 
 def _pure_pairs(eps, delta):
@@ -222,9 +222,9 @@ def boosted_net_distribution(data: MarginData, epsilon: float, variant: str) -> 
     loss = MarginHingeLoss(data.gamma)
     net = sphere_net(data.Z.shape[1], data.gamma / 10.0)
     counts = violation_counts(data.Z, data.y, net, data.gamma / 10.0)
-    pi = exponential_probabilities(-counts.astype(np.float64), eps_run)
-    a = eps_sel * (-loss.totals(data.Z, data.y, net)) / (2.0 * loss.value_range)
-    weight = np.exp(a - a.max())
+    pi = exponential_probabilities(-counts.astype(np.int64), eps_run)
+    # the selection's weights as the shipped selection forms them (real losses on its grid)
+    weight = exponential_weights(-loss.totals(data.Z, data.y, net), eps_sel, loss.value_range)
     # Distribution of T = sum of the other k - 1 candidates' weights (merged on a fine grid of values).
     values, probs = np.zeros(1), np.ones(1)
     for _ in range(k - 1):

@@ -16,7 +16,11 @@ Laws of the draws (floating-point evaluations of their closed forms):
 * ``discrete_laplace(scale)``: ``(1 - q)/(1 + q) q^|z|``, listed by decreasing probability until
   the remaining tail is below ``min_probability``;
 * ``discrete_laplace_exceeds(scale, k)``: two outcomes, ``Pr[Z >= k]``;
-* ``log_weights(w)``: index ``i`` with probability ``exp(w_i) / sum exp(w)``.
+* ``exponential(d, lengths, base)``: index ``i`` with the exponential mechanism's exact law
+  ``lengths_i 2^(eta d_i) / Z`` (:mod:`privpac.mechanisms.exponential`, the same function its float
+  views use; ``tests/test_exact_sampling.py`` proves the samplers realise it);
+* ``weighted(W)``: ``W_i / sum W``; ``bernoulli_exp2(x)``: ``2^-x``; ``bernoulli_ln2``: ``ln 2``;
+  ``bernoulli_pow2_ratio(i, H, num, den, s)``: ``2^(i/H + s) num / den``.
 
 Paths whose probability falls below ``min_probability`` are not run; their mass is reported as
 ``lost`` and added to the tolerance of the hockey-stick check, which stays sound (the unseen mass
@@ -34,6 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import PrivpacError
+from ..mechanisms.exponential import _law as exponential_law
 from ..mechanisms.laplace import discrete_laplace_pmf, discrete_laplace_sf
 from ..random import RandomSource
 
@@ -100,13 +105,24 @@ class _ScriptedSource(RandomSource):
             scale, k = params
             p = float(discrete_laplace_sf(k, scale))
             return [True, False], [p, 1.0 - p]
-        if kind == "log_weights":
-            w = np.asarray(params[0], dtype=np.float64)
-            p = np.exp(w - np.max(w))
-            p /= p.sum()
+        if kind in ("exponential", "weighted"):
+            if kind == "exponential":
+                p = exponential_law(*params)
+            else:
+                w = np.asarray(params[0], dtype=np.float64)
+                p = w / w.sum()
             if p.size > self._max_outcomes:
                 raise NotEnumerable(f"a choice among {p.size} candidates exceeds max_outcomes={self._max_outcomes}")
             return list(range(p.size)), p.tolist()
+        if kind == "bernoulli_exp2":
+            p = 2.0 ** -float(params[0])
+            return [True, False], [p, 1.0 - p]
+        if kind == "bernoulli_ln2":
+            return [True, False], [math.log(2.0), 1.0 - math.log(2.0)]
+        if kind == "bernoulli_pow2_ratio":
+            i, H, num, den, shift = params
+            p = math.exp2(i / H + shift + math.log2(num) - math.log2(den))
+            return [True, False], [p, 1.0 - p]
         raise NotEnumerable(f"no law for draws of kind {kind!r}")
 
     def choose(self, kind: str, *params):

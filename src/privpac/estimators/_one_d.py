@@ -165,14 +165,18 @@ def _sum(parts):
 
 def labelled_ranges_of(domain, labels, X, y):
     """A labelled sample read through range statistics where ``X`` lives
-    (:class:`~privpac.learners.range_counts.LabelledRanges`): the driver never holds its distinct
-    values. One exact pass counts the records of each label and checks every block against the
-    public domain and label set (before anything is spent); each range statistic is one more pass.
+    (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver never holds its
+    distinct values. One exact pass counts the records of each label and checks every block against
+    the public domain and label set (before anything is spent); each range statistic is one more
+    pass. In memory the sample is counted once (:func:`labelled_counts_of`) and read from its counts.
     """
-    from ..learners.range_counts import LabelledRanges
+    from ..backends import NumpyBackend
+    from ..learners.range_counts import LabelledRanges, in_memory_ranges
 
     domain = _check_domain(domain)
     backend = backend_for(X)
+    if isinstance(backend, NumpyBackend):  # in memory: count once (one sort), read the counts after
+        return in_memory_ranges(labelled_counts_of(domain, labels, X, y))
     zeros, ones = (int(v) for v in backend.map_merge(functools.partial(_label_totals, domain, labels), _sum, X, y))
     if zeros + ones == 0:
         raise DataError("X is empty: at least one record is needed")

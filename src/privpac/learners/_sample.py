@@ -58,6 +58,45 @@ def aggregate(idx: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndar
     return ordered[at], np.add.reduceat(w, at, axis=0)
 
 
+def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of a sorted array and how often each occurs."""
+    first = np.empty(sorted_values.size, dtype=bool)
+    first[0] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=first[1:])
+    at = np.flatnonzero(first)
+    return sorted_values[at], np.diff(np.append(at, sorted_values.size))
+
+
+def _sorted_label_counts(idx: np.ndarray, labels: np.ndarray):
+    """``(values, zeros, ones)`` from two value sorts (no argsort of the values, no gather of
+    weights): the records are grouped by label (a linear radix sort of the 0/1 labels), each group's
+    values sorted and run-length counted, and the two sorted lists merged (a stable sort of two sorted
+    runs, linear). ``None`` for Python-int indices."""
+    if idx.dtype == object or idx.size == 0:
+        return None
+    by_label = idx[np.argsort(labels, kind="stable")]
+    n0 = int(labels.size - np.count_nonzero(labels))
+    parts = [_runs(np.sort(part)) for part in (by_label[:n0], by_label[n0:]) if part.size]
+    if len(parts) == 1:
+        values, counts = parts[0]
+        empty = np.zeros(values.size, dtype=np.int64)
+        return (values, counts, empty) if n0 else (values, empty, counts)
+    (v0, c0), (v1, c1) = parts
+    order = np.argsort(np.concatenate([v0, v1]), kind="stable")  # two sorted runs: a linear merge
+    from_zero = order < v0.size
+    v = np.where(from_zero, v0[np.minimum(order, v0.size - 1)], v1[np.maximum(order - v0.size, 0)])
+    zeros = np.where(from_zero, c0[np.minimum(order, v0.size - 1)], 0)
+    ones = np.where(from_zero, 0, c1[np.maximum(order - v0.size, 0)])
+    dup = np.flatnonzero(v[1:] == v[:-1])  # a value with records of both labels: two neighbours
+    if dup.size:
+        zeros[dup] += zeros[dup + 1]
+        ones[dup] += ones[dup + 1]
+        keep = np.ones(v.size, dtype=bool)
+        keep[dup + 1] = False
+        v, zeros, ones = v[keep], zeros[keep], ones[keep]
+    return v, zeros, ones
+
+
 @dataclass(frozen=True)
 class LabelledCounts:
     """A labelled sample on ``[0, size - 1]`` as its sorted distinct indices with, at each, the
@@ -76,6 +115,9 @@ class LabelledCounts:
     @classmethod
     def from_sample(cls, x, y, size: int, *, allow_empty: bool = False) -> LabelledCounts:
         idx, labels, size = check_sample(x, y, size, allow_empty=allow_empty)
+        counted = _sorted_label_counts(idx, labels)
+        if counted is not None:
+            return cls(*counted, size)
         w = np.empty((labels.size, 2), dtype=np.int64)
         w[:, 1] = labels
         w[:, 0] = 1 - w[:, 1]
@@ -89,6 +131,8 @@ class LabelledCounts:
         if not parts:
             empty = np.zeros(0, dtype=np.int64)
             return cls(empty, empty, empty, size)
+        if len(parts) == 1:  # already sorted and distinct
+            return parts[0]
         values = parts[0].values if len(parts) == 1 else _concat([p.values for p in parts])
         w = np.column_stack([np.concatenate([p.zeros for p in parts]), np.concatenate([p.ones for p in parts])])
         values, sums = aggregate(values, w)

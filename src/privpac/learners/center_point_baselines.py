@@ -173,7 +173,7 @@ def one_shot_center_point(
         "one-shot center point", epsilon, 0.0, ledger=ledger, accountant=accountant, label="one-shot center point (B1)"
     ) as run:
         points = [tuple(Fraction(int(p), int(qk)) for p in row) for row, qk in zip(P, q)]
-        depths = np.array([tukey_depth(v, arr) for v in points], dtype=np.float64)
+        depths = np.array([tukey_depth(v, arr) for v in points], dtype=np.int64)
         k = exponential_mechanism(
             depths,
             epsilon,

@@ -580,7 +580,7 @@ def net_runs(
             f"max_candidates={max_candidates:,}"
         )
     net = sphere_net(m, radius)
-    scores = -sample.violation_counts(net, radius).astype(np.float64)
+    scores = -sample.violation_counts(net, radius).astype(np.int64)
     src = as_random_source(rng)
     picks = [
         exponential_mechanism(

@@ -26,7 +26,18 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..errors import DataError
-from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_grouped, segment_log_sum_exp
+from ..formatting import fmt_int
+from ..mechanisms.exponential import (
+    Envelope,
+    envelope_scale,
+    envelope_segment_sums,
+    exponential_mechanism,
+    exponential_mechanism_grouped,
+    exponential_mechanism_pieces,
+    exponential_mechanism_step,
+    grouping_requested,
+)
+from ..random import as_random_source, uniform_int
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon
 from ._sample import labelled_counts, spikes
@@ -41,14 +52,67 @@ __all__ = [
     "choose_orientation",
     "em_learn_points",
     "em_point_quality",
-    "threshold_range_log_weights",
-    "point_range_log_weights",
+    "threshold_range_weights",
+    "point_range_weights",
     "ORIENTATIONS",
 ]
 
 #: ``"below"``: label 1 below the threshold (the paper's ``c_j(x) = 1`` iff ``x < j``); ``"above"``:
 #: label 1 at and above it.
 ORIENTATIONS = ("below", "above")
+
+#: A sample of at most this many records (public: ``n`` is) is drawn flat, from its pieces (on an
+#: engine its counts are collected first); larger ones range by range. The two draws have the same
+#: law, and the choice depends on ``n`` alone, so every engine draws the same model.
+FLAT_MAX_RECORDS = 1 << 21
+
+
+def _flat_counts(sample: LabelledRanges):
+    """The sample's counts when the flat draw applies (public sizes only), else ``None``."""
+    if grouping_requested() or sample.n > FLAT_MAX_RECORDS:
+        return None
+    return sample.counts
+
+
+def _threshold_pieces(counts, signs: tuple[int, ...]):
+    """The pieces of the threshold qualities of ``signs`` (``+1``: ``Q``, ``-1``: ``n - Q``) laid end
+    to end: ``(q, lengths, bounds)`` with ``bounds(t)`` the ``[lo, hi]`` of piece ``t`` in its copy.
+
+    ``Q`` is ``n_0`` on ``[0, v_0]`` and moves by ``ones - zeros`` after each distinct value ``v``:
+    ``p + 1`` pieces for ``p`` values, lengths ``v_0 + 1``, ``v_i - v_(i-1)``, ``size - v_(p-1)``
+    (unsigned 64-bit integers unless the domain needs Python ints)."""
+    v, size = counts.values, counts.size
+    p = v.size
+    Q = np.empty(p + 1, dtype=np.int64)
+    Q[0] = counts.n_zeros
+    np.cumsum(counts.ones - counts.zeros, out=Q[1:])
+    Q[1:] += counts.n_zeros
+    first, last = int(v[0]) + 1, size - int(v[-1])
+    if v.dtype == object or max(first, last) >= 2**64:
+        lengths = np.asarray([first, *np.diff(v.astype(object)).tolist(), last], dtype=object)
+    else:
+        lengths = np.empty(p + 1, dtype=np.uint64)
+        lengths[1:p] = np.diff(v).astype(np.uint64)
+        lengths[0], lengths[p] = first, last
+    copies = {+1: Q, -1: counts.n - Q}
+    q = np.concatenate([copies[s] for s in signs]) if len(signs) > 1 else copies[signs[0]]
+    lengths = np.concatenate([lengths] * len(signs)) if len(signs) > 1 else lengths
+
+    def bounds(t: int) -> tuple[int, int]:
+        i = t % (p + 1)
+        return (0 if i == 0 else int(v[i - 1]) + 1), (int(v[i]) if i < p else size)
+
+    return q, lengths, bounds
+
+
+def _flat_thresholds(counts, signs, epsilon, ledger, label, over, rng) -> int:
+    """The flat draw over the thresholds of ``signs``: a piece exactly, then a uniform point in it
+    (the position in the copies laid end to end, as the grouped draw returns it)."""
+    src = as_random_source(rng)
+    q, lengths, bounds = _threshold_pieces(counts, signs)
+    t = exponential_mechanism_pieces(q, lengths, epsilon, ledger=ledger, label=label, over=over, rng=src)
+    lo, hi = bounds(t)
+    return (t // (counts.values.size + 1)) * (counts.size + 1) + uniform_int(lo, hi, src)
 
 
 def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None = None, rng=None) -> int:
@@ -68,38 +132,49 @@ def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None =
         raise DataError("the sample is empty: at least one labelled point is needed")
     if not (np.all((P == 0) | (P == 1)) and np.all((y == 0) | (y == 1))):
         raise DataError("predictions and labels must be 0 or 1")
-    scores = (P == y[None, :]).sum(axis=1).astype(np.float64)
+    scores = (P == y[None, :]).sum(axis=1).astype(np.int64)  # integer counts, sensitivity 1
     return exponential_mechanism(scores, epsilon, ledger=ledger, label="EM learner over a finite class", rng=rng)
 
 
-def threshold_range_log_weights(sample: LabelledRanges, signs: tuple[int, ...]):
+def threshold_range_weights(sample: LabelledRanges, signs: tuple[int, ...]):
     """The range weights of the thresholds of one or both orientations, for
     :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`.
 
     The candidates are ``len(signs)`` consecutive copies of ``[0, size]``: ``+1`` scores ``Q(j)``
     (``[x < j]``), ``-1`` scores ``n - Q(j)`` (``[x >= j]``). A range's weight is
-    ``scale Q(a) + log sum exp(scale local)`` (or its mirror), from one range statistic of the
-    ranges' parts in ``[0, size]`` (:mod:`privpac.learners.range_counts` has the decomposition).
+    ``2^(eta Q(a))`` (an exact offset from label counts) times the local sum of its records, or the
+    mirror (:mod:`privpac.learners.range_counts` has the decomposition); a range that meets both
+    copies adds its two parts. One range statistic per call.
     """
     S = sample.size + 1
 
-    def weights(edges, scale):
+    def weights(edges, base):
         edges = [int(e) for e in edges]
         touched = [s for s in range(len(signs)) if edges[0] < (s + 1) * S and edges[-1] > s * S]
         fine = sorted({min(max(e - s * S, 0), S) for s in touched for e in edges})
-        st = sample.range_stats(fine, ("plus", "minus"), scale)
+        st = sample.range_stats(fine, ("plus", "minus"), base)
         q = sample.n_zeros - st.below[0] + st.below[1] + np.concatenate([[0], np.cumsum(st.ones - st.zeros)[:-1]])
-        fine_w = {+1: scale * q + st.local["plus"], -1: scale * (sample.n - q) + st.local["minus"]}
-        out = np.full(len(edges) - 1, -np.inf)
+        fine_off = {+1: q, -1: sample.n - q}
+        fine_env = {+1: st.local["plus"], -1: st.local["minus"]}
+        part_range, part_off, part_exp, part_mant = [], [], [], []
         for s in touched:
             clipped = [min(max(e - s * S, 0), S) for e in edges]
             at = np.searchsorted(fine, clipped)  # range i holds fine ranges at[i] .. at[i + 1] - 1
-            held = np.flatnonzero(np.diff(at) > 0)  # the ranges meeting segment s: consecutive slices
-            part = np.full(out.size, -np.inf)
-            first, last = at[held[0]], at[held[-1] + 1]
-            part[held] = segment_log_sum_exp(fine_w[signs[s]][first:last], at[held] - first)
-            out = np.logaddexp(out, part)
-        return out
+            held = np.flatnonzero(np.diff(at) > 0)  # the ranges meeting segment s
+            counts = at[held + 1] - at[held]
+            rows = np.arange(at[held[0]], at[held[-1] + 1])  # consecutive ranges hold consecutive fine ranges
+            part_range.append(np.repeat(held, counts))
+            part_off.append(fine_off[signs[s]][rows])
+            part_exp.append(fine_env[signs[s]].exponent[rows])
+            part_mant.append(fine_env[signs[s]].mantissa[rows])
+        ranges = np.concatenate(part_range)
+        order = np.argsort(ranges, kind="stable")  # parts grouped by range, in order
+        ranges, off = ranges[order], np.concatenate(part_off)[order]
+        env = Envelope(np.concatenate(part_exp)[order], np.concatenate(part_mant)[order])
+        heads = np.flatnonzero(np.diff(ranges, prepend=-1) != 0)
+        offsets = np.maximum.reduceat(off, heads)  # a one-point range has one part: its own quality
+        scaled = envelope_scale(env, off - np.repeat(offsets, np.diff(np.append(heads, off.size))), base)
+        return offsets, envelope_segment_sums(scaled, heads)
 
     return weights
 
@@ -115,14 +190,14 @@ def em_learn_thresholds(
     """
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
-    j = exponential_mechanism_grouped(
-        size,
-        threshold_range_log_weights(sample, (+1,)),
-        epsilon,
-        ledger=ledger,
-        label="EM learner over thresholds",
-        rng=rng,
-    )
+    label = "EM learner over thresholds"
+    counts = _flat_counts(sample)
+    if counts is not None:
+        j = _flat_thresholds(counts, (+1,), epsilon, ledger, label, f"[0, {fmt_int(size)}]", rng)
+    else:
+        j = exponential_mechanism_grouped(
+            size, threshold_range_weights(sample, (+1,)), epsilon, ledger=ledger, label=label, rng=rng
+        )
     return ThresholdHypothesis(int(j))
 
 
@@ -137,20 +212,26 @@ def em_learn_oriented_thresholds(
     ``[0, 2 size + 1]``, is (epsilon, 0)-DP (McSherry and Talwar; Beimel, Nissim, Stemmer
     Prop 2.25) and learns the orientation at no cost beyond epsilon. Its utility is the
     single-orientation learner's with ``ln(2(|X| + 1))`` for ``ln(|X| + 1)``: one more ``ln 2``.
-    Drawn range by range (:func:`threshold_range_log_weights`). Returns the threshold and
+    Drawn range by range (:func:`threshold_range_weights`). Returns the threshold and
     ``"below"`` or ``"above"``.
     """
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
-    j = exponential_mechanism_grouped(
-        2 * size + 1,
-        threshold_range_log_weights(sample, (+1, -1)),
-        epsilon,
-        ledger=ledger,
-        label="EM learner over thresholds of both orientations",
-        over=f"[0, {size}] in each of the two orientations",
-        rng=rng,
-    )
+    label = "EM learner over thresholds of both orientations"
+    over = f"[0, {size}] in each of the two orientations"
+    counts = _flat_counts(sample)
+    if counts is not None:
+        j = _flat_thresholds(counts, (+1, -1), epsilon, ledger, label, over, rng)
+    else:
+        j = exponential_mechanism_grouped(
+            2 * size + 1,
+            threshold_range_weights(sample, (+1, -1)),
+            epsilon,
+            ledger=ledger,
+            label=label,
+            over=over,
+            rng=rng,
+        )
     j = int(j)
     return (ThresholdHypothesis(j), "below") if j <= size else (ThresholdHypothesis(j - size - 1), "above")
 
@@ -165,7 +246,7 @@ def choose_orientation(x, y, size: int, epsilon: float, *, ledger: PrivacyLedger
     epsilon = check_epsilon(epsilon)
     sample = labelled_counts(x, y, size)
     below = threshold_quality(sample, None, size)
-    scores = [float(below.max()), float(sample.n - below.min())]
+    scores = np.asarray([int(below.max()), sample.n - int(below.min())], dtype=np.int64)
     k = exponential_mechanism(scores, epsilon, ledger=ledger, label="threshold orientation", rng=rng)
     return ORIENTATIONS[int(k)]
 
@@ -177,15 +258,19 @@ def em_point_quality(x, y, size: int) -> StepFunction:
     return spikes(s.values, s.ones - s.zeros, s.n_zeros, size - 1)
 
 
-def point_range_log_weights(sample: LabelledRanges):
-    """The range weights of the point functions on ``[0, size - 1]``:
-    ``scale n_0 + log((|R| - d_R) + sum_{v in R} exp(scale (ones(v) - zeros(v))))`` per range
-    (:mod:`privpac.learners.range_counts`), for
-    :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`."""
+def point_range_weights(sample: LabelledRanges):
+    """The range weights of the point functions on ``[0, size - 1]``: offset ``n_0`` and the local sum
+    ``(|R| - d_R) + sum_{v in R} 2^(eta (ones(v) - zeros(v)))`` per range
+    (:mod:`privpac.learners.range_counts`); a one-point range has its own quality as offset and
+    local sum 1. For :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`."""
 
-    def weights(edges, scale):
-        st = sample.range_stats(edges, ("spike",), scale)
-        return scale * sample.n_zeros + st.local["spike"]
+    def weights(edges, base):
+        st = sample.range_stats(edges, ("spike",), base)
+        single = np.asarray([b - a == 1 for a, b in zip(edges[:-1], edges[1:])], dtype=bool)
+        offsets = sample.n_zeros + np.where(single, st.ones - st.zeros, 0)
+        env = st.local["spike"]
+        env = Envelope(np.where(single, 0, env.exponent), np.where(single, 1.0, env.mantissa))
+        return offsets, env
 
     return weights
 
@@ -197,12 +282,12 @@ def em_learn_points(
     by range with the law of the flat draw over :func:`em_point_quality`."""
     epsilon = check_epsilon(epsilon)
     sample = labelled_ranges(x, y, size)
-    j = exponential_mechanism_grouped(
-        size - 1,
-        point_range_log_weights(sample),
-        epsilon,
-        ledger=ledger,
-        label="EM learner over point functions",
-        rng=rng,
-    )
+    label = "EM learner over point functions"
+    counts = _flat_counts(sample) if size < 2**62 else None  # point pieces in int64 positions
+    if counts is not None:
+        quality = em_point_quality(counts, None, size)
+        j = exponential_mechanism_step(quality, epsilon, ledger=ledger, label=label, rng=rng)
+    else:
+        weights = point_range_weights(sample)
+        j = exponential_mechanism_grouped(size - 1, weights, epsilon, ledger=ledger, label=label, rng=rng)
     return PointHypothesis(int(j))

@@ -58,7 +58,7 @@ import numpy as np
 
 from ..accounting import PrivacyLedger
 from ..errors import DataError, InvalidParameterError, UnsafeConfigurationWarning, UtilityWarning
-from ..mechanisms.exponential import exponential_mechanism
+from ..mechanisms.exponential import exponential_mechanism, exponential_probabilities
 from ..random import as_random_source
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real, check_size
 from .dp_erm import ERM_VARIANTS, EngineGradientSum, MappedSample, MarginHingeLoss, boosted_erm, noisy_gd
@@ -455,7 +455,7 @@ def learn_margin_pure(
         net = sphere_net(dim, radius)
         counts = violation_counts(Z, y, net, radius)
     chosen = exponential_mechanism(
-        -counts.astype(np.float64),
+        -counts.astype(np.int64),
         epsilon,
         sensitivity=1.0,
         ledger=ledger,
@@ -475,13 +475,12 @@ def learn_margin_pure(
 def net_output_distribution(X, y, margin: float, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of :func:`learn_margin_pure` without projection (d <= 3): (net, probabilities).
 
-    ``Pr[w] = exp(-epsilon c(w) / 2) / sum_v exp(-epsilon c(v) / 2)``; used by the exact privacy checks.
+    ``Pr[w]`` proportional to ``2^(-eta c(w))`` (the exponential mechanism's exact base,
+    :func:`~privpac.mechanisms.exponential.exponential_probabilities`); used by the exact privacy checks.
     """
     X, y = _check_data(X, y)
     gamma = _check_margin(margin)
     epsilon = check_epsilon(epsilon)
     net = sphere_net(X.shape[1], gamma / 10.0)
     counts = violation_counts(project_records(X, None), y, net, gamma / 10.0)
-    logw = -epsilon * counts / 2.0
-    p = np.exp(logw - logw.max())
-    return net, p / p.sum()
+    return net, exponential_probabilities(-counts.astype(np.int64), epsilon)

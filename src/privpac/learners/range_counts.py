@@ -14,26 +14,27 @@ Threshold quality (:func:`privpac.learners.thresholds.threshold_quality`):
 ``-1`` for a 0. For a range ``R = [a, b]`` of thresholds, ``Q(j) = Q(a) + local_R(j)`` where
 ``local_R(j) = sum_{a <= x_i < j} s_i`` depends only on the records with ``x`` in ``R``, and
 ``Q(a) = n_0 + sum_{x_i < a} s_i`` is known on the driver from label counts. So
-``log W(R) = scale Q(a) + log sum_{j in R} exp(scale local_R(j))``: an offset from counts plus a
-local log-sum-exp. The other orientation's quality ``n - Q(j)`` has
-``log W(R) = scale (n - Q(a)) + log sum exp(-scale local_R(j))``, from the same records.
+``W(R) = 2^(eta Q(a)) sum_{j in R} 2^(eta local_R(j))``: an exact integer offset from counts times
+a local sum. The other orientation's quality ``n - Q(j)`` has offset ``n - Q(a)`` and the local
+sum of ``2^(-eta local_R(j))``, from the same records. The local sums are float *upper bounds*
+(:func:`privpac.mechanisms.exponential.envelope_sums`): the exact sampler only proposes from them
+and decides exactly (:mod:`privpac.mechanisms.exponential`).
 
 Point quality (:func:`privpac.learners.exponential.em_point_quality`):
-``q(j) = n_0 + ones(j) - zeros(j)``: the offset is ``n_0`` for every range, and
-``log W(R) = scale n_0 + log((|R| - d_R) + sum_{v in R} exp(scale (ones(v) - zeros(v))))``
-with ``d_R`` the distinct values in ``R``.
+``q(j) = n_0 + ones(j) - zeros(j)``: the offset is ``n_0`` for every range, and the local sum is
+``(|R| - d_R) + sum_{v in R} 2^(eta (ones(v) - zeros(v)))`` with ``d_R`` the distinct values in ``R``.
 
 Merging
 -------
-A range's local log-sum-exp is not a function of per-block log-sum-exps (``exp`` of a sum of
-blocks' prefix counts does not split), so partials never carry floats. Each block returns exact
+A range's local sum is not a function of per-block sums (``2^`` of a sum of blocks' prefix
+counts does not split), so partials never carry floats. Each block returns exact
 label counts of its records in the requested ranges, grouped by public *keys* (``KEY_GROUPS``
 groups of consecutive ranges) as :class:`~privpac.learners._sample.LabelledCounts`, plus the label
 counts of its records below the first range. Partials of one key merge exactly
 (:meth:`LabelledCounts.merge`: integer sums per distinct value, associative); once a key's
 partials are merged (on the workers, :meth:`privpac.backends.NumpyBackend.map_merge_keyed`), a
 deterministic kernel turns the merged integers into the key's per-range label counts and local
-log-sum-exps. The floats are computed from the merged integers only, so they are the same bits on
+sums. The floats are computed from the merged integers only, so they are the same bits on
 every engine and partitioning, and the driver receives ``O(fan_out)`` numbers per level.
 Workers hold the distinct values of one key's ranges at a time (at the first level ``1/KEY_GROUPS``
 of the sample's distinct values when they are spread evenly, at worst all of them).
@@ -50,23 +51,23 @@ import functools
 import numpy as np
 
 from ..backends import NumpyBackend
-from ..mechanisms.exponential import log_of_lengths, segment_log_sum_exp
+from ..mechanisms.exponential import Envelope, ExpBase, envelope_sums, length_parts
 from ._sample import LabelledCounts
 
-__all__ = ["KEY_GROUPS", "LabelledRanges", "RangeStats", "labelled_ranges"]
+__all__ = ["KEY_GROUPS", "LabelledRanges", "RangeStats", "labelled_ranges", "in_memory_ranges"]
 
 #: Public number of groups of consecutive ranges whose partials merge separately (one merge tree each).
 KEY_GROUPS = 8
 
-#: The local sums a range statistic can hold: ``"plus"``/``"minus"``: ``log sum exp(+-scale local_R)``
-#: over thresholds; ``"spike"``: the point quality's ``log((|R| - d_R) + sum exp(scale s_v))``.
+#: The local sums a range statistic can hold: ``"plus"``/``"minus"``: ``sum 2^(+-eta local_R)``
+#: over thresholds; ``"spike"``: the point quality's ``(|R| - d_R) + sum 2^(eta s_v)`` (envelopes).
 KINDS = ("plus", "minus", "spike")
 
 
 class RangeStats:
     """Per range: ``zeros``, ``ones`` (int64 label counts of the records with ``x`` in the range),
-    the local log-sum-exps asked for (``local[kind]``), and ``below = (zeros, ones)`` of the
-    records left of the first range."""
+    the local sums asked for (``local[kind]``, :class:`~privpac.mechanisms.exponential.Envelope`), and
+    ``below = (zeros, ones)`` of the records left of the first range."""
 
     def __init__(self, zeros, ones, local: dict, below: tuple[int, int]):
         self.zeros, self.ones, self.local, self.below = zeros, ones, local, below
@@ -127,8 +128,8 @@ def _relative(values: np.ndarray, origin: int, big: bool) -> np.ndarray:
     return values.astype(np.int64) - np.int64(origin)
 
 
-def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, scale: float) -> dict:
-    """The per-range label counts and local log-sum-exps of ranges ``[edges[i], edges[i+1] - 1]``
+def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, base: ExpBase) -> dict:
+    """The per-range label counts and local sums of ranges ``[edges[i], edges[i+1] - 1]``
     from the merged exact counts of the records in them (deterministic: integers in, the same bits out)."""
     m = len(edges) - 1
     big = edges[-1] - edges[0] >= 2**62
@@ -161,32 +162,28 @@ def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, scale: f
         local[slots] = local_rec
         bounds = np.empty(n_pieces + 1, dtype=starts.dtype)
         bounds[:-1], bounds[-1] = starts, rel_edges[-1]
-        log_len = log_of_lengths(np.diff(bounds))
-        for kind, sign in (("plus", 1.0), ("minus", -1.0)):
+        lengths = length_parts(np.diff(bounds))  # converted once for both sums
+        for kind, sign in (("plus", 1), ("minus", -1)):
             if kind in kinds:
-                out[kind] = segment_log_sum_exp(log_len + (sign * scale) * local.astype(np.float64), heads)
+                out[kind] = envelope_sums(local if sign > 0 else -local, lengths, heads, base)
     if "spike" in kinds:
         # Per range: one term for the points without records (score 0), one per record value.
         d = first[1:] - first[:-1]
         heads = np.arange(m) + first[:-1]
-        terms = np.empty(m + rel.size, dtype=np.float64)
-        empty = np.diff(rel_edges) - d  # points of the range without a record
-        positive = np.asarray(empty > 0, dtype=bool)
-        gap = np.full(m, -np.inf)
-        if positive.any():
-            gap[positive] = log_of_lengths(empty[positive])
-        terms[heads] = gap
-        terms[bucket + 1 + np.arange(rel.size)] = scale * s.astype(np.float64)
-        out["spike"] = segment_log_sum_exp(terms, heads)
+        local = np.zeros(m + rel.size, dtype=np.int64)
+        lengths = np.ones(m + rel.size, dtype=rel_edges.dtype)
+        lengths[heads] = np.diff(rel_edges) - d  # points of the range without a record (score 0; maybe none)
+        local[bucket + 1 + np.arange(rel.size)] = s
+        out["spike"] = envelope_sums(local, lengths, heads, base)
     return out
 
 
-def _finish(edges: list[int], per_key: int, n_keys: int, kinds, scale: float, key: int, merged):
+def _finish(edges: list[int], per_key: int, n_keys: int, kinds, base: ExpBase, key: int, merged):
     """One key's statistics from its merged partial (runs where the partial was merged)."""
     if key == n_keys:  # the records below the first range
         return (0, 0) if merged is None else (int(merged.zeros.sum()), int(merged.ones.sum()))
     a, b = key * per_key, min((key + 1) * per_key, len(edges) - 1)
-    return _local_sums(edges[a : b + 1], merged, kinds, scale)
+    return _local_sums(edges[a : b + 1], merged, kinds, base)
 
 
 class LabelledRanges:
@@ -197,11 +194,27 @@ class LabelledRanges:
     the sample is one block of the same code path (:class:`~privpac.backends.NumpyBackend`).
     """
 
-    def __init__(self, backend, block_counts, columns, size: int, n_zeros: int, n_ones: int, flip: bool = False):
+    def __init__(
+        self, backend, block_counts, columns, size: int, n_zeros: int, n_ones: int, flip: bool = False, counts=None
+    ):
         self._backend, self._block_counts, self._columns = backend, block_counts, columns
         self.size, self.n_zeros, self.n_ones, self._flip = int(size), int(n_zeros), int(n_ones), flip
+        self._counts = counts  # the in-memory LabelledCounts (unflipped), when the sample is one
         if flip:
             self.n_zeros, self.n_ones = self.n_ones, self.n_zeros
+
+    @property
+    def counts(self) -> LabelledCounts:
+        """The whole sample's exact counts: held already in memory, else collected from where the
+        sample lives (one pass; the driver then holds every distinct value)."""
+        if self._counts is None:
+            size, block_counts = self.size, self._block_counts
+            self._counts = self._backend.map_merge(
+                functools.partial(_whole_counts, block_counts, size),
+                functools.partial(LabelledCounts.merge, size=size),
+                *self._columns,
+            )
+        return self._counts.flipped() if self._flip else self._counts
 
     @property
     def n(self) -> int:
@@ -210,9 +223,11 @@ class LabelledRanges:
     def flipped(self) -> LabelledRanges:
         """The same records with labels 0 and 1 exchanged."""
         z, o = (self.n_ones, self.n_zeros) if self._flip else (self.n_zeros, self.n_ones)
-        return LabelledRanges(self._backend, self._block_counts, self._columns, self.size, z, o, not self._flip)
+        return LabelledRanges(
+            self._backend, self._block_counts, self._columns, self.size, z, o, not self._flip, self._counts
+        )
 
-    def range_stats(self, edges, kinds, scale: float) -> RangeStats:
+    def range_stats(self, edges, kinds, base: ExpBase) -> RangeStats:
         """One pass: per range ``[edges[i], edges[i + 1] - 1]`` (public; records lie in
         ``[0, size - 1]``) the label counts and the local sums ``kinds`` (see :data:`KINDS`), and
         the label counts of the records below ``edges[0]``."""
@@ -234,11 +249,17 @@ class LabelledRanges:
         parts = self._backend.map_merge_keyed(
             kernel,
             functools.partial(_merge, size=size),
-            functools.partial(_finish, edges, per_key, n_keys, kinds, scale),
+            functools.partial(_finish, edges, per_key, n_keys, kinds, base),
             n_keys + 1,
             *self._columns,
         )
-        local = {kind: np.concatenate([p[kind] for p in parts[:-1]]) for kind in kinds}
+        local = {
+            kind: Envelope(
+                np.concatenate([p[kind].exponent for p in parts[:-1]]),
+                np.concatenate([p[kind].mantissa for p in parts[:-1]]),
+            )
+            for kind in kinds
+        }
         stats = RangeStats(
             np.concatenate([p["zeros"] for p in parts[:-1]]),
             np.concatenate([p["ones"] for p in parts[:-1]]),
@@ -246,6 +267,11 @@ class LabelledRanges:
             parts[-1],
         )
         return stats.flipped() if self._flip else stats
+
+
+def _whole_counts(block_counts, size: int, *block) -> LabelledCounts:
+    """A block's counts of all its records (deterministic)."""
+    return block_counts(0, size - 1, *block)[0]
 
 
 def in_range_counts(counts: LabelledCounts, lo: int, hi: int) -> tuple[LabelledCounts, tuple[int, int]]:
@@ -277,4 +303,11 @@ def labelled_ranges(x, y, size: int) -> LabelledRanges:
             raise DataError("the sample is empty: at least one labelled point is needed")
         return x
     counts = labelled_counts(x, y, size)
-    return LabelledRanges(NumpyBackend(), _counts_block, (counts,), size, counts.n_zeros, counts.n_ones)
+    return in_memory_ranges(counts)
+
+
+def in_memory_ranges(counts: LabelledCounts) -> LabelledRanges:
+    """Range statistics of counts held in memory (one block)."""
+    return LabelledRanges(
+        NumpyBackend(), _counts_block, (counts,), counts.size, counts.n_zeros, counts.n_ones, counts=counts
+    )

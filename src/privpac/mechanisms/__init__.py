@@ -5,10 +5,14 @@ never draw noise themselves."""
 from .adist import ADIST_VARIANTS, AdistPlan, adist, adist_plan, adist_release_probability
 from .choosing import ChoosingPlan, choosing_mechanism, choosing_min_size, choosing_plan
 from .exponential import (
+    ExpBase,
+    exp_base,
     exponential_mechanism,
     exponential_mechanism_grouped,
+    exponential_mechanism_pieces,
     exponential_mechanism_step,
     exponential_probabilities,
+    exponential_weights,
     sample_log_weights,
     step_piece_probabilities,
 )
@@ -58,10 +62,14 @@ __all__ = [
     "discrete_laplace_cdf",
     "discrete_laplace_pmf",
     "discrete_laplace_sf",
+    "ExpBase",
+    "exp_base",
     "exponential_mechanism",
     "exponential_mechanism_grouped",
+    "exponential_mechanism_pieces",
     "exponential_mechanism_step",
     "exponential_probabilities",
+    "exponential_weights",
     "laplace_mechanism",
     "laplace_scale",
     "margin_window_cdf",

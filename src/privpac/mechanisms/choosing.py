@@ -11,7 +11,8 @@ noisy test that some solution is heavy:
 1. ``best = max(0, max_f q(S, f)) + Z`` with ``Z`` discrete Laplace of scale ``4/epsilon``;
    if ``best < alpha m / 2`` return ``None`` (bottom).
 2. return ``f in G(S)`` with probability proportional to ``exp(epsilon q(S, f) / 4)``
-   (the exponential mechanism with parameter ``epsilon / 2``).
+   (the exponential mechanism with parameter ``epsilon / 2``, sampled exactly in base 2 with
+   ``eta <= epsilon / (4 ln 2)``: :mod:`privpac.mechanisms.exponential`).
 
 Privacy precondition (Lemma 4.4)
 --------------------------------
@@ -53,7 +54,7 @@ from ..accounting import PrivacyLedger, charge
 from ..errors import DataError, InvalidParameterError, PreconditionError, UnsafeConfigurationWarning
 from ..random import as_random_source, discrete_laplace_exceeds
 from ..validation import as_fraction, check_delta, check_epsilon, check_int, check_probability
-from .exponential import sample_log_weights
+from .exponential import exponential_mechanism, exponential_probabilities
 from .laplace import discrete_laplace_sf
 
 #: How the ledger records a run below the privacy precondition (``unsafe_skip_precondition``).
@@ -86,7 +87,8 @@ class ChoosingPlan:
     """The data-dependent part of the choosing mechanism (no noise drawn yet)."""
 
     solutions: list
-    log_weights: np.ndarray  # epsilon q / 4 over G(S)
+    scores: np.ndarray  # q over G(S) (int64), chosen by the exponential mechanism at epsilon / 2
+    epsilon_em: float
     release_at: int  # bottom unless Z >= release_at
     scale: Fraction  # of the discrete Laplace in step 1
 
@@ -97,8 +99,7 @@ class ChoosingPlan:
         p_bottom = self.bottom_probability() if self.solutions else 1.0
         out = {None: p_bottom}
         if self.solutions:
-            w = np.exp(self.log_weights - self.log_weights.max())
-            w /= w.sum()
+            w = exponential_probabilities(self.scores, self.epsilon_em)
             for f, p in zip(self.solutions, w):
                 out[f] = (1.0 - p_bottom) * float(p)
         return out
@@ -135,7 +136,7 @@ def choosing_plan(scores, m: int, alpha: float, epsilon: float) -> ChoosingPlan:
         raise DataError(f"a score ({best}) exceeds the dataset size m = {m}: not a bounded-growth quality")
     scale = Fraction(4) / as_fraction(epsilon, "epsilon")
     release_at = math.ceil(alpha * m / 2.0 - best)
-    return ChoosingPlan(solutions, epsilon * heavy.astype(np.float64) / 4.0, release_at, scale)
+    return ChoosingPlan(solutions, heavy, epsilon / 2.0, release_at, scale)
 
 
 def choosing_mechanism(
@@ -208,4 +209,5 @@ def choosing_mechanism(
     src = as_random_source(rng)
     if not discrete_laplace_exceeds(plan.scale, plan.release_at, src) or not plan.solutions:
         return None
-    return plan.solutions[sample_log_weights(plan.log_weights, src)]
+    # the exponential mechanism at epsilon/2 (weights exp(epsilon q / 4)), sampled exactly; charged above
+    return plan.solutions[exponential_mechanism(plan.scores, plan.epsilon_em, rng=src)]

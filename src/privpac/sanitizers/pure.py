@@ -3,7 +3,10 @@
 Beimel, Nissim, Stemmer, Thm 2.19 and section 4.4 (spec 6.4). The exponential mechanism over
 every database ``S_hat`` of a fixed size ``n`` with quality
 ``u(S, S_hat) = -m max_c |Q_c(S) - Q_c(S_hat)|``: one replaced record moves every ``m Q_c(S)`` by
-at most 1, so ``u`` has sensitivity 1 and the release is (epsilon, 0)-DP (Prop 2.25). Thm 2.19:
+at most 1, so ``u`` has sensitivity 1 and the release is (epsilon, 0)-DP (Prop 2.25). privpac
+scores ``n u`` in integers, ``-max_c |n A_c(S) - m A_c(S_hat)|`` with ``A_c`` the query's count
+(``m`` records in ``S``, ``n`` in ``S_hat``), of sensitivity ``n``: the same law, sampled exactly
+(:mod:`privpac.mechanisms.exponential`), no rounding of fractions on the way. Thm 2.19:
 for a constant Gamma the paper does not give,
 ``m >= Gamma (log|X| VC log(1/alpha)/(alpha^3 eps) + log(1/beta)/(eps alpha))`` suffices, with
 ``n = O(VC log(1/alpha)/alpha^2)`` (Thm 2.21). Optimal in ``log|X|`` for POINT_d and THRESH_d
@@ -34,12 +37,11 @@ CONCEPTS = ("thresholds", "points")
 
 
 def _answers(hist: np.ndarray, concept: str) -> np.ndarray:
-    """Query answers (fractions) of histograms (rows): the CDF at ``j = 0..|X|`` or the point masses."""
-    frac = hist / hist.sum(axis=-1, keepdims=True)
+    """Query counts of integer histograms (rows): records below ``j = 0..|X|``, or at each point."""
     if concept == "points":
-        return frac
-    zeros = np.zeros(frac.shape[:-1] + (1,))
-    return np.concatenate([zeros, np.cumsum(frac, axis=-1)], axis=-1)
+        return hist
+    zeros = np.zeros(hist.shape[:-1] + (1,), dtype=hist.dtype)
+    return np.concatenate([zeros, np.cumsum(hist, axis=-1)], axis=-1)
 
 
 def blr_candidates(domain_size: int, output_size: int, max_candidates: int = 200_000) -> np.ndarray:
@@ -60,12 +62,14 @@ def blr_candidates(domain_size: int, output_size: int, max_candidates: int = 200
 
 
 def blr_scores(counted: CountedData, candidates: np.ndarray, concept: str) -> np.ndarray:
-    """``-m max_c |Q_c(S) - Q_c(S_hat)|`` for every candidate (sensitivity 1)."""
+    """``-n m max_c |Q_c(S) - Q_c(S_hat)| = -max_c |n A_c(S) - m A_c(S_hat)|`` for every candidate
+    ``S_hat`` of ``n`` records (int64): ``n`` times the paper's quality, of sensitivity ``n``."""
     check_choice(concept, "concept", CONCEPTS)
-    true = np.zeros(counted.size)
+    true = np.zeros(counted.size, dtype=np.int64)
     true[counted.values.astype(np.int64)] = counted.counts
-    diff = np.abs(_answers(candidates.astype(float), concept) - _answers(true, concept)[None, :])
-    return -counted.m * diff.max(axis=1)
+    n = int(candidates[0].sum())  # every candidate has output_size records
+    diff = np.abs(counted.m * _answers(candidates.astype(np.int64), concept) - n * _answers(true, concept)[None, :])
+    return -diff.max(axis=1)
 
 
 def _counted(data, domain_size: int) -> CountedData:
@@ -89,7 +93,12 @@ def blr_sanitizer(
     cands = blr_candidates(counted.size, output_size, max_candidates)
     scores = blr_scores(counted, cands, concept)
     idx = exponential_mechanism(
-        scores, epsilon, ledger=ledger, label="BLR: exponential mechanism over databases", rng=rng
+        scores,
+        epsilon,
+        sensitivity=int(output_size),
+        ledger=ledger,
+        label="BLR: exponential mechanism over databases",
+        rng=rng,
     )
     hist = cands[idx]
     pts = np.flatnonzero(hist)
@@ -108,5 +117,5 @@ def blr_distribution(data, *, epsilon: float, domain_size: int, output_size: int
     """Exact output distribution ``{candidate histogram (tuple): probability}`` (privacy checks)."""
     counted = _counted(data, domain_size)
     cands = blr_candidates(counted.size, output_size)
-    probs = exponential_probabilities(blr_scores(counted, cands, concept), epsilon)
+    probs = exponential_probabilities(blr_scores(counted, cands, concept), epsilon, int(output_size))
     return {tuple(int(v) for v in row): float(p) for row, p in zip(cands, probs)}
