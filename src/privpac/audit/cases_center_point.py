@@ -109,6 +109,9 @@ register(
 _PAIRS_DIRECTIONAL = [
     ("d=2: a stack gains a point off it", 2, [[0, 0]] * 3, [[0, 0]] * 2 + [[2, -2]]),
     ("d=2: a diagonal broken by a point", 2, [[-2, -2], [0, 0], [2, 2]], [[-2, -2], [0, 0], [2, -1]]),
+    # A stack tall enough that the first coordinate's normaliser follows the stack (its loss nears
+    # epsilon0) and the point off it opens depth 1 at both coordinates: the two losses add up.
+    ("d=2: a tall stack loses a point to a corner", 2, [[0, 0]] * 8, [[0, 0]] * 7 + [[2, -2]]),
 ]  # fmt: skip
 _PAIRS_DIRECTIONAL_4D = [
     ("d=4: a stack gains a point off it", 1, [[0, 0, 0, 0]] * 3, [[0, 0, 0, 0]] * 2 + [[1, -1, 1, -1]]),

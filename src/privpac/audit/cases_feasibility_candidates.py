@@ -45,6 +45,8 @@ def _grid(D: int) -> np.ndarray:
 _PAIRS = [
     ("system", "D=1: eight x >= 1; one turns round to x <= -1",
      ([[1]] * 8, [1] * 8), ([[1]] * 7 + [[-1]], [1] * 8)),
+    ("system", "D=1: six x >= 1, three x <= -1; one of the three joins the six",
+     ([[1]] * 6 + [[-1]] * 3, [1] * 9), ([[1]] * 7 + [[-1]] * 2, [1] * 9)),
     ("halfspace", "d=2: a label flips",
      ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 1, 1, 1]), ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 0, 1, 1])),
 ]  # fmt: skip
