@@ -49,6 +49,8 @@ interior_point_module = importlib.import_module("privpac.optimize.interior_point
 median_estimator = importlib.import_module("privpac.estimators.median")
 san_points_module = importlib.import_module("privpac.sanitizers.points")
 san_thresholds_module = importlib.import_module("privpac.sanitizers.thresholds")
+dp_erm_module = importlib.import_module("privpac.learners.dp_erm")
+large_margin_module = importlib.import_module("privpac.learners.large_margin")
 
 
 def _halved_laplace(monkeypatch):
@@ -504,6 +506,187 @@ def _rectangle_domain_from_the_data(monkeypatch):
 
     monkeypatch.setattr(PrivateRectangleClassifier, "fit", fit)
 
+
+def _gradient_noise_at_a_quarter(monkeypatch):
+    """Noisy gradient descent's Gaussian noise at a quarter of the standard deviation its block is charged for."""
+    original = dp_erm_module.gaussian_gdp_block
+
+    def block(*args, **kwargs):
+        noise = original(*args, **kwargs)
+        noise.sigma /= 4.0
+        return noise
+
+    monkeypatch.setattr(dp_erm_module, "gaussian_gdp_block", block)
+
+
+def _bst14_noise_at_a_quarter(monkeypatch):
+    """BST14's noisy SGD with a quarter of its noise standard deviation (charged as usual)."""
+    original = dp_erm_module.bst14_noise_std
+    monkeypatch.setattr(dp_erm_module, "bst14_noise_std", lambda *a, **k: original(*a, **k) / 4.0)
+
+
+def _net_mechanism_at_twice_its_charge(monkeypatch):
+    """Algorithm 2's exponential mechanism over the net sampled at twice the epsilon it is charged."""
+    _at_twice_its_charge(monkeypatch, large_margin_module, "exponential_mechanism")
+
+
+MUTANTS = [
+    ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
+    ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner --pair from the runner-up"]),
+    (
+        "step-function EM sampling at 2 epsilon",
+        _step_em_at_twice_epsilon,
+        [
+            "exponential-step",
+            "interior-point-exponential",
+            "median --pair a stack of equal values loses one (exponential)",
+            # each audit on the pair that shows it (the others take the most time to enumerate)
+            "center-point --pair stack loses a point to the far end",
+            "linear-feasibility --pair the last moves to x <= -2",
+            "halfspace-tukey --pair twelve equal chunks",
+        ],
+    ),
+    (
+        "finite-list EM sampling at 2 epsilon",
+        _finite_em_at_twice_epsilon,
+        ["exponential", "label-private", "em-learner --pair finite class", "center-point-one-shot --pair a diagonal broken"],
+    ),
+    ("grouped EM sampling at 2 epsilon", _grouped_em_at_twice_epsilon, ["em-learner", "em-learner-grouped"]),
+    ("a threshold range weight without its offset", _range_weights_without_offsets, ["em-learner-grouped"]),
+    ("a mechanism call that charges nothing", _em_charges_nothing, ["exponential-step", "em-learner"]),
+    ("a data-dependent number in a ledger entry", _piece_count_in_the_ledger, ["em-learner"]),
+    ("an exact count stored on the estimator", _count_stored_on_the_estimator, ["em-learner"]),
+    (
+        "the depth reached stored on the estimator",
+        _depth_reached_stored_on_the_estimator,
+        [
+            "center-point-3d --trials 300",
+            "center-point-directional-4d --trials 300",
+            "linear-feasibility-3d --trials 300",
+            "feasibility-candidates --pair D=1",
+        ],
+    ),
+    ("the choosing mechanism below its size precondition", _choosing_below_its_precondition, ["choosing"]),
+    ("a domain bound derived from the data", _domain_from_the_data, ["em-learner"]),
+    (
+        "an interior point run at 4x its charged share",
+        _interior_point_at_four_times_its_share,
+        ["rectangle-composition --pair top corner"],
+    ),
+    (
+        "a center-point candidate domain built from the data",
+        _center_point_domain_from_the_data,
+        ["center-point --pair the largest point moves further out", "center-point-directional"],
+    ),
+    ("a one-shot quality counting depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
+    (
+        "one-shot center-point candidates cut to the data's bounding box",
+        _one_shot_candidates_from_the_data,
+        ["center-point-one-shot"],
+    ),
+    (
+        "a linear-feasibility box and domain built from the data",
+        _linear_feasibility_bound_from_the_data,
+        ["linear-feasibility"],
+    ),
+    (
+        "RecConcave truncated at a level read off the data",
+        _truncation_level_from_the_data,
+        ["linear-feasibility --pair a hundred"],  # the pair where the data-dependent tau flattens one side
+    ),
+    (
+        "candidate depths counted twice",
+        _candidate_depths_counted_twice,
+        ["feasibility-candidates --pair D=1"],  # the pair where the exponential mechanism's loss reaches epsilon
+    ),
+    (
+        "a one-class sample answered without the mechanism",
+        _one_class_shortcut,
+        ["halfspace-feasibility --pair one class"],  # the pair it breaks: the others take a minute to enumerate
+    ),
+    (
+        "halfspace-tukey chunks formed by record value",
+        _halfspace_chunks_by_value,
+        ["halfspace-tukey --pair a record moves to the low end"],
+    ),
+]
+
+MUTANTS += [
+    ("the first point of the drawn piece", _piece_answered_by_its_first_point, ["exponential-step --pair a record moves off"]),
+    (
+        "A_dist's threshold without its tail term",
+        _adist_threshold_without_its_tail_term,
+        [
+            "adist --pair the leader changes",
+            "point-learner --pair the leader changes",
+            "recconcave --pair two peaks",
+            "threshold-learner --pair two peaks",
+        ],
+    ),
+    (
+        "the choosing mechanism without its bottom test",
+        _choosing_without_its_bottom_test,
+        ["choosing --pair every record a distinct point"],
+    ),
+    (
+        "the choosing mechanism's weights without the quarter",
+        _choosing_weights_without_the_quarter,
+        ["choosing --pair two heavy points three apart"],
+    ),
+    ("histogram noise calibrated for sensitivity 1", _histogram_noise_for_sensitivity_one, ["histogram"]),
+    ("the point learner's fallback taken from the data", _fallback_point_from_the_data, ["point-learner --pair no positive"]),
+    (
+        "the orientation chosen by an exact comparison, RecConcave at the full budget",
+        _orientation_by_exact_comparison,
+        ["threshold-learner --pair better orientation"],
+    ),
+    (
+        "every coordinate's exponential mechanism at twice its charge",
+        _coordinates_at_twice_their_charge,
+        ["center-point --pair stack loses a point to the far end", "center-point-directional --pair tall stack"],
+    ),
+    (
+        "public candidates trimmed by their depth before the levels",
+        _candidates_trimmed_by_depth,
+        ["feasibility-candidates --pair six x"],
+    ),
+    (
+        "an empty input answered by the low end",
+        _empty_input_answered_by_its_low_end,
+        ["interior-point --pair empty", "interior-point-exponential --pair empty"],
+    ),
+    (
+        "the interior point's range narrowed to the data",
+        _interior_point_range_from_the_data,
+        ["interior-point --pair replace the largest", "rectangle-composition --pair few positives"],
+    ),
+    ("the median's range read off the data", _median_range_from_the_data, ["median --pair replace the largest value (auto)"]),
+    (
+        "H built from the labelled records too",
+        _semi_private_candidates_from_the_labelled_records,
+        ["semi-private"],
+    ),
+    (
+        "sanitizer counts released without noise",
+        _sanitizer_counts_without_noise,
+        [
+            "san-points --trials 300 --pair two heavy points, one record moves (",
+            "k-point --trials 300 --pair two heavy points, one record moves (",
+            "san-thresholds --trials 300 --pair two heavy",
+        ],
+    ),
+    (
+        "SanPoints' rounds by an exact argmax",
+        _san_points_rounds_by_exact_argmax,
+        ["san-points --trials 300 --pair the heavier changes", "k-point --trials 300 --pair the heavier changes"],
+    ),
+    ("SanPoints below its size precondition", _san_points_below_its_precondition, ["san-points --pair below the privacy"]),
+    (
+        "the rectangle grid read off the data",
+        _rectangle_domain_from_the_data,
+        ["rectangle-learner-bns --trials 300 --pair a lone positive"],
+    ),
+]
 
 def _audit_args(audit: str) -> list[str]:
     """``privpac audit`` arguments from ``"NAME [--trials N] [--pair TEXT]"``: 20 trials unless named (the
