@@ -507,27 +507,51 @@ def _rectangle_domain_from_the_data(monkeypatch):
     monkeypatch.setattr(PrivateRectangleClassifier, "fit", fit)
 
 
-def _gradient_noise_at_a_quarter(monkeypatch):
-    """Noisy gradient descent's Gaussian noise at a quarter of the standard deviation its block is charged for."""
+def _gradient_noise_dropped(monkeypatch):
+    """Noisy gradient descent's Gaussian noise dropped (its block charged as usual)."""
     original = dp_erm_module.gaussian_gdp_block
 
     def block(*args, **kwargs):
         noise = original(*args, **kwargs)
-        noise.sigma /= 4.0
+        noise.sigma = 0.0
         return noise
 
     monkeypatch.setattr(dp_erm_module, "gaussian_gdp_block", block)
 
 
-def _bst14_noise_at_a_quarter(monkeypatch):
-    """BST14's noisy SGD with a quarter of its noise standard deviation (charged as usual)."""
-    original = dp_erm_module.bst14_noise_std
-    monkeypatch.setattr(dp_erm_module, "bst14_noise_std", lambda *a, **k: original(*a, **k) / 4.0)
+def _bst14_noise_dropped(monkeypatch):
+    """BST14's noisy SGD without its noise (charged as usual)."""
+    monkeypatch.setattr(dp_erm_module, "bst14_noise_std", lambda *a, **k: 0.0)
 
 
 def _net_mechanism_at_twice_its_charge(monkeypatch):
     """Algorithm 2's exponential mechanism over the net sampled at twice the epsilon it is charged."""
     _at_twice_its_charge(monkeypatch, large_margin_module, "exponential_mechanism")
+
+
+def _candidate_bound_from_the_data(monkeypatch):
+    """Drawn candidates (``candidates=n``) bounded by the largest entry of the system, not the public bound."""
+    from privpac.estimators import PrivateLinearFeasibility
+
+    original = PrivateLinearFeasibility.fit
+
+    def fit(self, A, b=None):
+        if isinstance(self.candidates, int) and self.candidate_bound is None:
+            self.candidate_bound = max(int(np.abs(np.asarray(A)).max()), int(np.abs(np.asarray(b)).max()))
+        return original(self, A, b)
+
+    monkeypatch.setattr(PrivateLinearFeasibility, "fit", fit)
+
+
+def _recconcave_promise_from_the_data(monkeypatch):
+    """The coordinate-by-coordinate optimisers (FindTukey, FindDeepPoint) give RecConcave the largest
+    quality as its promise instead of the public promise."""
+    original = coordinatewise_module.rec_concave_run
+
+    def run(quality, promise, *args, **kwargs):
+        return original(quality, float(quality.max()), *args, **kwargs)
+
+    monkeypatch.setattr(coordinatewise_module, "rec_concave_run", run)
 
 
 MUTANTS = [

@@ -43,6 +43,7 @@ _PAIRS = [
     ("recconcave", 20, "d=1, RecConcave: a stack loses one", [[5]] * 4, [[5]] * 3 + [[-20]]),
     ("exponential", 1, "d=2: a diagonal broken by a point", [[0, 0], [1, 1], [-1, -1]], [[0, 0], [1, 1], [1, -1]]),
     ("exponential", 1, "d=2: a stack gains a point off it", [[0, 0], [0, 0], [0, 0]], [[0, 0], [0, 0], [1, -1]]),
+    ("exponential", 1, "d=2: a tall stack loses a point to a corner", [[0, 0]] * 8, [[0, 0]] * 7 + [[1, -1]]),
 ]  # fmt: skip
 
 

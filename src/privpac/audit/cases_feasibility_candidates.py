@@ -21,7 +21,9 @@ piece and uniform index:
   candidates per path.
 
 Random candidate sets (``candidates=n``) are drawn from the fit's randomness before the data is read
-and independently of it; conditionally on the drawn set the fit is the one audited here.
+and independently of it; conditionally on the drawn set the fit is the one audited here. One pair
+draws them (``D = 1``, eight candidates in ``[[-3, 3]]``): the uniform floats of the draw are not
+enumerable, so that pair is audited empirically, on releases that repeat (a handful of candidates).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ _PAIRS = [
      ([[1]] * 8, [1] * 8), ([[1]] * 7 + [[-1]], [1] * 8)),
     ("system", "D=1: six x >= 1, three x <= -1; one of the three joins the six",
      ([[1]] * 6 + [[-1]] * 3, [1] * 9), ([[1]] * 7 + [[-1]] * 2, [1] * 9)),
+    ("drawn", "D=1, 8 candidates drawn in [-3, 3]: one of eight x >= 1 turns round to x <= -3",
+     ([[1]] * 8, [1] * 8), ([[1]] * 7 + [[-1]], [1] * 7 + [3])),
     ("halfspace", "d=2: a label flips",
      ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 1, 1, 1]), ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 0, 1, 1])),
 ]  # fmt: skip
@@ -54,9 +58,12 @@ _PAIRS = [
 
 def _release(data, rng, eps, delta):
     kind, (first, second) = data
-    if kind == "system":
+    if kind in ("system", "drawn"):
         A = np.asarray(first, dtype=np.int64)
-        est = PrivateLinearFeasibility(epsilon=eps, bound=1, candidates=_grid(A.shape[1]))
+        if kind == "drawn":  # candidates drawn from the fit's randomness (not enumerable: empirical only)
+            est = PrivateLinearFeasibility(epsilon=eps, bound=3, candidates=8)
+        else:
+            est = PrivateLinearFeasibility(epsilon=eps, bound=1, candidates=_grid(A.shape[1]))
         return fit_release(est, A, np.asarray(second, dtype=np.int64), rng=rng)
     X = np.asarray(first, dtype=np.int64)
     est = PrivateFeasibilityHalfspaceClassifier(epsilon=eps, domain=1, candidates=_grid(X.shape[1] + 1))
