@@ -14,11 +14,11 @@ branch, which ``privpac audit NAME --pair TEXT`` must flag (that test runs it). 
 from pathlib import Path
 
 import pytest
-from test_mutations import MUTANTS, _audit_args
 
 from privpac.audit import list_cases
 from privpac.audit.docs import BRANCH_TABLE_MARKERS, generated_block
 from privpac.audit.registry import branch_table
+from test_mutations import MUTANTS, _audit_args
 
 CASES = list_cases()
 ROOT = Path(__file__).resolve().parents[1]

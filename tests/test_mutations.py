@@ -20,7 +20,6 @@ from privpac.audit import list_cases
 from privpac.cli import main
 from privpac.estimators import PrivateThresholdClassifier
 from privpac.optimize import ExponentialInteriorPoint
-from privpac.stepfunc import StepFunction
 from privpac.random import discrete_laplace, discrete_laplace_exceeds, discrete_laplace_vector
 
 # The registered cases are imported before any mutant runs, so that what they import for themselves
@@ -41,6 +40,7 @@ center_point_baselines = importlib.import_module("privpac.learners.center_point_
 halfspace_tukey_learner = importlib.import_module("privpac.learners.halfspace_tukey")
 linear_feasibility_learner = importlib.import_module("privpac.learners.linear_feasibility")
 coordinatewise_module = importlib.import_module("privpac.learners.coordinatewise")
+center_point_learner = importlib.import_module("privpac.learners.center_point")
 histogram_estimator = importlib.import_module("privpac.estimators.histogram")
 point_learner = importlib.import_module("privpac.learners.point")
 threshold_estimator = importlib.import_module("privpac.estimators.threshold")
@@ -339,7 +339,8 @@ def _choosing_weights_without_the_quarter(monkeypatch):
 
     def plan(scores, m, alpha, epsilon):
         right = original(scores, m, alpha, epsilon)
-        return dataclasses.replace(original(scores, m, alpha, 4 * epsilon), scale=right.scale, release_at=right.release_at)
+        wrong = original(scores, m, alpha, 4 * epsilon)
+        return dataclasses.replace(wrong, scale=right.scale, release_at=right.release_at)
 
     monkeypatch.setattr(choosing_module, "choosing_plan", plan)
 
@@ -487,7 +488,9 @@ def _san_points_rounds_by_exact_argmax(monkeypatch):
 def _san_points_below_its_precondition(monkeypatch):
     """SanPoints runs below the size its choosing calls need (its own check and theirs switched off)."""
     plan = san_points_module.san_points_plan
-    monkeypatch.setattr(san_points_module, "san_points_plan", lambda *a, **k: dataclasses.replace(plan(*a, **k), min_size=0))
+    monkeypatch.setattr(
+        san_points_module, "san_points_plan", lambda *a, **k: dataclasses.replace(plan(*a, **k), min_size=0)
+    )
     _choosing_below_its_precondition(monkeypatch)
 
 
@@ -520,8 +523,9 @@ def _gradient_noise_dropped(monkeypatch):
 
 
 def _bst14_noise_dropped(monkeypatch):
-    """BST14's noisy SGD without its noise (charged as usual)."""
-    monkeypatch.setattr(dp_erm_module, "bst14_noise_std", lambda *a, **k: 0.0)
+    """BST14's noisy SGD with a millionth of its noise (charged as usual)."""
+    original = dp_erm_module.bst14_noise_std
+    monkeypatch.setattr(dp_erm_module, "bst14_noise_std", lambda *a, **k: original(*a, **k) * 1e-6)
 
 
 def _net_mechanism_at_twice_its_charge(monkeypatch):
@@ -543,20 +547,51 @@ def _candidate_bound_from_the_data(monkeypatch):
     monkeypatch.setattr(PrivateLinearFeasibility, "fit", fit)
 
 
-def _recconcave_promise_from_the_data(monkeypatch):
-    """The coordinate-by-coordinate optimisers (FindTukey, FindDeepPoint) give RecConcave the largest
-    quality as its promise instead of the public promise."""
-    original = coordinatewise_module.rec_concave_run
+def _advanced_coordinates_at_the_basic_share(monkeypatch):
+    """With composition='advanced', FindTukey's block is charged at the advanced share (the DRV total)
+    but each coordinate's exponential mechanism runs at the basic share epsilon/d."""
+    choose, step = center_point_learner.choose_coordinates, coordinatewise_module.exponential_mechanism_step
 
-    def run(quality, promise, *args, **kwargs):
-        return original(quality, float(quality.max()), *args, **kwargs)
+    def choose_coordinates(plan, k, *args, **kwargs):
+        if plan.composition != "advanced":
+            return choose(plan, k, *args, **kwargs)
+        share = plan.epsilon / k
 
-    monkeypatch.setattr(coordinatewise_module, "rec_concave_run", run)
+        def run(f, epsilon, *a, ledger=None, label="", **kw):
+            ledger.charge(label, epsilon, 0.0, "mutant: sampled at the basic share")
+            return step(f, share, *a, **kw)
+
+        monkeypatch.setattr(coordinatewise_module, "exponential_mechanism_step", run)
+        try:
+            return choose(plan, k, *args, **kwargs)
+        finally:
+            monkeypatch.setattr(coordinatewise_module, "exponential_mechanism_step", step)
+
+    monkeypatch.setattr(center_point_learner, "choose_coordinates", choose_coordinates)
+
+
+def _training_accuracy_stored_on_the_estimator(monkeypatch):
+    """The halfspace classifiers keep their accuracy on the training records as a fitted attribute."""
+    from privpac.estimators import PrivateFeasibilityHalfspaceClassifier, PrivateTukeyHalfspaceClassifier
+
+    for cls in (PrivateFeasibilityHalfspaceClassifier, PrivateTukeyHalfspaceClassifier):
+        original = cls.fit
+
+        def fit(self, X, y, _original=original):
+            _original(self, X, y)
+            self.training_accuracy_ = float(self.score(X, y))
+            return self
+
+        monkeypatch.setattr(cls, "fit", fit)
 
 
 MUTANTS = [
     ("halved Laplace noise", _halved_laplace, ["laplace", "histogram"]),
-    ("halved A_dist noise in the release path", _halved_adist_noise, ["adist", "point-learner --pair from the runner-up"]),
+    (
+        "halved A_dist noise in the release path",
+        _halved_adist_noise,
+        ["adist", "point-learner --pair from the runner-up"],
+    ),
     (
         "step-function EM sampling at 2 epsilon",
         _step_em_at_twice_epsilon,
@@ -573,7 +608,13 @@ MUTANTS = [
     (
         "finite-list EM sampling at 2 epsilon",
         _finite_em_at_twice_epsilon,
-        ["exponential", "label-private", "em-learner --pair finite class", "center-point-one-shot --pair a diagonal broken"],
+        [
+            "exponential",
+            "label-private",
+            "semi-private --pair thresholds",
+            "em-learner --pair finite class",
+            "center-point-one-shot --pair a diagonal broken",
+        ],
     ),
     ("grouped EM sampling at 2 epsilon", _grouped_em_at_twice_epsilon, ["em-learner", "em-learner-grouped"]),
     ("a threshold range weight without its offset", _range_weights_without_offsets, ["em-learner-grouped"]),
@@ -588,6 +629,7 @@ MUTANTS = [
             "center-point-directional-4d --trials 300",
             "linear-feasibility-3d --trials 300",
             "feasibility-candidates --pair D=1",
+            "feasibility-candidates-4d --trials 300",
         ],
     ),
     ("the choosing mechanism below its size precondition", _choosing_below_its_precondition, ["choosing"]),
@@ -600,7 +642,11 @@ MUTANTS = [
     (
         "a center-point candidate domain built from the data",
         _center_point_domain_from_the_data,
-        ["center-point --pair the largest point moves further out", "center-point-directional"],
+        [
+            "center-point --pair the largest point moves further out",
+            "center-point --pair d=1, RecConcave: a stack loses one",
+            "center-point-directional",
+        ],
     ),
     ("a one-shot quality counting depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
     (
@@ -636,7 +682,11 @@ MUTANTS = [
 ]
 
 MUTANTS += [
-    ("the first point of the drawn piece", _piece_answered_by_its_first_point, ["exponential-step --pair a record moves off"]),
+    (
+        "the first point of the drawn piece",
+        _piece_answered_by_its_first_point,
+        ["exponential-step --pair a record moves off"],
+    ),
     (
         "A_dist's threshold without its tail term",
         _adist_threshold_without_its_tail_term,
@@ -658,7 +708,11 @@ MUTANTS += [
         ["choosing --pair two heavy points three apart"],
     ),
     ("histogram noise calibrated for sensitivity 1", _histogram_noise_for_sensitivity_one, ["histogram"]),
-    ("the point learner's fallback taken from the data", _fallback_point_from_the_data, ["point-learner --pair no positive"]),
+    (
+        "the point learner's fallback taken from the data",
+        _fallback_point_from_the_data,
+        ["point-learner --pair no positive"],
+    ),
     (
         "the orientation chosen by an exact comparison, RecConcave at the full budget",
         _orientation_by_exact_comparison,
@@ -667,7 +721,13 @@ MUTANTS += [
     (
         "every coordinate's exponential mechanism at twice its charge",
         _coordinates_at_twice_their_charge,
-        ["center-point --pair stack loses a point to the far end", "center-point-directional --pair tall stack"],
+        [
+            "center-point --pair stack loses a point to the far end",
+            "center-point --pair d=2: a tall stack",
+            "center-point-directional --pair tall stack",
+            "linear-feasibility --pair domain=mode-c",
+            "halfspace-tukey --pair twelve",
+        ],
     ),
     (
         "public candidates trimmed by their depth before the levels",
@@ -684,7 +744,11 @@ MUTANTS += [
         _interior_point_range_from_the_data,
         ["interior-point --pair replace the largest", "rectangle-composition --pair few positives"],
     ),
-    ("the median's range read off the data", _median_range_from_the_data, ["median --pair replace the largest value (auto)"]),
+    (
+        "the median's range read off the data",
+        _median_range_from_the_data,
+        ["median --pair replace the largest value (auto)"],
+    ),
     (
         "H built from the labelled records too",
         _semi_private_candidates_from_the_labelled_records,
@@ -704,12 +768,47 @@ MUTANTS += [
         _san_points_rounds_by_exact_argmax,
         ["san-points --trials 300 --pair the heavier changes", "k-point --trials 300 --pair the heavier changes"],
     ),
-    ("SanPoints below its size precondition", _san_points_below_its_precondition, ["san-points --pair below the privacy"]),
+    (
+        "SanPoints below its size precondition",
+        _san_points_below_its_precondition,
+        ["san-points --pair below the privacy"],
+    ),
     (
         "the rectangle grid read off the data",
         _rectangle_domain_from_the_data,
         ["rectangle-learner-bns --trials 300 --pair a lone positive"],
     ),
+    (
+        "the advanced block run at the basic share",
+        _advanced_coordinates_at_the_basic_share,
+        ["center-point --pair advanced composition"],
+    ),
+    (
+        "drawn candidates bounded by the data",
+        _candidate_bound_from_the_data,
+        ["feasibility-candidates --trials 300 --pair drawn"],
+    ),
+    (
+        "the training accuracy stored on the estimator",
+        _training_accuracy_stored_on_the_estimator,
+        [
+            "feasibility-candidates --pair d=2",
+            "halfspace-feasibility --pair (erm",
+            "halfspace-feasibility --trials 300 --pair (pac, paper",
+            "halfspace-tukey --trials 300 --pair (tukey depth",
+        ],
+    ),
+    (
+        "noisy gradient descent without its noise",
+        _gradient_noise_dropped,
+        ["margin-practical --trials 300 --pair label flipped"],
+    ),
+    (
+        "BST14's noisy SGD with a millionth of its noise",
+        _bst14_noise_dropped,
+        ["margin-faithful --trials 300 --pair label flipped"],
+    ),
+    ("the net mechanism at twice its charge", _net_mechanism_at_twice_its_charge, ["margin-pure"]),
 ]
 
 def _audit_args(audit: str) -> list[str]:

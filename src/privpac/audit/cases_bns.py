@@ -145,7 +145,11 @@ register(
         trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 5; spec ss-rectangles 3.1 (interior-point contract)",
         branches=(
-            Branch("replace-one neighbours", ("replace the largest value",), ("the interior point's range narrowed to the data",)),
+            Branch(
+                "replace-one neighbours",
+                ("replace the largest value",),
+                ("the interior point's range narrowed to the data",),
+            ),
             Branch(
                 "add/remove neighbours, the empty input included (the size is not public)",
                 ("the empty dataset vs one value",),
@@ -164,7 +168,11 @@ register(
         trials=5_000,
         reference="spec ss-rectangles 3.2 (EM-IP)",
         branches=(
-            Branch("replace-one neighbours", ("a stack of equal values loses one",), ("step-function EM sampling at 2 epsilon",)),
+            Branch(
+                "replace-one neighbours",
+                ("a stack of equal values loses one",),
+                ("step-function EM sampling at 2 epsilon",),
+            ),
             Branch(
                 "add/remove neighbours, the empty input included (the size is not public)",
                 ("the empty dataset vs one value",),
@@ -202,12 +210,23 @@ register(
         trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 5 and section 2.5.2 (the interior-point quality)",
         branches=(
-            Branch("method='exponential'", ("a stack of equal values loses one (exponential)",), ("step-function EM sampling at 2 epsilon",)),
+            Branch(
+                "method='exponential'",
+                ("a stack of equal values loses one (exponential)",),
+                ("step-function EM sampling at 2 epsilon",),
+            ),
             Branch(
                 "method='auto' on a small domain: RecConcave's plan at depth 2 (N = 2)",
                 ("replace the largest value (auto)",),
                 ("the median's range read off the data",),
             ),
+            Branch(
+            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+            ("replace the largest value (auto)",),
+            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+        ),
         ),
     )
 )
@@ -234,7 +253,9 @@ register(
             NeighbourPair("a record moves to the other bin", [1, 2, 7], [1, 7, 7]),
             NeighbourPair("a record moves inside its bin", [1, 2, 7], [1, 4, 7]),
             NeighbourPair(
-                "Grid(0, 1, 11): a real value moves to the other bin", ("grid", [0.1, 0.2, 0.7]), ("grid", [0.1, 0.7, 0.7])
+                "Grid(0, 1, 11): a real value moves to the other bin",
+                ("grid", [0.1, 0.2, 0.7]),
+                ("grid", [0.1, 0.7, 0.7]),
             ),
         ],
         epsilon=2.0,  # noise of scale 1: the two bins' exact law has about 4,000 paths
@@ -252,6 +273,13 @@ register(
                 ("Grid(0, 1, 11)",),
                 ("histogram noise calibrated for sensitivity 1",),
             ),
+            Branch(
+            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+            ("a record moves to the other bin",),
+            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+        ),
         ),
     )
 )
@@ -298,7 +326,11 @@ register(
                 ("from the runner-up to the leader",),
                 ("halved A_dist noise in the release path",),
             ),
-            Branch("the leader changes (A_dist's delta)", ("the leader changes",), ("A_dist's threshold without its tail term",)),
+            Branch(
+                "the leader changes (A_dist's delta)",
+                ("the leader changes",),
+                ("A_dist's threshold without its tail term",),
+            ),
             Branch(
                 "bottom: a uniformly random point (on_bottom='random')",
                 ("no positive vs one positive",),
@@ -336,7 +368,9 @@ register(
         trials=4_000,
         expect_violation=True,
         reference="Beimel, Nissim, Stemmer, Lemma 3.2 (erratum E1)",
-        branches=(Branch("the paper's A_dist (noise 1/epsilon) inside the learner", ("from the runner-up to the leader",)),),
+        branches=(
+            Branch("the paper's A_dist (noise 1/epsilon) inside the learner", ("from the runner-up to the leader",)),
+        ),
     )
 )
 
@@ -416,7 +450,8 @@ register(
         reference="Beimel, Nissim, Stemmer, Thm 3.18",
         branches=(
             Branch(
-                "orientation learned: the exponential mechanism picks it with 10% of epsilon, RecConcave runs on the rest",
+                "orientation learned: the exponential mechanism picks it with 10% of epsilon, RecConcave runs on the "
+                "rest",
                 ("the better orientation flips",),
                 ("the orientation chosen by an exact comparison, RecConcave at the full budget",),
             ),
@@ -492,7 +527,8 @@ register(
         reference="Kasiviswanathan et al. 2008; Beimel, Nissim, Stemmer, section 2.5.2",
         branches=(
             Branch(
-                "thresholds, orientation learned: one exponential mechanism over both orientations, drawn range by range",
+                "thresholds, orientation learned: one exponential mechanism over both orientations, drawn range by "
+                "range",
                 ("thresholds: a label flips", "thresholds: a record moves onto another's value"),
                 ("grouped EM sampling at 2 epsilon",),
             ),
@@ -501,7 +537,11 @@ register(
                 ("thresholds, orientation given",),
                 ("grouped EM sampling at 2 epsilon",),
             ),
-            Branch("point functions (method='em')", ("points: a positive moves",), ("grouped EM sampling at 2 epsilon",)),
+            Branch(
+                "point functions (method='em')",
+                ("points: a positive moves",),
+                ("grouped EM sampling at 2 epsilon",),
+            ),
             Branch("em_learner over a finite class", ("finite class",), ("finite-list EM sampling at 2 epsilon",)),
             Branch(
                 "what the fit records beside its output: the ledger, the stored attributes, the public domain",
@@ -513,6 +553,13 @@ register(
                     "a domain bound derived from the data",
                 ),
             ),
+            Branch(
+            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+            ("thresholds: a label flips",),
+            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+        ),
         ),
     )
 )
@@ -544,11 +591,16 @@ register(
         "privpac.mechanisms.exponential)",
         branches=(
             Branch(
-                "thresholds of both orientations, range by range at fan-out 4 (offsets of the label counts left of a range)",
+                "thresholds of both orientations, range by range at fan-out 4 (offsets of the label counts left of a "
+                "range)",
                 ("thresholds: a label flips", "thresholds, orientation given"),
                 ("grouped EM sampling at 2 epsilon", "a threshold range weight without its offset"),
             ),
-            Branch("point functions, range by range", ("points: a positive moves",), ("grouped EM sampling at 2 epsilon",)),
+            Branch(
+                "point functions, range by range",
+                ("points: a positive moves",),
+                ("grouped EM sampling at 2 epsilon",),
+            ),
         ),
     )
 )

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..estimators.feasibility_halfspaces import PrivateFeasibilityHalfspaceClassifier
 from ..estimators.linear_feasibility import PrivateLinearFeasibility
-from .registry import AuditCase, NeighbourPair, register
+from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import cell_view, fit_release
 
 
@@ -87,6 +87,28 @@ register(
         trials=1_500,
         max_paths=20_000,
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Figs. 1-3, Thm 4.6; spec kmst-halfspaces 6.5",
+        branches=(
+            Branch(
+                "candidates given, D = 1: the levels of the candidates' exact depths",
+                ("D=1: eight x >= 1", "D=1: six x >= 1"),
+                (
+                    "candidate depths counted twice",
+                    "public candidates trimmed by their depth before the levels",
+                    "the depth reached stored on the estimator",
+                ),
+            ),
+            Branch(
+                "candidates given, the d = 2 halfspace learner (its dual has D = 3: prefix extrema, the exact "
+                "hull slice, a certified LP)",
+                ("d=2: a label flips",),
+                ("the training accuracy stored on the estimator",),
+            ),
+            Branch(
+                "candidates drawn (candidates=n) from the fit's randomness before the data is read",
+                ("8 candidates drawn",),
+                ("drawn candidates bounded by the data",),
+            ),
+        ),
     )
 )
 
@@ -111,5 +133,12 @@ register(
         exact=False,
         views=lambda release, data: cell_view(release, "solution", Fraction(1, 2)),
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 6.2, 6.5",
+        branches=(
+            Branch(
+                "D = 4: the exact feasibility LPs of a three-coordinate prefix",
+                ("D=4",),
+                ("the depth reached stored on the estimator",),
+            ),
+        ),
     )
 )

@@ -167,7 +167,7 @@ register(
         branches=(
             Branch(
                 "the leader released: the noisy gap (scale 2/epsilon) against the threshold",
-                ("released about half the time", "(5, 3) vs (6, 2)"),
+                ("released about half the time", "q(S) = (5, 3)"),
                 ("halved A_dist noise in the release path",),
             ),
             Branch(

@@ -349,7 +349,11 @@ register(
                 ("thresholds: one labelled record replaced",),
                 ("finite-list EM sampling at 2 epsilon", "H built from the labelled records too"),
             ),
-            Branch("point functions", ("points: one labelled record replaced",), ("H built from the labelled records too",)),
+            Branch(
+                "point functions",
+                ("points: one labelled record replaced",),
+                ("H built from the labelled records too",),
+            ),
         ),
     )
 )

@@ -109,8 +109,11 @@ NOTES: tuple[ProofNote, ...] = (
         "(epsilon, delta)-DP: the leader, or bottom when its noisy lead is below the threshold 2 + k0",
         "BNS Prop 2.26 with erratum E1: the gap has sensitivity 2, so the noise is discrete Laplace(2/epsilon) "
         "and the threshold 2 + k0 (k0 the delta tail index); every call is charged, a single candidate included",
-        checked=("epsilon > 0", "delta > 0", "variant in ('corrected', 'paper-literal'); the latter warns and is "
-                 "recorded as not private"),
+        checked=(
+            "epsilon > 0",
+            "delta > 0",
+            "variant in ('corrected', 'paper-literal'); the latter warns and is recorded as not private",
+        ),
         caller=("the scores have sensitivity 1",),
         audits=("adist", "adist-paper-literal", "point-learner", "recconcave"),
         errata=("E1",),
@@ -121,8 +124,10 @@ NOTES: tuple[ProofNote, ...] = (
         "(epsilon, delta)-DP: bottom, or a solution of G(S) by the exponential mechanism at epsilon/2 after a noisy "
         "test that some score reaches alpha m / 2",
         "BNS Fig. 8, Lemma 4.4, with the discrete-Laplace tails checked inequality by inequality (module docstring)",
-        checked=("m >= choosing_min_size(alpha, beta, epsilon, delta, k): PreconditionError below it (erratum E18; "
-                 "unsafe_skip_precondition runs anyway, warns, and is recorded as not private)",),
+        checked=(
+            "m >= choosing_min_size(alpha, beta, epsilon, delta, k): PreconditionError below it (erratum E18; "
+            "unsafe_skip_precondition runs anyway, warns, and is recorded as not private)",
+        ),
         caller=("the quality has k-bounded growth", "m is the public dataset size"),
         audits=("choosing", "san-points", "k-point"),
         errata=("E18",),
@@ -545,9 +550,13 @@ NOTES: tuple[ProofNote, ...] = (
         "exactly over public A3-rational domains; choose_coordinates composes the d choices. Tukey depth in "
         f"d in {set(TUKEY_DIMENSIONS)} (d = 3 up to MAX_POINTS_3D = {MAX_POINTS_3D} points), directional depth over "
         "a public net in any d",
-        checked=(_BUDGET, "points in [-B, B]^d", f"the public size within FINITE_DIRECTION_LIMIT = "
-                 f"{FINITE_DIRECTION_LIMIT:,} (refused from (n, d) before any point is read)",
-                 "delta > 0 for mode='recconcave' and composition='advanced'"),
+        checked=(
+            _BUDGET,
+            "points in [-B, B]^d",
+            f"the public size within FINITE_DIRECTION_LIMIT = "
+            f"{FINITE_DIRECTION_LIMIT:,} (refused from (n, d) before any point is read)",
+            "delta > 0 for mode='recconcave' and composition='advanced'",
+        ),
         audits=("center-point", "center-point-3d", "center-point-directional", "center-point-directional-4d"),
         errata=("E-BMNS1",),
     ),
@@ -575,8 +584,12 @@ NOTES: tuple[ProofNote, ...] = (
         "(epsilon, delta)-DP halfspace",
         "BMNS Fig. 2, Thm 4.2: the records cut into chunks by position (public), one consistent halfspace per chunk "
         "(a record moves one chunk point), FindTukey on the chunk points",
-        checked=(_BUDGET, "points in [-B, B]^d", "labels in {0, 1}",
-                 f"Tukey depth in dimensions d + 1 in {set(TUKEY_DIMENSIONS)}; the chunk count within the envelope"),
+        checked=(
+            _BUDGET,
+            "points in [-B, B]^d",
+            "labels in {0, 1}",
+            f"Tukey depth in dimensions d + 1 in {set(TUKEY_DIMENSIONS)}; the chunk count within the envelope",
+        ),
         audits=("halfspace-tukey",),
         errata=("E-BMNS3",),
     ),
@@ -632,45 +645,82 @@ NOTES: tuple[ProofNote, ...] = (
 
 
 _ESTIMATOR_NOTES = {
-    "PrivateHistogram": ("(epsilon, 0)-DP noisy counts over public bins",
-                         "the Laplace mechanism, L1 sensitivity 2 (a moved record changes two bins)",
-                         ("histogram",), ()),
-    "PrivateMedian": ("(epsilon, delta)-DP median (pure with method='exponential')", "as private_median",
-                      ("median",), ()),
-    "PrivatePointClassifier": ("(epsilon, delta)-DP point function; pure epsilon-DP with method='em'",
-                               "learn_point (A_dist) or em_learn_points", ("point-learner", "em-learner"), ("E1",)),
+    "PrivateHistogram": (
+        "(epsilon, 0)-DP noisy counts over public bins",
+        "the Laplace mechanism, L1 sensitivity 2 (a moved record changes two bins)",
+        ("histogram",),
+        (),
+    ),
+    "PrivateMedian": (
+        "(epsilon, delta)-DP median (pure with method='exponential')",
+        "as private_median",
+        ("median",),
+        (),
+    ),
+    "PrivatePointClassifier": (
+        "(epsilon, delta)-DP point function; pure epsilon-DP with method='em'",
+        "learn_point (A_dist) or em_learn_points",
+        ("point-learner", "em-learner"),
+        ("E1",),
+    ),
     "PrivateThresholdClassifier": (
         "(epsilon, delta)-DP threshold and orientation; pure epsilon-DP with method='em'",
         "learn_thresholds (RecConcave) after choose_orientation at ORIENTATION_SHARE of epsilon when the "
         "orientation is learned, or em_learn_oriented_thresholds / em_learn_thresholds; method 'auto' reads public "
-        "inputs only", ("threshold-learner", "em-learner", "em-learner-grouped"), ("E14", "E15")),
-    "PrivateRectangleClassifier": ("(epsilon, delta)-DP box", "randmargins, rectangles_composition or "
-                                   "learn_rectangle_bns, by method", ("randmargins", "rectangle-composition",
-                                                                     "rectangle-learner-bns"), ("RM-R4", "RM-N")),
-    "LabelPrivateClassifier": ("(epsilon, 0)-label-private hypothesis; with X_public, (epsilon, 0)-DP for whole "
-                               "labelled records", "label_private_from_oracles or semi_private_from_oracles",
-                               ("label-private", "semi-private"), ()),
+        "inputs only",
+        ("threshold-learner", "em-learner", "em-learner-grouped"),
+        ("E14", "E15"),
+    ),
+    "PrivateRectangleClassifier": (
+        "(epsilon, delta)-DP box",
+        "randmargins, rectangles_composition or learn_rectangle_bns, by method",
+        ("randmargins", "rectangle-composition", "rectangle-learner-bns"),
+        ("RM-R4", "RM-N"),
+    ),
+    "LabelPrivateClassifier": (
+        "(epsilon, 0)-label-private hypothesis; with X_public, (epsilon, 0)-DP for whole labelled records",
+        "label_private_from_oracles or semi_private_from_oracles",
+        ("label-private", "semi-private"),
+        (),
+    ),
     "PointSanitizer": ("(epsilon, delta)-DP sanitized database", "san_points", ("san-points",), ("E18",)),
-    "KPointSanitizer": ("(epsilon, delta)-DP sanitized database", "san_points at alpha/k (BNS Fig. 10)",
-                        ("k-point",), ("E18",)),
-    "ThresholdSanitizer": ("(epsilon, delta)-DP sanitized database", "san_thresholds", ("san-thresholds",),
-                           ("E18",)),
-    "PrivateHalfspaceClassifier": ("(epsilon, delta)-DP halfspace ((epsilon, 0) for variant='pure')",
-                                   "learn_margin_practical, learn_margin_faithful or learn_margin_pure, by variant",
-                                   ("margin-practical", "margin-faithful", "margin-pure", "margin-boosted-selection"),
-                                   ("E-NUZ1",)),
-    "PrivateCenterPoint": ("(epsilon, delta)-DP center point (pure in exponential mode with basic composition)",
-                           "find_tukey", ("center-point", "center-point-3d", "center-point-directional",
-                                          "center-point-directional-4d"), ("E-BMNS1",)),
-    "PrivateLinearFeasibility": ("(epsilon, delta)-DP point of the system", "find_deep_point (candidates given or "
-                                 "drawn before the data is read, independently of it)",
-                                 ("linear-feasibility", "linear-feasibility-3d", "feasibility-candidates",
-                                  "feasibility-candidates-4d"), ("E-KMST5",)),
-    "PrivateFeasibilityHalfspaceClassifier": ("(epsilon, delta)-DP halfspace", "learn_halfspace (KMST)",
-                                              ("halfspace-feasibility", "feasibility-candidates"),
-                                              ("E-KMST9", "E-KMST10")),
-    "PrivateTukeyHalfspaceClassifier": ("(epsilon, delta)-DP halfspace", "learn_halfspace (BMNS LearnHalfSpace)",
-                                        ("halfspace-tukey",), ("E-BMNS3",)),
+    "KPointSanitizer": (
+        "(epsilon, delta)-DP sanitized database",
+        "san_points at alpha/k (BNS Fig. 10)",
+        ("k-point",),
+        ("E18",),
+    ),
+    "ThresholdSanitizer": ("(epsilon, delta)-DP sanitized database", "san_thresholds", ("san-thresholds",), ("E18",)),
+    "PrivateHalfspaceClassifier": (
+        "(epsilon, delta)-DP halfspace ((epsilon, 0) for variant='pure')",
+        "learn_margin_practical, learn_margin_faithful or learn_margin_pure, by variant",
+        ("margin-practical", "margin-faithful", "margin-pure", "margin-boosted-selection"),
+        ("E-NUZ1",),
+    ),
+    "PrivateCenterPoint": (
+        "(epsilon, delta)-DP center point (pure in exponential mode with basic composition)",
+        "find_tukey",
+        ("center-point", "center-point-3d", "center-point-directional", "center-point-directional-4d"),
+        ("E-BMNS1",),
+    ),
+    "PrivateLinearFeasibility": (
+        "(epsilon, delta)-DP point of the system",
+        "find_deep_point (candidates given or drawn before the data is read, independently of it)",
+        ("linear-feasibility", "linear-feasibility-3d", "feasibility-candidates", "feasibility-candidates-4d"),
+        ("E-KMST5",),
+    ),
+    "PrivateFeasibilityHalfspaceClassifier": (
+        "(epsilon, delta)-DP halfspace",
+        "learn_halfspace (KMST)",
+        ("halfspace-feasibility", "feasibility-candidates"),
+        ("E-KMST9", "E-KMST10"),
+    ),
+    "PrivateTukeyHalfspaceClassifier": (
+        "(epsilon, delta)-DP halfspace",
+        "learn_halfspace (BMNS LearnHalfSpace)",
+        ("halfspace-tukey",),
+        ("E-BMNS3",),
+    ),
 }
 
 
