@@ -795,7 +795,7 @@ MUTANTS += [
             "feasibility-candidates --pair d=2",
             "halfspace-feasibility --pair (erm",
             "halfspace-feasibility --trials 300 --pair (pac, paper",
-            "halfspace-tukey --trials 300 --pair (tukey depth",
+            "halfspace-tukey --trials 150 --pair a threshold chunk turns constant (tukey",
         ],
     ),
     (
