@@ -74,3 +74,14 @@ def test_the_docs_print_the_branch_table():
     expected = generated_block(BRANCH_TABLE_MARKERS, branch_table())
     assert expected in text, "docs/mechanisms/audit.md is out of date: run python -m privpac.audit.docs"
 
+
+
+def test_the_command_line_shows_the_branches_of_an_audit():
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
+    result = CliRunner().invoke(main, ["audit", "threshold-learner", "--branches"])
+    assert result.exit_code == 0, result.output
+    assert "orientation learned" in result.output and "the better orientation flips" in result.output
+    assert "the orientation chosen by an exact comparison" in result.output
