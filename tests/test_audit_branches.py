@@ -85,3 +85,14 @@ def test_the_command_line_shows_the_branches_of_an_audit():
     assert result.exit_code == 0, result.output
     assert "orientation learned" in result.output and "the better orientation flips" in result.output
     assert "the orientation chosen by an exact comparison" in result.output
+
+
+def test_the_breaks_of_issue_21_are_among_the_flagged_mutants():
+    """The three breaks that passed every audit before the branches were declared (issue 21, item 2)."""
+    named = {
+        "the orientation chosen by an exact comparison, RecConcave at the full budget": "threshold-learner",
+        "public candidates trimmed by their depth before the levels": "feasibility-candidates",
+        "every coordinate's exponential mechanism at twice its charge": "center-point-directional",
+    }
+    for mutant, case in named.items():
+        assert case in {name for name, _ in _runs(mutant)}, (mutant, case)
