@@ -57,9 +57,19 @@ def _release(data, rng, eps, delta):
     return fit_release(est, np.asarray(X, dtype=np.int64), rng=rng)
 
 
+#: Pairs added for a branch (the d = 2 tall stack, the advanced composition): checked exactly only, the
+#: exact law of the shipped fit shows the bugs of their branches.
+_EXACT_ONLY = ("a tall stack", "advanced composition")
+
+
 def _pairs(eps, delta):
     return [
-        NeighbourPair(f"{label} ({mode}, B={B})", (mode, B, a, *rest), (mode, B, b, *rest))
+        NeighbourPair(
+            f"{label} ({mode}, B={B})",
+            (mode, B, a, *rest),
+            (mode, B, b, *rest),
+            empirical=not any(text in label for text in _EXACT_ONLY),
+        )
         for mode, B, label, a, b, *rest in _PAIRS
     ]
 
@@ -174,7 +184,15 @@ def _directional_release(data, rng, eps, delta):
 
 def _directional_pairs_from(pairs):
     def make(eps, delta):
-        return [NeighbourPair(f"{label} (directional depth, B={B})", (B, a), (B, b)) for label, B, a, b in pairs]
+        return [
+            NeighbourPair(
+                f"{label} (directional depth, B={B})",
+                (B, a),
+                (B, b),
+                empirical=not any(text in label for text in _EXACT_ONLY),
+            )
+            for label, B, a, b in pairs
+        ]
 
     return make
 

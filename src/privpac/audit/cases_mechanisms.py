@@ -228,6 +228,7 @@ def _choosing_pairs(eps, delta):
             f"two heavy points three apart, one record moves to the runner-up (m={m})",
             {0: half + 2, 1: m - half - 2},
             {0: half + 1, 1: m - half - 1},
+            empirical=False,  # the exponential draw's branch: its exact law shows the bugs there
         ),
         NeighbourPair(
             f"every record a distinct point; one joins another (m={m})",

@@ -80,8 +80,9 @@ class NeighbourPair:
 
     ``refuse``: an exception type the entry point must raise on both datasets (a privacy
     precondition); a release instead is a violation, and its outputs are audited all the same.
-    ``empirical=False``: a pair whose effect no sampler could see (events of probability about
-    delta): checked exactly only.
+    ``empirical=False``: a pair checked exactly only: its effect is one no sampler could see (events
+    of probability about delta), or the pair is there for a branch whose bugs its exact law shows
+    (the law of the shipped code, enumerated), and sampling it would only cost time.
     """
 
     label: str
