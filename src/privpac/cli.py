@@ -308,7 +308,10 @@ def demo(epsilon, delta, seed):
     "--json", "json_out", type=click.Path(dir_okay=False), default=None, help="Also write the report as JSON."
 )
 @click.option("--pair", "pair_filter", default=None, help="Audit only the pairs whose label contains this.")
-def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out, pair_filter):
+@click.option(
+    "--branches", is_flag=True, help="Show the branches of the release path the audit covers (pairs, mutants)."
+)
+def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out, pair_filter, branches):
     """Audit a mechanism's privacy on its worst-case neighbours; exit 1 on a violation."""
     from .audit import get_case, list_cases, run_audit
 
@@ -317,7 +320,18 @@ def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out, pair_
             flag = "  (paper-literal: must be flagged)" if case.expect_violation else ""
             click.echo(f"{case.name:28s} {case.description}{flag}")
         return
-    get_case(name)
+    case = get_case(name)
+    if branches:
+        for b in case.branches:
+            click.echo(b.name)
+            click.echo(f"  pairs (--pair): {'; '.join(b.pairs)}")
+            if b.mutants:
+                click.echo(f"  mutants flagged (tests/test_mutations.py): {'; '.join(b.mutants)}")
+            if b.gap:
+                click.echo(f"  no mutant flagged: {b.gap}")
+            if not b.mutants and not b.gap:
+                click.echo("  a negative control: flagged as shipped")
+        return
     report = run_audit(
         name,
         epsilon=epsilon,

@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from ..domains import Grid
 from ..errors import PaperLiteralWarning
 from ..estimators.histogram import PrivateHistogram
 from ..estimators.median import PrivateMedian
@@ -27,7 +28,7 @@ from ..mechanisms.adist import adist_plan
 from ..mechanisms.exponential import grouping
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..optimize.recconcave import rec_concave
-from .registry import AuditCase, NeighbourPair, register
+from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import call_release, fit_release
 
 T_AUDIT = 64  # a domain of 64 points, thresholds over [0, 64]: RecConcave recurses once (64 > 32)
@@ -71,11 +72,25 @@ def _recconcave_release(data, rng, eps, delta):
     return call_release(rec_concave, q, promise, 0.5, eps, delta, N=N, base_case_max=base, budget=(eps, delta), rng=rng)
 
 
+#: Two peaks of the threshold quality, 32 points apart, and a record between them relabelled: the
+#: leader moves from one peak to the other with a gap of one (A_dist's leader change).
+_TWO_PEAKS = (
+    "two peaks; a record between them relabelled moves the leader across",
+    ([8, 16, 40, 48, 30], [1, 0, 1, 0, 0]),
+    ([8, 16, 40, 48, 30], [1, 0, 1, 0, 1]),
+)
+
+
 def _recconcave_pairs(eps, delta):
     return [
-        NeighbourPair(f"{label} (N={N}, base_case_max={base})", (a, promise, N, base), (b, promise, N, base))
+        NeighbourPair(
+            f"{label} (N={N}, base_case_max={base})",
+            (a, promise, N, base),
+            (b, promise, N, base),
+            empirical=label != _TWO_PEAKS[0],  # added for A_dist's branch: its exact law shows the bugs there
+        )
         for promise, N, base in RC_CONFIGS
-        for label, a, b in _threshold_pairs()
+        for label, a, b in [*_threshold_pairs(), _TWO_PEAKS]
     ]
 
 
@@ -87,6 +102,19 @@ register(
         pairs=_recconcave_pairs,
         trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 5, Lemma 3.12, Thm 3.15 (errata E2-E4, E15)",
+        branches=(
+            Branch(
+                "depth 2: the window size by the recursion, A_dist over both block partitions, the exponential "
+                "mechanism on the released blocks (E4: on all of [0, T] when none)",
+                ("two peaks; a record between them relabelled moves the leader across (N=2",),
+                ("A_dist's threshold without its tail term",),
+            ),
+            Branch(
+                "depth 3 (base_case_max = 2): the recursion runs twice",
+                ("two peaks; a record between them relabelled moves the leader across (N=3",),
+                ("A_dist's threshold without its tail term",),
+            ),
+        ),
     )
 )
 
@@ -102,6 +130,9 @@ def _ip_pairs(eps, delta):
         NeighbourPair("remove a value (add/remove neighbours)", [10, 20, 30, 40, 50], [10, 20, 30, 40]),
         NeighbourPair("the empty dataset vs one value", [], [5]),
         NeighbourPair("a stack of equal values loses one to the far end", [7] * 6, [7] * 5 + [60]),
+        NeighbourPair(
+            "the middle value crosses a block edge (31 to 32)", [0, 0, 31, 63, 63], [0, 0, 32, 63, 63], empirical=False
+        ),
     ]
 
 
@@ -120,6 +151,18 @@ register(
         pairs=_ip_pairs,
         trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 5; spec ss-rectangles 3.1 (interior-point contract)",
+        branches=(
+            Branch(
+                "replace-one neighbours",
+                ("replace the largest value",),
+                ("the interior point's range narrowed to the data",),
+            ),
+            Branch(
+                "add/remove neighbours, the empty input included (the size is not public)",
+                ("the empty dataset vs one value",),
+                ("an empty input answered by the low end",),
+            ),
+        ),
     )
 )
 register(
@@ -131,6 +174,18 @@ register(
         delta=0.0,
         trials=5_000,
         reference="spec ss-rectangles 3.2 (EM-IP)",
+        branches=(
+            Branch(
+                "replace-one neighbours",
+                ("a stack of equal values loses one",),
+                ("step-function EM sampling at 2 epsilon",),
+            ),
+            Branch(
+                "add/remove neighbours, the empty input included (the size is not public)",
+                ("the empty dataset vs one value",),
+                ("an empty input answered by the low end",),
+            ),
+        ),
     )
 )
 
@@ -161,25 +216,79 @@ register(
         delta=1e-3,
         trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 5 and section 2.5.2 (the interior-point quality)",
+        branches=(
+            Branch(
+                "method='exponential'",
+                ("a stack of equal values loses one (exponential)",),
+                ("step-function EM sampling at 2 epsilon",),
+            ),
+            Branch(
+                "method='auto' on a small domain: RecConcave's plan at depth 2 (N = 2)",
+                ("replace the largest value (auto)",),
+                ("the median's range read off the data",),
+            ),
+            Branch(
+            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+            ("replace the largest value (auto)",),
+            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+        ),
+        ),
     )
 )
 
 
 # -- the histogram estimator -------------------------------------------------------------------------
 
+
+def _histogram_release(data, rng, eps, delta):
+    """Integer values on ``[0, 9]``, or ``("grid", values)``: real values on the public ``Grid(0, 1, 11)``."""
+    domain = (0, 9)
+    if isinstance(data, tuple):
+        domain, data = Grid(0.0, 1.0, 11), data[1]
+    est = PrivateHistogram(epsilon=eps, delta=delta, domain=domain, n_bins=2)
+    return fit_release(est, np.asarray(data).reshape(-1, 1), rng=rng)
+
+
 register(
     AuditCase(
         name="histogram",
         description="PrivateHistogram.fit: discrete Laplace counts over 2 public bins",
-        release=_fit_release(lambda e, d: PrivateHistogram(epsilon=e, delta=d, domain=(0, 9), n_bins=2)),
+        release=_histogram_release,
         pairs=lambda eps, delta: [
             NeighbourPair("a record moves to the other bin", [1, 2, 7], [1, 7, 7]),
             NeighbourPair("a record moves inside its bin", [1, 2, 7], [1, 4, 7]),
+            NeighbourPair(
+                "Grid(0, 1, 11): a real value moves to the other bin",
+                ("grid", [0.1, 0.2, 0.7]),
+                ("grid", [0.1, 0.7, 0.7]),
+                empirical=False,  # the Grid branch: its exact law shows the bugs there
+            ),
         ],
         epsilon=2.0,  # noise of scale 1: the two bins' exact law has about 4,000 paths
         delta=0.0,
         trials=3_000,
         reference="Beimel, Nissim, Stemmer, Thm 2.24 (a histogram has L1 sensitivity 2)",
+        branches=(
+            Branch(
+                "an integer domain: two bins of the public range, a moved record changes two counts",
+                ("a record moves to the other bin",),
+                ("halved Laplace noise", "histogram noise calibrated for sensitivity 1"),
+            ),
+            Branch(
+                "a Grid domain: real values mapped to the public grid, then binned",
+                ("Grid(0, 1, 11)",),
+                ("histogram noise calibrated for sensitivity 1",),
+            ),
+            Branch(
+            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+            ("a record moves to the other bin",),
+            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+        ),
+        ),
     )
 )
 
@@ -219,6 +328,23 @@ register(
         pairs=_point_pairs("corrected"),
         trials=4_000,
         reference="Beimel, Nissim, Stemmer, Lemma 3.2 with erratum E1",
+        branches=(
+            Branch(
+                "A_dist releases the leader (the gap at the release threshold)",
+                ("from the runner-up to the leader",),
+                ("halved A_dist noise in the release path",),
+            ),
+            Branch(
+                "the leader changes (A_dist's delta)",
+                ("the leader changes",),
+                ("A_dist's threshold without its tail term",),
+            ),
+            Branch(
+                "bottom: a uniformly random point (on_bottom='random')",
+                ("no positive vs one positive",),
+                ("the point learner's fallback taken from the data",),
+            ),
+        ),
     )
 )
 
@@ -250,6 +376,9 @@ register(
         trials=4_000,
         expect_violation=True,
         reference="Beimel, Nissim, Stemmer, Lemma 3.2 (erratum E1)",
+        branches=(
+            Branch("the paper's A_dist (noise 1/epsilon) inside the learner", ("from the runner-up to the leader",)),
+        ),
     )
 )
 
@@ -260,10 +389,17 @@ LT_ALPHA, LT_BETA = 0.5, 0.1
 
 
 def _lt_release(data, rng, eps, delta):
-    (xs, ys), N, base = data
+    (xs, ys), N, base, *given = data
     if base == 32:  # the depth an estimator reaches on [0, 64] with N = 2
         est = PrivateThresholdClassifier(
-            epsilon=eps, delta=delta, domain=(0, T_AUDIT - 1), method="recconcave", N=N, alpha=LT_ALPHA, beta=LT_BETA
+            epsilon=eps,
+            delta=delta,
+            domain=(0, T_AUDIT - 1),
+            method="recconcave",
+            N=N,
+            alpha=LT_ALPHA,
+            beta=LT_BETA,
+            orientation=given[0] if given else "auto",
         )
         return fit_release(est, _column(xs), np.asarray(ys), rng=rng)
     return call_release(
@@ -282,11 +418,38 @@ def _lt_release(data, rng, eps, delta):
     )
 
 
+#: Six records whose better orientation flips with one label: the best threshold below labels 5 of them
+#: and the best above 4, then 4 and 5 (an orientation chosen by an exact comparison would follow).
+_ORIENTATION_FLIP = (
+    "the better orientation flips with one label (best below 5 vs 4, then 4 vs 5)",
+    ([10, 20, 30, 40, 50, 60], [0, 1, 1, 1, 0, 0]),
+    ([10, 20, 30, 40, 50, 60], [0, 1, 1, 1, 0, 1]),
+)
+
+
+def _flipped(data):
+    xs, ys = data
+    return xs, [1 - y for y in ys]
+
+
 def _lt_pairs(eps, delta):
+    # The pairs added for the branches (two peaks, the orientation flip, the orientation given) are
+    # checked exactly only: the exact law of the shipped fit shows the bugs of their branches.
+    branch_pairs = (_TWO_PEAKS[0], _ORIENTATION_FLIP[0])
+    label, a, b = _TWO_PEAKS
     return [
-        NeighbourPair(f"{label} (N={N}, base_case_max={base})", (a, N, base), (b, N, base))
+        NeighbourPair(
+            f"{label} (N={N}, base_case_max={base})", (a, N, base), (b, N, base), empirical=label not in branch_pairs
+        )
         for N, base in ((2, 32), (3, 2))
-        for label, a, b in _threshold_pairs()
+        for label, a, b in [*_threshold_pairs(), _TWO_PEAKS] + ([_ORIENTATION_FLIP] if base == 32 else [])
+    ] + [
+        NeighbourPair(
+            f"orientation given ('above'): {label}, labels flipped (N=2, base_case_max=32)",
+            (_flipped(a), 2, 32, "above"),
+            (_flipped(b), 2, 32, "above"),
+            empirical=False,
+        )
     ]
 
 
@@ -299,6 +462,29 @@ register(
         pairs=_lt_pairs,
         trials=1_500,
         reference="Beimel, Nissim, Stemmer, Thm 3.18",
+        branches=(
+            Branch(
+                "orientation learned: the exponential mechanism picks it with 10% of epsilon, RecConcave runs on the "
+                "rest",
+                ("the better orientation flips",),
+                ("the orientation chosen by an exact comparison, RecConcave at the full budget",),
+            ),
+            Branch(
+                "RecConcave at depth 2 through the estimator (A_dist over the block partitions)",
+                ("two peaks; a record between them relabelled moves the leader across (N=2",),
+                ("A_dist's threshold without its tail term",),
+            ),
+            Branch(
+                "learn_thresholds at depth 3",
+                ("two peaks; a record between them relabelled moves the leader across (N=3",),
+                ("A_dist's threshold without its tail term",),
+            ),
+            Branch(
+                "orientation given ('above'): no orientation step, RecConcave at the whole budget on flipped labels",
+                ("orientation given ('above')",),
+                ("A_dist's threshold without its tail term",),
+            ),
+        ),
     )
 )
 
@@ -312,8 +498,11 @@ def _em_release(data, rng, eps, delta):
     kind, xs, ys = data
     if kind == "finite":  # a finite class of 6 hypotheses given by their labels on 4 points
         return call_release(em_learner, FINITE_CLASS, ys, eps, budget=(eps, delta), rng=rng)
-    if kind == "thresholds":
-        est = PrivateThresholdClassifier(epsilon=eps, delta=delta, domain=(0, T_AUDIT - 1), method="em")
+    if kind in ("thresholds", "thresholds above"):  # the orientation learned, or given
+        orientation = "above" if kind == "thresholds above" else "auto"
+        est = PrivateThresholdClassifier(
+            epsilon=eps, delta=delta, domain=(0, T_AUDIT - 1), method="em", orientation=orientation
+        )
     else:
         est = PrivatePointClassifier(epsilon=eps, delta=delta, domain=(0, POINT_SIZE - 1), method="em")
     return fit_release(est, _column(xs), np.asarray(ys), rng=rng)
@@ -327,6 +516,12 @@ def _em_pairs(eps, delta):
             "thresholds: a record moves onto another's value",
             ("thresholds", [3, 9, 17, 30], [1, 1, 0, 0]),
             ("thresholds", [3, 9, 17, 17], [1, 1, 0, 0]),
+        ),
+        NeighbourPair(
+            "thresholds, orientation given ('above'): a label flips",
+            ("thresholds above", xa, [1 - y for y in ya]),
+            ("thresholds above", xb, [1 - y for y in yb]),
+            empirical=False,  # the branch of a given orientation: its exact law shows the bugs there
         ),
         NeighbourPair(
             "points: a positive moves", ("points", [3, 3, 5, 9], [1, 1, 0, 0]), ("points", [3, 7, 5, 9], [1, 1, 0, 0])
@@ -345,6 +540,42 @@ register(
         delta=0.0,
         trials=4_000,
         reference="Kasiviswanathan et al. 2008; Beimel, Nissim, Stemmer, section 2.5.2",
+        branches=(
+            Branch(
+                "thresholds, orientation learned: one exponential mechanism over both orientations, drawn range by "
+                "range",
+                ("thresholds: a label flips", "thresholds: a record moves onto another's value"),
+                ("grouped EM sampling at 2 epsilon",),
+            ),
+            Branch(
+                "thresholds, orientation given ('above')",
+                ("thresholds, orientation given",),
+                ("grouped EM sampling at 2 epsilon",),
+            ),
+            Branch(
+                "point functions (method='em')",
+                ("points: a positive moves",),
+                ("grouped EM sampling at 2 epsilon",),
+            ),
+            Branch("em_learner over a finite class", ("finite class",), ("finite-list EM sampling at 2 epsilon",)),
+            Branch(
+                "what the fit records beside its output: the ledger, the stored attributes, the public domain",
+                ("thresholds: a label flips", "thresholds: a record moves onto another's value"),
+                (
+                    "a mechanism call that charges nothing",
+                    "a data-dependent number in a ledger entry",
+                    "an exact count stored on the estimator",
+                    "a domain bound derived from the data",
+                ),
+            ),
+            Branch(
+            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+            ("thresholds: a label flips",),
+            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+        ),
+        ),
     )
 )
 
@@ -373,5 +604,18 @@ register(
         trials=4_000,
         reference="Kasiviswanathan et al. 2008; Beimel, Nissim, Stemmer, section 2.5.2 (grouped draw: "
         "privpac.mechanisms.exponential)",
+        branches=(
+            Branch(
+                "thresholds of both orientations, range by range at fan-out 4 (offsets of the label counts left of a "
+                "range)",
+                ("thresholds: a label flips", "thresholds, orientation given"),
+                ("grouped EM sampling at 2 epsilon", "a threshold range weight without its offset"),
+            ),
+            Branch(
+                "point functions, range by range",
+                ("points: a positive moves",),
+                ("grouped EM sampling at 2 epsilon",),
+            ),
+        ),
     )
 )

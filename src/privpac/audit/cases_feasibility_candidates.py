@@ -21,7 +21,9 @@ piece and uniform index:
   candidates per path.
 
 Random candidate sets (``candidates=n``) are drawn from the fit's randomness before the data is read
-and independently of it; conditionally on the drawn set the fit is the one audited here.
+and independently of it; conditionally on the drawn set the fit is the one audited here. One pair
+draws them (``D = 1``, eight candidates in ``[[-3, 3]]``): the uniform floats of the draw are not
+enumerable, so that pair is audited empirically, on releases that repeat (a handful of candidates).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import numpy as np
 
 from ..estimators.feasibility_halfspaces import PrivateFeasibilityHalfspaceClassifier
 from ..estimators.linear_feasibility import PrivateLinearFeasibility
-from .registry import AuditCase, NeighbourPair, register
+from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import cell_view, fit_release
 
 
@@ -45,6 +47,10 @@ def _grid(D: int) -> np.ndarray:
 _PAIRS = [
     ("system", "D=1: eight x >= 1; one turns round to x <= -1",
      ([[1]] * 8, [1] * 8), ([[1]] * 7 + [[-1]], [1] * 8)),
+    ("system", "D=1: six x >= 1, three x <= -1; one of the three joins the six",
+     ([[1]] * 6 + [[-1]] * 3, [1] * 9), ([[1]] * 7 + [[-1]] * 2, [1] * 9)),
+    ("drawn", "D=1, 8 candidates drawn in [-3, 3]: one of eight x >= 1 turns round to x <= -3",
+     ([[1]] * 8, [1] * 8), ([[1]] * 7 + [[-1]], [1] * 7 + [3])),
     ("halfspace", "d=2: a label flips",
      ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 1, 1, 1]), ([[-1, -1], [0, 1], [1, 0], [1, 1]], [0, 0, 1, 1])),
 ]  # fmt: skip
@@ -52,9 +58,12 @@ _PAIRS = [
 
 def _release(data, rng, eps, delta):
     kind, (first, second) = data
-    if kind == "system":
+    if kind in ("system", "drawn"):
         A = np.asarray(first, dtype=np.int64)
-        est = PrivateLinearFeasibility(epsilon=eps, bound=1, candidates=_grid(A.shape[1]))
+        if kind == "drawn":  # candidates drawn from the fit's randomness (not enumerable: empirical only)
+            est = PrivateLinearFeasibility(epsilon=eps, bound=3, candidates=8)
+        else:
+            est = PrivateLinearFeasibility(epsilon=eps, bound=1, candidates=_grid(A.shape[1]))
         return fit_release(est, A, np.asarray(second, dtype=np.int64), rng=rng)
     X = np.asarray(first, dtype=np.int64)
     est = PrivateFeasibilityHalfspaceClassifier(epsilon=eps, domain=1, candidates=_grid(X.shape[1] + 1))
@@ -62,8 +71,11 @@ def _release(data, rng, eps, delta):
 
 
 def _pairs_of(table):
-    """The audit's ``pairs(epsilon, delta)`` for a table of ``(kind, label, data, neighbour)``."""
-    return lambda eps, delta: [NeighbourPair(label, (kind, a), (kind, b)) for kind, label, a, b in table]
+    """The audit's ``pairs(epsilon, delta)`` for a table of ``(kind, label, data, neighbour)`` (the pair of
+    intermediate depths, added for the trimming branch, is checked exactly only)."""
+    return lambda eps, delta: [
+        NeighbourPair(label, (kind, a), (kind, b), empirical="six x" not in label) for kind, label, a, b in table
+    ]
 
 
 register(
@@ -78,6 +90,28 @@ register(
         trials=1_500,
         max_paths=20_000,
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Figs. 1-3, Thm 4.6; spec kmst-halfspaces 6.5",
+        branches=(
+            Branch(
+                "candidates given, D = 1: the levels of the candidates' exact depths",
+                ("D=1: eight x >= 1", "D=1: six x >= 1"),
+                (
+                    "candidate depths counted twice",
+                    "public candidates trimmed by their depth before the levels",
+                    "the depth reached stored on the estimator",
+                ),
+            ),
+            Branch(
+                "candidates given, the d = 2 halfspace learner (its dual has D = 3: prefix extrema, the exact "
+                "hull slice, a certified LP)",
+                ("d=2: a label flips",),
+                ("the training accuracy stored on the estimator",),
+            ),
+            Branch(
+                "candidates drawn (candidates=n) from the fit's randomness before the data is read",
+                ("8 candidates drawn",),
+                ("drawn candidates bounded by the data",),
+            ),
+        ),
     )
 )
 
@@ -102,5 +136,12 @@ register(
         exact=False,
         views=lambda release, data: cell_view(release, "solution", Fraction(1, 2)),
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 6.2, 6.5",
+        branches=(
+            Branch(
+                "D = 4: the exact feasibility LPs of a three-coordinate prefix",
+                ("D=4",),
+                ("the depth reached stored on the estimator",),
+            ),
+        ),
     )
 )

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..estimators.feasibility_halfspaces import PrivateFeasibilityHalfspaceClassifier
 from ..formatting import fraction_from_text
-from .registry import AuditCase, NeighbourPair, register
+from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import fit_release, mask_release
 
 # (learner, mode, label, (X, y), (X', y'))
@@ -82,5 +82,27 @@ register(
         views=_views,
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 3, Thm 5.1, Thm 5.2; spec "
         "kmst-halfspaces 3.5-3.7",
+        branches=(
+            Branch(
+                "the ERM learner, margin-1 dual (FindDeepPoint in D = 2)",
+                ("(erm, margin-1",),
+                ("the training accuracy stored on the estimator",),
+            ),
+            Branch(
+                "the ERM learner, the paper's dual",
+                ("(erm, paper",),
+                ("the training accuracy stored on the estimator",),
+            ),
+            Branch(
+                "the PAC learner, margin-1 dual",
+                ("(pac, margin-1",),
+                ("a one-class sample answered without the mechanism",),
+            ),
+            Branch(
+                "the PAC learner, the paper's dual: per-record noise on a noisy grid (empirical)",
+                ("(pac, paper",),
+                ("the training accuracy stored on the estimator",),
+            ),
+        ),
     )
 )

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..estimators.linear_feasibility import PrivateLinearFeasibility
 from ..learners.linear_feasibility import find_deep_point
-from .registry import AuditCase, NeighbourPair, register
+from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import call_release, cell_view, fit_release
 
 # (one_d_optimizer, X, label, (A, b), (A', b'), options of find_deep_point: {} runs the estimator)
@@ -101,6 +101,23 @@ register(
         trials=1_500,
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 3.7, 6.2, "
         "6.3",
+        branches=(
+            Branch(
+                "D = 1, the exponential mechanism over the A3-rational domain",
+                ("the last moves to x <= -2 (expmech, X=2)",),
+                ("step-function EM sampling at 2 epsilon", "a linear-feasibility box and domain built from the data"),
+            ),
+            Branch(
+                "D = 1, RecConcave truncated from below (tau = ceil((1 - alpha~) m) - 1)",
+                ("a hundred x >= 1",),
+                ("RecConcave truncated at a level read off the data",),
+            ),
+            Branch(
+                "the integer mode C domains (find_deep_point(domain='mode-c'))",
+                ("domain=mode-c",),
+                ("every coordinate's exponential mechanism at twice its charge",),
+            ),
+        ),
     )
 )
 
@@ -131,5 +148,6 @@ register(
         exact=False,
         views=lambda release, data: cell_view(release, "solution", Fraction(4)),  # the box is [-6, 6]^3
         reference="Kaplan, Mansour, Stemmer, Tsfadia (NeurIPS 2020), Fig. 2, Thm 4.6; spec kmst-halfspaces 6.2",
+        branches=(Branch("D = 3: exact LPs per level", ("D=3",), ("the depth reached stored on the estimator",)),),
     )
 )

@@ -17,7 +17,7 @@ from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_step
 from ..mechanisms.laplace import laplace_mechanism
 from ..stepfunc import StepFunction
-from .registry import AuditCase, NeighbourPair, register
+from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import call_release
 
 # -- Laplace -------------------------------------------------------------------------------------
@@ -34,6 +34,9 @@ register(
         delta=0.0,
         trials=20_000,
         reference="Beimel, Nissim, Stemmer, Thm 2.24",
+        branches=(
+            Branch("discrete Laplace noise of scale sensitivity/epsilon", ("count 0 vs 1",), ("halved Laplace noise",)),
+        ),
     )
 )
 
@@ -60,6 +63,13 @@ register(
         delta=0.0,
         trials=20_000,
         reference="McSherry and Talwar 2007; Beimel, Nissim, Stemmer, Prop 2.25",
+        branches=(
+            Branch(
+                "one draw over a finite list",
+                ("one candidate up", "two candidates swap"),
+                ("finite-list EM sampling at 2 epsilon",),
+            ),
+        ),
     )
 )
 
@@ -105,6 +115,18 @@ register(
         delta=0.0,
         trials=10_000,
         reference="Beimel, Nissim, Stemmer, section 2.5.2 (piecewise sampler of spec 3.2)",
+        branches=(
+            Branch(
+                "the piece, drawn with weight length x exp(epsilon q / 2)",
+                ("one point up",),
+                ("step-function EM sampling at 2 epsilon",),
+            ),
+            Branch(
+                "a uniform point inside the drawn piece (piece ends follow the records)",
+                ("a record moves off a shared value",),
+                ("the first point of the drawn piece",),
+            ),
+        ),
     )
 )
 
@@ -142,6 +164,18 @@ register(
         pairs=_adist_pairs("corrected"),
         trials=10_000,
         reference="Beimel, Nissim, Stemmer, Prop 2.26 with erratum E1",
+        branches=(
+            Branch(
+                "the leader released: the noisy gap (scale 2/epsilon) against the threshold",
+                ("released about half the time", "q(S) = (5, 3)"),
+                ("halved A_dist noise in the release path",),
+            ),
+            Branch(
+                "the leader changes: the threshold's tail term k0 keeps it at delta",
+                ("the leader changes",),
+                ("A_dist's threshold without its tail term",),
+            ),
+        ),
     )
 )
 register(
@@ -153,6 +187,7 @@ register(
         trials=10_000,
         expect_violation=True,
         reference="Beimel, Nissim, Stemmer, Prop 2.26 (erratum E1)",
+        branches=(Branch("the paper's noise 1/epsilon on a gap of sensitivity 2", ("the gap moves by 2",)),),
     )
 )
 
@@ -190,6 +225,18 @@ def _choosing_pairs(eps, delta):
             {0: border + 1, **{i: 1 for i in range(1, m - border)}},
         ),
         NeighbourPair(
+            f"two heavy points three apart, one record moves to the runner-up (m={m})",
+            {0: half + 2, 1: m - half - 2},
+            {0: half + 1, 1: m - half - 1},
+            empirical=False,  # the exponential draw's branch: its exact law shows the bugs there
+        ),
+        NeighbourPair(
+            f"every record a distinct point; one joins another (m={m})",
+            {i: 1 for i in range(m)},
+            {**{i: 1 for i in range(m - 2)}, m - 2: 2},
+            empirical=False,  # a fresh singleton is chosen with probability about delta: checked exactly
+        ),
+        NeighbourPair(
             f"one record below the privacy precondition (m={below}): must be refused",
             {0: below - 1, 1: 1},
             {0: below},
@@ -209,5 +256,22 @@ register(
         pairs=_choosing_pairs,
         trials=4_000,
         reference="Beimel, Nissim, Stemmer, Fig. 8, Lemma 4.4",
+        branches=(
+            Branch(
+                "the noisy test that some score reaches alpha m / 2 (bottom otherwise)",
+                ("every record a distinct point",),
+                ("the choosing mechanism without its bottom test",),
+            ),
+            Branch(
+                "the exponential draw over G(S), weights exp(epsilon q / 4)",
+                ("two heavy points three apart",),
+                ("the choosing mechanism's weights without the quarter",),
+            ),
+            Branch(
+                "the size precondition of Lemma 4.4 (refused below it)",
+                ("below the privacy precondition",),
+                ("the choosing mechanism below its size precondition",),
+            ),
+        ),
     )
 )

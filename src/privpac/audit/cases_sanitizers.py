@@ -35,7 +35,7 @@ from ..learners.rectangles_bns import bns_rectangle_plan
 from ..mechanisms.choosing import choosing_plan
 from ..sanitizers.points import san_points_plan
 from ..sanitizers.thresholds import san_thresholds_plan
-from .registry import AuditCase, NeighbourPair, register
+from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import fit_release, mask_release
 
 __all__ = ["san_points_key_distribution"]
@@ -94,10 +94,21 @@ def _chosen_points(release) -> tuple:
     return tuple(json.loads(release)["model"]["state"]["database"]["info"]["chosen"])
 
 
+def _weight_below(release, cut: int) -> float:
+    """The released weight of the points below ``cut``: the sanitizer's (unnormalised) answer to ``x < cut``."""
+    db = json.loads(release)["model"]["state"]["database"]
+    return float(sum(w for p, w in zip(db["points"], db["weights"]) if int(p) < cut))
+
+
 def _san_views(release, data):
     # The noisy counts make every release distinct: audit the chosen points (their exact law is
-    # known) and the release with the counts masked (everything else must match in law).
-    return [("discrete", _chosen_points(release)), ("discrete", mask_release(release, SANITIZER_COUNTS))]
+    # known), the release with the counts masked (everything else must match in law), and the noisy
+    # count of point 0 (0 when it is not released) as a scalar.
+    return [
+        ("discrete", _chosen_points(release)),
+        ("discrete", mask_release(release, SANITIZER_COUNTS)),
+        ("scalar", _weight_below(release, 1)),
+    ]
 
 
 #: Fields of a sanitizer's release that hold noisy counts (private outputs, real-valued in effect).
@@ -119,6 +130,11 @@ def _san_pairs(alpha):
             NeighbourPair(f"a singleton beside a heavy point vs none (m={m})", {0: m - 1, 1: 1}, {0: m}),
             NeighbourPair(
                 f"two heavy points, one record moves (m={m})", {0: half, 1: m - half}, {0: half + 1, 1: m - half - 1}
+            ),
+            NeighbourPair(
+                f"two heavy points, one record moves and the heavier changes (m={m})",
+                {0: m - half, 1: half},
+                {0: m - half - 1, 1: half + 1},
             ),
             NeighbourPair(
                 f"one record below the privacy precondition (m={m - 1}): must be refused",
@@ -159,6 +175,23 @@ register(
         law=_san_law(SAN_ALPHA),
         trials=3_000,
         reference="Beimel, Nissim, Stemmer, Fig. 9, Thm 4.6",
+        branches=(
+            Branch(
+                "the choosing rounds: which heavy points are released, in which order",
+                ("the heavier changes",),
+                ("SanPoints' rounds by an exact argmax",),
+            ),
+            Branch(
+                "the noisy count of each released point (Laplace, sensitivity 1)",
+                ("two heavy points, one record moves (",),
+                ("sanitizer counts released without noise",),
+            ),
+            Branch(
+                "the size precondition of its choosing calls (refused below it)",
+                ("below the privacy precondition",),
+                ("SanPoints below its size precondition",),
+            ),
+        ),
     )
 )
 
@@ -174,12 +207,24 @@ register(
                 epsilon=eps, delta=delta, domain=(0, DOMAIN - 1), k=KPOINT_K, alpha=KPOINT_ALPHA, beta=SAN_BETA
             )
         ),
-        pairs=lambda eps, delta: _san_pairs(KPOINT_ALPHA / KPOINT_K)(eps, delta)[:2],
+        pairs=lambda eps, delta: _san_pairs(KPOINT_ALPHA / KPOINT_K)(eps, delta)[:-1],
         exact=False,
         views=_san_views,
         law=_san_law(KPOINT_ALPHA / KPOINT_K),
         trials=2_000,
         reference="Beimel, Nissim, Stemmer, Fig. 10, Thm 4.7",
+        branches=(
+            Branch(
+                "the choosing rounds: which heavy points are released, in which order",
+                ("the heavier changes",),
+                ("SanPoints' rounds by an exact argmax",),
+            ),
+            Branch(
+                "the noisy count of each released point (Laplace, sensitivity 1)",
+                ("two heavy points, one record moves (",),
+                ("sanitizer counts released without noise",),
+            ),
+        ),
     )
 )
 
@@ -200,6 +245,7 @@ register(
         trials=3_000,
         expect_violation=True,
         reference="Beimel, Nissim, Stemmer, Lemma 4.4 (erratum E18)",
+        branches=(Branch("the choosing rounds below the size precondition (erratum E18)", ("m = 8",)),),
     )
 )
 
@@ -253,6 +299,14 @@ register(
         delta=0.0,
         trials=3_000,
         reference="Beimel, Nissim, Stemmer, Fig. 13, Thm 6.2",
+        branches=(
+            Branch(
+                "thresholds: the exponential mechanism over H (built from S1) scored on the labels of S2",
+                ("thresholds: one label of S2 flipped",),
+                ("finite-list EM sampling at 2 epsilon",),
+            ),
+            Branch("point functions", ("points: one label of S2 flipped",), ("finite-list EM sampling at 2 epsilon",)),
+        ),
     )
 )
 
@@ -289,6 +343,18 @@ register(
         delta=0.0,
         trials=3_000,
         reference="Beimel, Nissim, Stemmer, section 6.2",
+        branches=(
+            Branch(
+                "thresholds: H from the public points, the exponential mechanism over the labelled records",
+                ("thresholds: one labelled record replaced",),
+                ("finite-list EM sampling at 2 epsilon", "H built from the labelled records too"),
+            ),
+            Branch(
+                "point functions",
+                ("points: one labelled record replaced",),
+                ("H built from the labelled records too",),
+            ),
+        ),
     )
 )
 
@@ -300,11 +366,13 @@ THR_BETA = 0.5
 
 
 def _thr_views(release, data):
-    # The weighted interval ends (the noisy weights masked), and the whole release with them masked.
+    # The weighted interval ends (the noisy weights masked), the whole release with them masked, and
+    # the noisy weight below 8 (the answer to the threshold query x < 8, between the pairs' two points).
     doc = json.loads(release)
     return [
         ("discrete", tuple(doc["model"]["state"]["database"]["points"])),
         ("discrete", mask_release(release, SANITIZER_COUNTS | {"intervals"})),
+        ("scalar", _weight_below(release, 8)),
     ]
 
 
@@ -336,6 +404,14 @@ register(
         views=_thr_views,
         trials=1_500,
         reference="Beimel, Nissim, Stemmer, Fig. 11, Lemma 4.8, Thm 4.13",
+        branches=(
+            Branch(
+                "the interval tree: noisy range counts, RecConcave on the window sizes, the choosing mechanism over "
+                "points or blocks, and the noisy weight of each interval",
+                ("two heavy points, one record moves",),
+                ("sanitizer counts released without noise",),
+            ),
+        ),
     )
 )
 
@@ -385,5 +461,12 @@ register(
         exact=False,
         trials=600,
         reference="Beimel, Nissim, Stemmer, section 3.5, Thm 3.22 (spec 5.3 reconstruction)",
+        branches=(
+            Branch(
+                "one SanThresholds per axis (counts of the positives), the box read off its CDF, on the public grid",
+                ("a lone positive example moves onto a heavy one",),
+                ("the rectangle grid read off the data",),
+            ),
+        ),
     )
 )

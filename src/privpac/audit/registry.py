@@ -48,7 +48,17 @@ from .enumeration import ExactLaw, NotEnumerable, exact_law
 from .exact import ExactCheckResult, exact_check
 from .release import recorded_privacy, release_label
 
-__all__ = ["NeighbourPair", "AuditCase", "AuditReport", "register", "get_case", "list_cases", "run_audit"]
+__all__ = [
+    "Branch",
+    "NeighbourPair",
+    "AuditCase",
+    "AuditReport",
+    "register",
+    "get_case",
+    "list_cases",
+    "run_audit",
+    "branch_table",
+]
 
 CASE_MODULES = [
     "privpac.audit.cases_mechanisms",
@@ -71,8 +81,9 @@ class NeighbourPair:
 
     ``refuse``: an exception type the entry point must raise on both datasets (a privacy
     precondition); a release instead is a violation, and its outputs are audited all the same.
-    ``empirical=False``: a pair whose effect no sampler could see (events of probability about
-    delta): checked exactly only.
+    ``empirical=False``: a pair checked exactly only: its effect is one no sampler could see (events
+    of probability about delta), or the pair is there for a branch whose bugs its exact law shows
+    (the law of the shipped code, enumerated), and sampling it would only cost time.
     """
 
     label: str
@@ -80,6 +91,29 @@ class NeighbourPair:
     neighbour: object
     refuse: type[Exception] | None = None
     empirical: bool = True
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One branch of an entry point's release path, the pairs that exercise it, and the mutants that break it.
+
+    A registered audit checks a fixed list of pairs; a branch of the code that no pair reaches (the
+    orientation chosen rather than given, a candidate set drawn rather than given, one depth mode, one
+    composition, one engine) could hold a bug that every pair misses. Each case therefore declares the
+    branches of the path it audits: ``pairs`` are texts contained in the labels of the pairs that run
+    the branch and on which a bug in it changes the law measurably (``privpac audit NAME --pair TEXT``
+    selects them), and ``mutants`` name bugs injected into that branch in ``tests/test_mutations.py``
+    which ``privpac audit NAME`` must flag on those pairs (none only for a negative control, a case
+    flagged as shipped, or with ``gap`` saying why no mutant of the branch can be flagged: a known
+    limit of the audit, printed in the table). ``tests/test_audit_branches.py`` checks that every
+    branch has its pairs and a flagged mutant, and docs/mechanisms/audit.md prints the table
+    (:func:`branch_table`).
+    """
+
+    name: str
+    pairs: tuple[str, ...]
+    mutants: tuple[str, ...] = ()
+    gap: str = ""
 
 
 @dataclass
@@ -97,7 +131,8 @@ class AuditCase:
     a joint exact check of a pair by a second implementation (an object with ``passed``,
     ``delta_forward``, ``delta_backward``; ``None`` to skip the pair), for algorithms whose
     privacy-loss distribution is computable but whose output space is too large to list (with a
-    same-law test as well). ``expect_violation`` marks negative controls.
+    same-law test as well). ``expect_violation`` marks negative controls. ``branches``: the
+    branches of the release path the pairs cover (:class:`Branch`).
     """
 
     name: str
@@ -114,6 +149,7 @@ class AuditCase:
     exact_pair: Callable | None = None
     expect_violation: bool = False
     reference: str = ""
+    branches: tuple[Branch, ...] = ()
 
 
 @dataclass
@@ -207,6 +243,30 @@ def get_case(name: str) -> AuditCase:
     if name not in _REGISTRY:
         raise InvalidParameterError(f"no audit named {name!r}; available: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def branch_table(cases: Sequence[AuditCase] | None = None) -> list[str]:
+    """The branch x pair table of the registered cases, as Markdown lines (docs/mechanisms/audit.md).
+
+    One row per branch: the case, the branch of its release path, the pairs that exercise it (the
+    ``--pair`` texts) and the mutants of ``tests/test_mutations.py`` that the audit flags on them.
+    """
+    cases = list_cases() if cases is None else list(cases)
+    out = ["| audit | branch of the release path | pairs (`--pair`) | mutants flagged |", "|---|---|---|---|"]
+    for case in cases:
+        for i, b in enumerate(case.branches):
+            name = f"`{case.name}`" if i == 0 else ""
+            pairs = "; ".join(f"`{_md(p)}`" for p in b.pairs)
+            mutant = "; ".join(_md(m) for m in b.mutants)
+            if b.gap:
+                mutant = f"{mutant}; not flagged: {_md(b.gap)}" if mutant else f"none flagged: {_md(b.gap)}"
+            mutant = mutant or "none: a negative control, flagged as shipped"
+            out.append(f"| {name} | {_md(b.name)} | {pairs} | {mutant} |")
+    return out
 
 
 # -- the audit --------------------------------------------------------------------------------------
