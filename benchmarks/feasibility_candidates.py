@@ -65,7 +65,12 @@ def _arms(n: int, d: int):
             epsilon=1.0, domain=B, random_state=seed
         )
     arms["large margin (0.1)"] = lambda seed: PrivateHalfspaceClassifier(
-        epsilon=1.0, delta=DELTA, domain=IntegerDomain(-B, B), margin=0.1, variant="practical", fit_intercept=True,
+        epsilon=1.0,
+        delta=DELTA,
+        domain=IntegerDomain(-B, B),
+        margin=0.1,
+        variant="practical",
+        fit_intercept=True,
         random_state=seed,
     )
     arms["logistic regression (not private)"] = lambda seed: LogisticRegression(max_iter=2000)

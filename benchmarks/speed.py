@@ -149,8 +149,12 @@ def main() -> None:
     fields = ["n", "what", "fit_cpu_s", "stump_cpu_s", "argsort_cpu_s", "fit_over_stump", "fit_over_argsort"]
     fields += ["fit_error", "stump_error", "repeats"]
     rows = [{k: row.get(k, "") for k in fields} for row in rows]
-    write_csv(args.out, rows, f"domain [0, 2^64 - 1], epsilon=1, delta=1e-6; {platform.machine()} "
-              f"CPython {platform.python_version()}; CPU seconds (process_time), medians")
+    write_csv(
+        args.out,
+        rows,
+        f"domain [0, 2^64 - 1], epsilon=1, delta=1e-6; {platform.machine()} "
+        f"CPython {platform.python_version()}; CPU seconds (process_time), medians",
+    )
 
 
 if __name__ == "__main__":

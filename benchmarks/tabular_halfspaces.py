@@ -117,7 +117,10 @@ def datasets() -> dict:
     for neg, pos in ((3, 8), (0, 1)):
         keep = (digits.target == neg) | (digits.target == pos)
         out[f"digits {neg} vs {pos}"] = (
-            digits.data[keep], (digits.target[keep] == pos).astype(np.int64), np.zeros(64), np.full(64, 16.0)
+            digits.data[keep],
+            (digits.target[keep] == pos).astype(np.int64),
+            np.zeros(64),
+            np.full(64, 16.0),
         )
     X, target = load_wine(return_X_y=True)
     low, high = np.array(WINE_DOCUMENTED_RANGES).T

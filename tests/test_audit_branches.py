@@ -75,7 +75,6 @@ def test_the_docs_print_the_branch_table():
     assert expected in text, "docs/mechanisms/audit.md is out of date: run python -m privpac.audit.docs"
 
 
-
 def test_the_command_line_shows_the_branches_of_an_audit():
     from click.testing import CliRunner
 

@@ -86,8 +86,14 @@ def test_bernoulli_exp2_is_exact(bitwise, x):
 
 @pytest.mark.parametrize(
     "i, H, num, den, shift",
-    [(0, 8, 3, 7, 0), (5, 8, 1, 3, 0), (1, 4096, 5, 9, 0), (4095, 4096, 1, 2, 0), (700, 4096, 2**70 + 1, 3, -75),
-     (3, 8, 1, 1, -1)],
+    [
+        (0, 8, 3, 7, 0),
+        (5, 8, 1, 3, 0),
+        (1, 4096, 5, 9, 0),
+        (4095, 4096, 1, 2, 0),
+        (700, 4096, 2**70 + 1, 3, -75),
+        (3, 8, 1, 1, -1),
+    ],
 )
 def test_bernoulli_pow2_ratio_is_exact(bitwise, i, H, num, den, shift):
     law, rest = bit_law(lambda s: bernoulli_pow2_ratio(i, H, num, den, shift, s), max_bits=22)

@@ -135,9 +135,7 @@ def test_cli_fit_predict_show(tmp_path):
     base = ["fit", "halfspace-margin", str(data), "--label", "y", "-o", str(out)]
     res = runner.invoke(main, base + ["--domain", "norm:1", "--set", "margin=0.1"])
     assert res.exit_code != 0 and "norm bound" in res.output
-    res = runner.invoke(
-        main, [*base, "--domain", "0:16", "--set", "variant=practical"]
-    )
+    res = runner.invoke(main, [*base, "--domain", "0:16", "--set", "variant=practical"])
     assert res.exit_code != 0 and "margin must be given" in res.output
 
 

@@ -102,8 +102,7 @@ def test_the_gradient_sum_has_sensitivity_two_clip_through_fit():
     flipped = y.copy()
     flipped[0] = 1 - y[0]
     fits = [
-        PrivateHalfspaceClassifier(domain=(-1, 1), n_steps=1, random_state=9).fit(X, labels)
-        for labels in (y, flipped)
+        PrivateHalfspaceClassifier(domain=(-1, 1), n_steps=1, random_state=9).fit(X, labels) for labels in (y, flipped)
     ]
     step = fits[0].details_["step_size"]
     diff = (fits[0].projected_coef_ - fits[1].projected_coef_) * len(y) / step

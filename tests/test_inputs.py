@@ -228,6 +228,7 @@ def pd_nullable(values):
 
     return pd.array(values, dtype="Float64" if any(isinstance(v, float) for v in values) else "Int64")
 
+
 def test_labels_of_any_dtype_are_compared_with_the_public_labels():
     """Categorical, string, nullable-integer and boolean labels; a label outside the public pair is named."""
     pd = pytest.importorskip("pandas")

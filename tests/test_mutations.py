@@ -846,6 +846,7 @@ MUTANTS += [
     ("the net mechanism at twice its charge", _net_mechanism_at_twice_its_charge, ["margin-pure"]),
 ]
 
+
 def _audit_args(audit: str) -> list[str]:
     """``privpac audit`` arguments from ``"NAME [--trials N] [--pair TEXT]"``: 20 trials unless named (the
     exact laws, enumerated from the shipped code, flag the mutants; an empirical-only case names its own)."""

@@ -1036,9 +1036,7 @@ def feasibility(
 
 @main.command()
 @click.argument("data", type=click.Path(exists=True))
-@click.option(
-    "--columns", default=None, help="Comma-separated columns (default: all); one to three in Tukey depth."
-)
+@click.option("--columns", default=None, help="Comma-separated columns (default: all); one to three in Tukey depth.")
 @_domain_options
 @click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
 @click.option("--delta", type=DELTA, default=0.0, show_default=True, help="0 keeps it pure DP (exponential mode).")

@@ -529,8 +529,10 @@ class FeatureDomains:
 
 def _feature_value(value, where: str):
     """One column's bounds in a per-feature mapping: an IntegerDomain or a one-dimensional Grid."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) or (
-        isinstance(value, str) and value.strip().startswith("norm:")
+    if (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        or (isinstance(value, str) and value.strip().startswith("norm:"))
     ):
         raise InvalidParameterError(
             f"{where} is a norm bound ({value!r}), which bounds all features together, not one column: give the "

@@ -237,9 +237,7 @@ def as_numpy(data, name: str = "X", *, labels: bool = False):
         return np.asarray(data)
     if not hasattr(frame, "columns"):  # a Series
         return _column_values(frame, name, labels)
-    columns = [
-        _column_values(frame.get_column(c), f"column {c!r} of {name}", labels) for c in frame.columns
-    ]
+    columns = [_column_values(frame.get_column(c), f"column {c!r} of {name}", labels) for c in frame.columns]
     return _stack(columns, len(frame))
 
 

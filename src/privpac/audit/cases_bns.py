@@ -228,12 +228,12 @@ register(
                 ("the median's range read off the data",),
             ),
             Branch(
-            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
-            ("replace the largest value (auto)",),
-            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
-        ),
+                "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+                ("replace the largest value (auto)",),
+                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+            ),
         ),
     )
 )
@@ -282,12 +282,12 @@ register(
                 ("histogram noise calibrated for sensitivity 1",),
             ),
             Branch(
-            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
-            ("a record moves to the other bin",),
-            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
-        ),
+                "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+                ("a record moves to the other bin",),
+                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+            ),
         ),
     )
 )
@@ -569,12 +569,12 @@ register(
                 ),
             ),
             Branch(
-            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
-            ("thresholds: a label flips",),
-            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
-        ),
+                "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+                ("thresholds: a label flips",),
+                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+            ),
         ),
     )
 )

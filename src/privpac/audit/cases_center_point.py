@@ -116,12 +116,12 @@ register(
                 ("the advanced block run at the basic share",),
             ),
             Branch(
-            "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
-            ("d=1: a stack loses a point to the far end",),
-            gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-            "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-            "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
-        ),
+                "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
+                ("d=1: a stack loses a point to the far end",),
+                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+            ),
         ),
     )
 )
@@ -280,6 +280,13 @@ register(
         delta=0.0,
         trials=400,  # the exact law decides; the empirical check only confirms it
         reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; privpac.domains.Lattice",
+        branches=(
+            Branch(
+                "the per-record map of real values to the grid's lattice (rounding to the nearest grid point)",
+                ("an outlier of a stack moves to the low end", "a value between grid points crosses"),
+                ("a grid's lattice shifted by the data",),
+            ),
+        ),
     )
 )
 

@@ -77,8 +77,10 @@ NOTES: tuple[ProofNote, ...] = (
     _n(
         "privpac.mechanisms.exponential.exponential_mechanism",
         f"the caller's: {SCORES}",
-        "(epsilon, 0)-DP choice of an index, probability proportional to exp(epsilon score / (2 sensitivity))",
-        "McSherry and Talwar 2007; BNS Prop 2.25 (weights and normaliser each move by at most e^(epsilon/2))",
+        "(epsilon, 0)-DP choice of an index, probability proportional to 2^(eta score) with eta = epsilon / "
+        "(2 ln 2 sensitivity) rounded down to a rational (stated in the ledger), sampled exactly",
+        "McSherry and Talwar 2007; BNS Prop 2.25 (weights and normaliser each move by at most e^(epsilon/2)); the "
+        "base-2 form and exact sampling of Ilvento (CCS 2020): rounding eta down only lowers the privacy loss",
         checked=("epsilon > 0", "finite scores"),
         caller=("every score has sensitivity at most `sensitivity`", "the candidate list is public"),
         audits=("exponential", "label-private", "margin-pure"),
@@ -88,10 +90,26 @@ NOTES: tuple[ProofNote, ...] = (
         f"the caller's: {SCORES}",
         "(epsilon, 0)-DP choice of a point of [0, T]: a piece with weight length x exp(epsilon q / (2 sensitivity)), "
         "then a uniform point inside it (exactly the point-wise mechanism)",
-        "McSherry and Talwar 2007; BNS section 2.5.2; the point inside a piece is drawn with big-integer arithmetic",
+        "McSherry and Talwar 2007; BNS section 2.5.2; weights 2^(eta q) sampled exactly as in "
+        "exponential_mechanism; the point inside a piece is drawn with big-integer arithmetic",
         checked=("epsilon > 0",),
         caller=("the step function has sensitivity at most `sensitivity` at every point", "T is public"),
         audits=("exponential-step", "interior-point-exponential", "median", "center-point"),
+    ),
+    _n(
+        "privpac.mechanisms.exponential.exponential_mechanism_pieces",
+        f"the caller's: {SCORES}, point-wise over the pieces' points",
+        "(epsilon, 0)-DP choice of a piece with probability proportional to length x 2^(eta q), sampled exactly "
+        "(eta = epsilon / (2 ln 2 sensitivity), rounded down to a rational and stated in the ledger)",
+        "McSherry and Talwar 2007 at base 2 (Ilvento, CCS 2020): rounding eta down only lowers the privacy loss; "
+        "the caller's uniform point inside the piece makes it the point-wise mechanism",
+        checked=("epsilon > 0", "integer qualities", "positive integer lengths"),
+        caller=(
+            "q has sensitivity at most `sensitivity` at every point",
+            "the pieces are public given the data's step points, and the caller describes them in public terms",
+        ),
+        audits=("em-learner", "exponential-step"),
+        tests=("tests/test_exact_sampling.py::test_flat_threshold_learner_gives_the_threshold_law",),
     ),
     _n(
         "privpac.mechanisms.exponential.exponential_mechanism_grouped",
@@ -101,7 +119,10 @@ NOTES: tuple[ProofNote, ...] = (
         checked=("epsilon > 0", "range weights of the right shape"),
         caller=("the range weights are the exact sums of the points' weights of a sensitivity-bounded quality",),
         audits=("em-learner", "em-learner-grouped"),
-        tests=("tests/test_range_counts.py::test_threshold_and_point_range_weights_give_the_flat_law",),
+        tests=(
+            "tests/test_exact_sampling.py::test_grouped_mechanism_is_exactly_the_flat_one",
+            "tests/test_exact_sampling.py::test_learners_range_weights_give_the_flat_law_exactly",
+        ),
     ),
     _n(
         "privpac.mechanisms.adist.adist",
@@ -507,6 +528,21 @@ NOTES: tuple[ProofNote, ...] = (
         errata=("E-NUZ1",),
     ),
     _n(
+        "privpac.learners.private_logistic.learn_logistic",
+        REPLACE_ONE,
+        "(epsilon, delta)-DP logistic-regression coefficients on records mapped into the unit ball",
+        "per-record gradients clipped to a public norm, so a replaced record moves each step's gradient sum by at "
+        "most twice the clip; T Gaussian releases compose to one GDP mechanism, converted exactly to "
+        "(epsilon, delta) (Dong, Roth, Su 2022, Cor 2.13 and 3.3); the step size, steps and clip are public",
+        checked=(_BUDGET, "mapped records within the unit ball", "labels in {-1, +1}"),
+        caller=("the record map is public and per-record (the estimator's box map)",),
+        audits=("halfspace-logistic",),
+        tests=(
+            "tests/test_halfspace_logistic.py::test_the_gradient_sum_has_sensitivity_two_clip_through_fit",
+            "tests/test_halfspace_logistic.py::test_the_rule_reads_public_quantities_only",
+        ),
+    ),
+    _n(
         "privpac.learners.large_margin.learn_margin_practical",
         REPLACE_ONE,
         "(epsilon, delta)-DP halfspace",
@@ -693,14 +729,20 @@ _ESTIMATOR_NOTES = {
     "ThresholdSanitizer": ("(epsilon, delta)-DP sanitized database", "san_thresholds", ("san-thresholds",), ("E18",)),
     "PrivateHalfspaceClassifier": (
         "(epsilon, delta)-DP halfspace ((epsilon, 0) for variant='pure')",
-        "learn_margin_practical, learn_margin_faithful or learn_margin_pure, by variant",
-        ("margin-practical", "margin-faithful", "margin-pure", "margin-boosted-selection"),
+        "learn_logistic (the default), learn_margin_practical, learn_margin_faithful or learn_margin_pure, by variant",
+        ("halfspace-logistic", "margin-practical", "margin-faithful", "margin-pure", "margin-boosted-selection"),
         ("E-NUZ1",),
     ),
     "PrivateCenterPoint": (
         "(epsilon, delta)-DP center point (pure in exponential mode with basic composition)",
         "find_tukey",
-        ("center-point", "center-point-3d", "center-point-directional", "center-point-directional-4d"),
+        (
+            "center-point",
+            "center-point-grid",
+            "center-point-3d",
+            "center-point-directional",
+            "center-point-directional-4d",
+        ),
         ("E-BMNS1",),
     ),
     "PrivateLinearFeasibility": (

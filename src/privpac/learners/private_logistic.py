@@ -248,4 +248,3 @@ def learn_logistic(
     w = W[0]
     details = {"variant": "logistic", **plan.details()}
     return MarginModel(coef=w.copy(), projected_coef=w, projection=None, details=details)
-

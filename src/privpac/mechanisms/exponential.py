@@ -203,8 +203,7 @@ class ExpBase:
     def describe(self) -> str:
         grid = f"; real qualities rounded down to 1/{DISCRETISATION} of their sensitivity" if self.discretised else ""
         return (
-            f"exact base-2 weights 2^(eta q), eta = {self.K}/2^{self.M} "
-            f"<= epsilon/(2 ln 2 * {self.sensitivity}){grid}"
+            f"exact base-2 weights 2^(eta q), eta = {self.K}/2^{self.M} <= epsilon/(2 ln 2 * {self.sensitivity}){grid}"
         )
 
 
@@ -596,8 +595,10 @@ def _draw_pieces(q: np.ndarray, lengths: np.ndarray, base: ExpBase, candidate: n
     if src.enumerates:
         keep = np.ones(q.size, dtype=bool) if candidate is None else candidate
         law_d = np.where(keep, q - q[keep].max(), 0)
-        law_len = np.where(keep, lengths, 0) if lengths.dtype != object else np.asarray(
-            [v if k else 0 for v, k in zip(lengths.tolist(), keep.tolist())], dtype=object
+        law_len = (
+            np.where(keep, lengths, 0)
+            if lengths.dtype != object
+            else np.asarray([v if k else 0 for v, k in zip(lengths.tolist(), keep.tolist())], dtype=object)
         )
         return src.choose("exponential", law_d, law_len, base)
     return _flat_draw(_flat_plan(q, lengths, base, candidate), src)
