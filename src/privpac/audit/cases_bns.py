@@ -28,7 +28,7 @@ from ..mechanisms.adist import adist_plan
 from ..mechanisms.exponential import grouping
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..optimize.recconcave import rec_concave
-from .registry import AuditCase, Branch, NeighbourPair, register
+from .registry import ENGINE_GAP, AuditCase, Branch, NeighbourPair, register
 from .release import call_release, fit_release
 
 T_AUDIT = 64  # a domain of 64 points, thresholds over [0, 64]: RecConcave recurses once (64 > 32)
@@ -230,9 +230,7 @@ register(
             Branch(
                 "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
                 ("replace the largest value (auto)",),
-                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+                gap=ENGINE_GAP,
             ),
         ),
     )
@@ -284,9 +282,7 @@ register(
             Branch(
                 "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
                 ("a record moves to the other bin",),
-                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+                gap=ENGINE_GAP,
             ),
         ),
     )
@@ -571,9 +567,7 @@ register(
             Branch(
                 "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
                 ("thresholds: a label flips",),
-                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+                gap=ENGINE_GAP,
             ),
         ),
     )

@@ -35,7 +35,7 @@ import numpy as np
 from ..domains import Grid
 from ..estimators.center_point import PrivateCenterPoint
 from ..learners import center_point_baselines
-from .registry import AuditCase, Branch, NeighbourPair, register
+from .registry import ENGINE_GAP, AuditCase, Branch, NeighbourPair, register
 from .release import call_release, cell_view, fit_release
 
 # (mode, B, label, dataset, neighbour)
@@ -118,9 +118,7 @@ register(
             Branch(
                 "on Dask or Spark: the same exact statistic computed per partition and merged on the driver",
                 ("d=1: a stack loses a point to the far end",),
-                gap="not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-                "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
-                "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's",
+                gap=ENGINE_GAP,
             ),
         ),
     )

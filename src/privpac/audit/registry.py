@@ -49,6 +49,7 @@ from .exact import ExactCheckResult, exact_check
 from .release import recorded_privacy, release_label
 
 __all__ = [
+    "ENGINE_GAP",
     "Branch",
     "NeighbourPair",
     "AuditCase",
@@ -91,6 +92,14 @@ class NeighbourPair:
     neighbour: object
     refuse: type[Exception] | None = None
     empirical: bool = True
+
+
+#: Why an engine branch is audited in memory (the engine fit is the in-memory fit for a fixed seed).
+ENGINE_GAP = (
+    "not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
+    "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+    "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's"
+)
 
 
 @dataclass(frozen=True)
