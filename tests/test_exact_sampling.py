@@ -327,3 +327,24 @@ def test_choosing_mechanism_gives_its_law():
     assert set(law) == set(expected)
     for o, (lo, hi) in law.items():
         assert lo <= expected[o][1] and expected[o][0] <= hi, o
+
+
+def test_real_qualities_far_from_zero_keep_their_sensitivity():
+    """Counts of 10^11 records (the BNS learner on multiplicities): shifted by their top and clamped
+    2^40 grid steps below it, a quality whose neighbours still differ by at most DISCRETISATION + 1."""
+    from privpac.mechanisms.exponential import DISCRETISATION, integer_qualities
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        q = rng.choice([1.1e11, 3.7e10, 2.5, -4.0e9], 6) + rng.uniform(-1, 1, 6)
+        moved = q + rng.uniform(-1, 1, 6)  # every quality moves by at most the sensitivity 1
+        a, sens, _ = integer_qualities(q, 1.0)
+        b, _, _ = integer_qualities(moved, 1.0)
+        top_a, top_b = np.floor(q * DISCRETISATION).max(), np.floor(moved * DISCRETISATION).max()
+        assert sens == DISCRETISATION + 1 and a.max() == 0 and a.min() > -(2**40)
+        # before the common shift (which changes no probability) the clamped qualities are neighbours
+        assert np.abs((a + top_a) - (b + top_b)).max() <= sens
+        near = np.floor(q * DISCRETISATION) >= top_a - 2**40 + 1
+        assert np.array_equal(a[near], (np.floor(q * DISCRETISATION) - top_a)[near])  # exact where it matters
+    with pytest.raises(em.InvalidParameterError, match="too large"):
+        integer_qualities(np.array([2.0**50]), 1.0)

@@ -29,9 +29,13 @@ used as they are. Real-valued qualities (float dtypes: RecConcave's recursive qu
 boosted selection's losses) are rounded down on a grid of ``sensitivity / DISCRETISATION``:
 ``q' = floor(q c)`` with ``c = fl(DISCRETISATION / Delta)``. If ``|q - q~| <= Delta`` then
 ``|q c - q~ c| <= DISCRETISATION (1 + 2^-52)`` and the computed products differ from the exact
-ones by at most ``2^-52 |q c|``, which is below ``1/4`` once ``|q| c < 2^40`` (checked), so the
+ones by at most ``2^-52 |q c|``, which is below ``1/4`` once ``|q| c < 2^50`` (checked), so the
 floors differ by at most ``DISCRETISATION + 1``: an integer quality of sensitivity
-``DISCRETISATION + 1``, exact from there on. Floating-point inputs are the caller's; the draw from
+``DISCRETISATION + 1``, exact from there on. Floors beyond ``2^40`` in size (counts of 10^11
+records) are replaced by ``max(q', max q' - L) - max q'`` with ``L = 2^40 - 1``: a maximum of two
+qualities of that sensitivity, less a constant common to every candidate (which changes no
+probability), so the mechanism keeps its privacy; only candidates more than ``L`` grid steps below
+the best, of weight below ``2^(-eta L)``, are drawn with that weight instead. Floating-point inputs are the caller's; the draw from
 them is exact.
 
 Exact sampling
@@ -159,8 +163,11 @@ LEVEL_SLACK = Fraction(1025, 1024)
 LN2_UPPER = Fraction(693147180559945309417232121459, 10**30)
 #: ``eta``'s numerator has this many bits (relative rounding of ``eta`` below ``2^-15``).
 _ETA_BITS = 16
-#: Largest ``|q| c`` of a real quality (module docstring).
+#: Largest ``|q| c`` of a real quality handed to the sampler (module docstring); larger ones are
+#: shifted by their maximum and clamped this far below it (:func:`integer_qualities`).
 _REAL_LIMIT = 2.0**40
+#: Real qualities on the grid must stay below this (the rounding argument of the module docstring).
+_FLOAT_INTEGERS = 2.0**50
 #: Shifts below this are clamped (an upper bound that stays a normal float).
 _MIN_SHIFT = -960
 
@@ -243,12 +250,20 @@ def integer_qualities(values, sensitivity) -> tuple[np.ndarray, int, bool]:
         return values.astype(np.int64, copy=False), int(sensitivity), False
     x = values.astype(np.float64) * (DISCRETISATION / sensitivity)
     finite = np.isfinite(x)
-    if np.any(np.abs(x[finite]) >= _REAL_LIMIT):
+    if np.any(np.abs(x[finite]) >= _FLOAT_INTEGERS):
         raise InvalidParameterError(
             f"qualities up to {np.abs(values[finite]).max():.3g} are too large for sensitivity {sensitivity} "
-            f"(|quality| / sensitivity must stay below 2^30)"
+            f"(|quality| / sensitivity must stay below 2^40)"
         )
-    return np.where(finite, np.floor(np.where(finite, x, 0.0)), 0.0).astype(np.int64), DISCRETISATION + 1, True
+    q = np.floor(np.where(finite, x, 0.0))
+    if finite.any() and np.abs(q[finite]).max() >= _REAL_LIMIT:
+        # Far from 0 (counts of 10^11 records): max(q, top - L) is again a quality of sensitivity
+        # DISCRETISATION + 1 (a maximum of two such), and subtracting the common top changes no
+        # probability; only candidates more than L grid steps below the best, of weight below
+        # 2^(-eta L), are raised to that weight.
+        top = q[finite].max()
+        q = np.maximum(q, top - (_REAL_LIMIT - 1)) - top
+    return np.where(finite, q, 0.0).astype(np.int64), DISCRETISATION + 1, True
 
 
 def _base_for(values, epsilon: float, sensitivity) -> tuple[np.ndarray, ExpBase]:
