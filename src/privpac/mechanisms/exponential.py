@@ -35,8 +35,8 @@ floors differ by at most ``DISCRETISATION + 1``: an integer quality of sensitivi
 records) are replaced by ``max(q', max q' - L) - max q'`` with ``L = 2^40 - 1``: a maximum of two
 qualities of that sensitivity, less a constant common to every candidate (which changes no
 probability), so the mechanism keeps its privacy; only candidates more than ``L`` grid steps below
-the best, of weight below ``2^(-eta L)``, are drawn with that weight instead. Floating-point inputs are the caller's; the draw from
-them is exact.
+the best, of weight below ``2^(-eta L)``, are drawn with that weight instead. Floating-point
+inputs are the caller's; the draw from them is exact.
 
 Exact sampling
 --------------
