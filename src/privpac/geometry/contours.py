@@ -60,6 +60,7 @@ degenerate inputs).
 from __future__ import annotations
 
 import functools
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
 import numpy as np
@@ -73,6 +74,8 @@ Interval = tuple[Fraction, Fraction]
 #: Entries (rows times points) of one block of the all-pairs angular sweep: bounds its temporaries to a
 #: few dozen arrays of this many 8-byte values.
 SWEEP_BLOCK = 1 << 20
+#: Threads of the all-pairs sweep (its blocks are independent).
+SWEEP_THREADS = 2
 #: Coordinates below this bound keep every sweep product exact in ``int64``.
 _SWEEP_INT64_BOUND = 2**29
 
@@ -412,6 +415,42 @@ def _violated(poly: _Polygon, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np
     return np.flatnonzero(out)
 
 
+def _dual_hull_proposal(prev: _Polygon, base: tuple, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> _Polygon | None:
+    """The lines that bound the intersection, proposed in floats: around a point ``o`` inside every constraint
+    (the centroid of ``D_(r-1)``'s vertices), ``u.x <= c`` is the dual point ``u / (c - u.o)``, and the bounding
+    lines are the vertices of the dual points' convex hull (Qhull), in counter-clockwise order. Returns the
+    exact polygon of those lines when its turns are proper (the caller checks every constraint), else None."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    A = np.concatenate([base[0].astype(float), a.astype(float)])
+    Bc = np.concatenate([base[1].astype(float), b.astype(float)])
+    C = np.concatenate([base[2].astype(float), c.astype(float)])
+    V = prev.Va.astype(float)
+    ox, oy = float(np.mean(V[:, 0] / V[:, 2])), float(np.mean(V[:, 1] / V[:, 2]))
+    slack = C - A * ox - Bc * oy
+    if not np.all(slack > 1e-9 * (1.0 + np.abs(C))):
+        return None
+    pts = np.column_stack([A / slack, Bc / slack])
+    try:
+        hull = ConvexHull(pts)
+    except (QhullError, ValueError):
+        return None
+    nb = len(base[0])
+    lines = []
+    for k in hull.vertices:  # counter-clockwise in 2-D
+        src = base if k < nb else (a, b, c)
+        j = k if k < nb else k - nb
+        lines.append((int(src[0][j]), int(src[1][j]), int(src[2][j])))
+    if len(lines) < 3:
+        return None
+    for k in range(len(lines)):
+        a1, b1, _ = lines[k - 1]
+        a2, b2, _ = lines[k]
+        if a1 * b2 - b1 * a2 <= 0:
+            return None
+    return _Polygon(lines)
+
+
 def _next_level(prev: _Polygon, axis: list, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> _Polygon | None:
     """``D_r`` from ``D_(r-1)``: a float proposal of the lines that matter (per angular bucket the deepest cut of
     ``D_(r-1)``), their exact half-plane intersection, then an exact check of every constraint (violators are
@@ -420,6 +459,9 @@ def _next_level(prev: _Polygon, axis: list, a: np.ndarray, b: np.ndarray, c: np.
         return None
     base = list(prev.lines) + [tuple(int(v) for v in ln) for ln in axis]
     base_arrays = tuple(np.array([ln[k] for ln in base], dtype=object).astype(a.dtype) for k in range(3))
+    poly = _dual_hull_proposal(prev, base_arrays, a, b, c)
+    if poly is not None and not len(_violated(poly, *base_arrays)) and not len(_violated(poly, a, b, c)):
+        return poly
     extra: list[tuple[int, int, int]] = []
     if len(a):
         V = prev.Va.astype(float)
@@ -514,7 +556,10 @@ class PlanarDepthRegions:
     def _pair_halfplanes(A: np.ndarray, tmax: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = len(A)
         step = max(1, SWEEP_BLOCK // max(n, 1))
-        parts = [_block_halfplanes(A, np.arange(s, min(n, s + step)), tmax) for s in range(0, n, step)]
+        blocks = [np.arange(s, min(n, s + step)) for s in range(0, n, step)]
+        # numpy releases the GIL in the sorts and array arithmetic: two threads use two cores
+        with ThreadPoolExecutor(max_workers=SWEEP_THREADS) as pool:
+            parts = list(pool.map(lambda rows: _block_halfplanes(A, rows, tmax), blocks))
         return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
     def intervals(self, prefix=()) -> list[Interval]:
