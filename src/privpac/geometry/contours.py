@@ -107,9 +107,12 @@ def _exact_row_order(sx, sy) -> np.ndarray:
     return np.asarray(sorted(range(len(sx)), key=functools.cmp_to_key(cmp)), dtype=np.intp)
 
 
-def _block_halfplanes(A: np.ndarray, rows: np.ndarray, tmax: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(t, i, j)`` for the rows ``i`` of one block: the closed side right of ``a_i -> a_j``, one ``j`` per
-    direction group around ``a_i``, with its level ``t = L + 1`` (``L`` points strictly left), ``t <= tmax``."""
+def _block_halfplanes(
+    A: np.ndarray, w: np.ndarray, rows: np.ndarray, tmax: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, i, j)`` for the rows ``i`` of one block of the distinct points ``A`` (multiplicities ``w``): the
+    closed side right of ``a_i -> a_j``, one ``j`` per direction group around ``a_i``, with its level
+    ``t = L + 1`` (``L`` points strictly left, with multiplicity), ``t <= tmax``."""
     n = len(A)
     b = len(rows)
     dx = A[None, :, 0] - A[rows, 0][:, None]
@@ -187,10 +190,23 @@ def _block_halfplanes(A: np.ndarray, rows: np.ndarray, tmax: int) -> tuple[np.nd
     if len(bad):
         lf, lc = cross_at(e - 1)
     # points exactly at theta_s + pi (the last group of the arc, when collinear) are on the line
+    # weights: cum[r, q] = multiplicity of sorted positions < q; doubled positions add the row's total
+    sw = np.where(valid, w[order], 0)
+    cum = np.zeros((b, n + 1), dtype=np.int64)
+    np.cumsum(sw, axis=1, out=cum[:, 1:])
+    cumf = cum.ravel()
+    total = cum[rs, n]
+    cbase = rs * (n + 1)
+
+    def weight_before(q):  # multiplicity of the doubled positions < q (q in [0, 2m])
+        return np.where(q > mr, total + cumf[cbase + np.maximum(q - mr, 0)], cumf[cbase + np.minimum(q, mr)])
+
     q = e - 1
     on_line = (q >= ge) & (lc == 0)
-    opposite = np.where(on_line, q - (gsf[lf] + np.where(q >= mr, mr, 0)) + 1, 0)
-    t = (e - ge) - opposite + 1
+    arc = weight_before(e) - weight_before(ge)  # points in (theta_s, theta_s + pi]
+    opp_start = gsf[lf] + np.where(q >= mr, mr, 0)  # the group at theta_s + pi, when on the line
+    opposite = np.where(on_line, weight_before(e) - weight_before(np.where(on_line, opp_start, e)), 0)
+    t = arc - opposite + 1
     keep = t <= tmax
     return t[keep].astype(np.int32), rows[rs[keep]].astype(np.int32), order.ravel()[fs[keep]].astype(np.int32)
 
@@ -519,10 +535,10 @@ class PlanarDepthRegions:
         self.n = n
         xs = sorted(int(v) for v in A[:, 0])
         ys = sorted(int(v) for v in A[:, 1])
-        _, counts = np.unique(np.asarray(arr, dtype=object if A.dtype == object else np.int64), axis=0,
-                              return_counts=True) if A.dtype != object else (None, _multiplicities(A))
-        tmax = (n + int(np.max(counts))) // 2
-        t, i, j = self._pair_halfplanes(A, tmax)
+        P, w = _distinct_points(A)  # the sweep runs over distinct points, counting multiplicities
+        tmax = (n + int(w.max())) // 2
+        t, i, j = self._pair_halfplanes(P, w, tmax)
+        A = P
         order = np.argsort(t, kind="stable")
         t, i, j = t[order], i[order], j[order]
         ends = np.searchsorted(t, np.arange(1, tmax + 2), side="left")
@@ -539,7 +555,12 @@ class PlanarDepthRegions:
             a = A[ii, 1] - A[jj, 1]  # right of a_i -> a_j: (-(dy), dx) . x <= (-(dy), dx) . a_i
             b = A[jj, 0] - A[ii, 0]
             c = a * A[ii, 0] + b * A[ii, 1]
-            poly = _next_level(prev, axis(r), a, b, c)
+            lines = axis(r)
+            if len(a) == 0 and r > 1 and not prev.empty and not any(_outside(v, ln) for ln in lines for v in prev.V):
+                self.extents.append(self.extents[-1])  # nothing new cuts D_(r-1): D_r is the same polygon
+                self.polygons.append(self.polygons[-1])
+                continue
+            poly = _next_level(prev, lines, a, b, c)
             if poly is None:
                 self.fallbacks += 1
                 poly = _Polygon(prev.lines)
@@ -553,13 +574,13 @@ class PlanarDepthRegions:
             prev = poly
 
     @staticmethod
-    def _pair_halfplanes(A: np.ndarray, tmax: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _pair_halfplanes(A: np.ndarray, w: np.ndarray, tmax: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = len(A)
         step = max(1, SWEEP_BLOCK // max(n, 1))
         blocks = [np.arange(s, min(n, s + step)) for s in range(0, n, step)]
         # numpy releases the GIL in the sorts and array arithmetic: two threads use two cores
         with ThreadPoolExecutor(max_workers=SWEEP_THREADS) as pool:
-            parts = list(pool.map(lambda rows: _block_halfplanes(A, rows, tmax), blocks))
+            parts = list(pool.map(lambda rows: _block_halfplanes(A, w, rows, tmax), blocks))
         return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
     def intervals(self, prefix=()) -> list[Interval]:
@@ -575,8 +596,11 @@ class PlanarDepthRegions:
 
         p = Fraction(p)
         out: list[Interval] = []
+        last = None
         for lines in self.polygons:
-            interval = _slice_interval(lines[:, :2], lines[:, 2], (p,))
+            if lines is not last:  # a level whose polygon is the previous one's shares its slice
+                interval = _slice_interval(lines[:, :2], lines[:, 2], (p,))
+                last = lines
             if interval is None:
                 break
             out.append(interval)
@@ -590,12 +614,20 @@ def _axis_constraints(xs: list[int], ys: list[int], r: int) -> list[tuple[int, i
     return [(0, -1, -ys[r - 1]), (1, 0, xs[n - r]), (0, 1, ys[n - r]), (-1, 0, -xs[r - 1])]
 
 
-def _multiplicities(A: np.ndarray) -> list[int]:
+def _distinct_points(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``A`` and their multiplicities (``int64``)."""
+    if A.dtype != object:
+        P, w = np.unique(A, axis=0, return_counts=True)
+        return P, w.astype(np.int64)
     counts: dict = {}
     for row in A:
         key = (int(row[0]), int(row[1]))
         counts[key] = counts.get(key, 0) + 1
-    return list(counts.values())
+    keys = sorted(counts)
+    P = np.empty((len(keys), 2), dtype=object)
+    for k, key in enumerate(keys):
+        P[k] = key
+    return P, np.array([counts[k] for k in keys], dtype=np.int64)
 
 
 def tukey_intervals_2d(S, prefix=()) -> list[Interval]:
