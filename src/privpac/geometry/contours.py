@@ -35,26 +35,34 @@ levels clips a polygon, starting from the bounding box of ``S``.
 
 Exactness and cost
 ------------------
-* The counts ``L``: for each point ``a_i``, the other points sorted by angle around it (an angular
-  sweep, as in :mod:`privpac.geometry.tukey`): float angles propose the order, integer cross products
-  of consecutive points certify it (a row that fails is sorted exactly); the end of each half-turn is
-  proposed by a float search and certified on its two neighbours (failures are repaired by exact
-  steps). Vectorised over blocks of points: ``O(n^2 log n)`` time, ``O(n^2)`` pair halfplanes kept
-  (those with ``t <= (n + M)/2``, ``M`` the largest multiplicity: no point has larger depth, since a
-  line through ``x`` meeting no other data point splits ``S`` into two closed halfplanes sharing only
-  the copies of ``x``).
-* The polygon: a cyclic list of integer lines ``u.x <= c``, its vertices the intersections of
-  consecutive lines as homogeneous integers ``(X, Y, W)``; a line is tested against every vertex with
-  integer signs (``int64`` under a bound checked up front, Python integers otherwise) and clips only
-  when some vertex is strictly outside. Lines through data points have entries at most ``4B`` and
-  ``8 B^2``, so vertices stay bounded however many clips happen (no Fraction growth).
+* The counts ``L``: for each distinct point ``a_i``, the other distinct points sorted by angle around
+  it (an angular sweep, as in :mod:`privpac.geometry.tukey`), multiplicities summed along the order:
+  float pseudo-angles propose the order, integer cross products of consecutive points certify it (a
+  row that fails is sorted exactly); the end of each half-turn is proposed by a float search and
+  certified on its two neighbours (failures are repaired by exact steps). Vectorised over blocks of
+  points (two threads): ``O(m^2 log m)`` time for ``m`` distinct points, about ``m^2 / 2`` pair
+  halfplanes kept (those with ``t <= (n + M)/2``, ``M`` the largest multiplicity: no point has larger
+  depth, since a line through ``x`` meeting no other data point splits ``S`` into two closed
+  halfplanes sharing only the copies of ``x``).
+* The polygon of a level: a cyclic list of integer lines ``u.x <= c``, its vertices the intersections
+  of consecutive lines as homogeneous integers ``(X, Y, W)``. Lines through points of ``[-B, B]^2``
+  have entries at most ``4B`` and ``8 B^2``, so vertices stay bounded (no Fraction growth). The lines
+  that bound ``D_r`` are *proposed* in floats (dual points ``u / (c - u.o)`` around the centroid ``o``
+  of ``D_(r-1)``, their convex hull by Qhull); the polygon of the proposed lines is built exactly and
+  accepted only if its turns are proper and *every* constraint of the level (the pair halfplanes of
+  level ``r``, the axis constraints, the edges of ``D_(r-1)``) holds at every vertex, checked with
+  integer signs at each line's support vertex (found by a float search, certified by two cross
+  products; ``int64`` under a bound checked up front, Python integers otherwise). A proposal that
+  fails goes to an exact half-plane intersection (a deque over the lines sorted by angle; violators
+  are added until none is left), and a level that still fails (a segment or a point) to exact
+  Sutherland-Hodgman clipping of ``D_(r-1)``. A level that nothing new cuts keeps ``D_(r-1)``.
 * The ``x_1``-extent of a level is its extreme vertices (float proposal, exact cross-multiplied
   comparison); a slice at ``x_1 = p`` is the range of ``x_2`` over the polygon's lines, computed by the
   exact ratio search of :func:`privpac.geometry.regions._slice_interval`.
 
-Nothing here is private-data dependent in *which* work is done except through the exact values; the
-results equal the former computation's (``tests/test_contours.py`` compares them on random and
-degenerate inputs).
+Floats only choose which exact computation to try; the results are the exact regions whatever they
+propose, so the qualities keep sensitivity 1. They equal the former computation's
+(``tests/test_contours.py`` compares them on random and degenerate inputs).
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..errors import DataError
 from ._exact import INT64_SAFE, as_integer_points
 
 __all__ = ["PlanarDepthRegions", "tukey_intervals_2d"]
@@ -530,7 +539,7 @@ class PlanarDepthRegions:
         arr, bound = as_integer_points(S, "S")
         n, d = arr.shape
         if d != 2:
-            raise ValueError(f"PlanarDepthRegions needs points of the plane, got d = {d}")
+            raise DataError(f"PlanarDepthRegions needs points of the plane: S has {d} column(s), not 2")
         A = arr.astype(object) if arr.dtype == object or bound >= _SWEEP_INT64_BOUND else arr.astype(np.int64)
         self.n = n
         xs = sorted(int(v) for v in A[:, 0])

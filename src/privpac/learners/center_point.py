@@ -107,7 +107,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..errors import DataError, DomainError, InvalidParameterError
+from ..errors import DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
 from ..geometry.contours import PlanarDepthRegions
 from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
@@ -235,8 +235,9 @@ class FindTukeyPlan:
 
 def check_public_size(n: int, d: int, depth: str = "tukey") -> None:
     """Refuse, from the public ``(n, d)`` alone, what is not implemented: the Tukey depth in ``d >= 4``,
-    in ``d = 2`` above :data:`MAX_POINTS_2D`, and in ``d = 3`` with ``C(n + 4, 3) n`` above :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the
-    exact depth regions enumerate the planes through three points of ``S ∪ E``; about ``n <= 100``);
+    in ``d = 2`` above :data:`MAX_POINTS_2D`, and in ``d = 3`` with ``C(n + 4, 3) n`` above
+    :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the exact depth regions enumerate the planes through
+    three points of ``S ∪ E``; about ``n <= 100``);
     the directional depth with ``|U| n`` above the same limit."""
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
