@@ -64,8 +64,12 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import platform
+import resource
+import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -78,7 +82,7 @@ from privpac.errors import DataError, PrivpacError, UtilityWarning
 from privpac.estimators import PrivateCenterPoint, PrivateHalfspaceClassifier, PrivateTukeyHalfspaceClassifier
 from privpac.geometry import depth_intervals, directional_depth, tukey_depth
 from privpac.geometry.exact_lp import hull_slice_range
-from privpac.learners.center_point import MAX_POINTS_3D, box_directions, net_directions
+from privpac.learners.center_point import MAX_POINTS_2D, MAX_POINTS_3D, net_directions
 from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, coordinatewise_median, one_shot_center_point
 from privpac.learners.halfspace_tukey import generic_halfspace_learner, halfspace_predict
 from privpac.plots import _pyplot
@@ -116,9 +120,10 @@ def nonprivate_depth(X: np.ndarray, B: int) -> tuple[int, str]:
     n, d = X.shape
     if d == 3:  # the exact regions over U(S ∪ E), n <= MAX_POINTS_3D
         return len(depth_intervals(X)), "exact maximum"
-    if d == 1 or n <= 10_000:
-        dirs = np.ones((1, 1), dtype=np.int64) if d == 1 else box_directions(B)
-        return len(depth_intervals(X, directions=dirs)), "exact maximum"
+    if d == 1:
+        return len(depth_intervals(X, directions=np.ones((1, 1), dtype=np.int64))), "exact maximum"
+    if n <= MAX_POINTS_2D:  # the exact region polygons
+        return len(depth_intervals(X)), "exact maximum"
     pts = np.unique(X, axis=0)
     return max(tukey_depth(p, X) for p in pts), "deepest data point"
 
@@ -479,6 +484,60 @@ def speed(quick: bool) -> list[dict]:
     return rows
 
 
+#: Issue 25: exact Tukey depth on the large grid [-1024, 1024]^2, ``PrivateCenterPoint(epsilon=1.0,
+#: delta=1e-6, domain=1024)``, one fit per fresh process (wall time and peak memory of that process).
+LARGE_B = 1024
+LARGE_SIZES = (2000, 10_000)
+LARGE_RUNS = 20
+
+
+def make_large(kind: str, n: int, seed: int) -> np.ndarray:
+    """``ellipse``: a thin ellipse along the diagonal (``(t + w, t - w)``, ``t ~ N(0, (B/3)^2)``,
+    ``w ~ N(0, (B/40)^2)``); ``clusters``: the ``thin`` kind above, two clusters at the ends of the
+    diagonal, where the private median per coordinate lands in the empty middle, outside the hull."""
+    rng = np.random.default_rng([25, seed])
+    if kind == "clusters":
+        return make_data("thin", n, 2, LARGE_B, rng)
+    t, w = rng.normal(0.0, LARGE_B / 3, size=n), rng.normal(0.0, LARGE_B / 40, size=n)
+    return np.clip(np.rint(np.column_stack([t + w, t - w])), -LARGE_B, LARGE_B).astype(np.int64)
+
+
+def one_large_fit(kind: str, n: int, seed: int) -> dict:
+    """One fit (run in a fresh process by :func:`large_grid`): seconds, depth reached, peak memory."""
+    X = make_large(kind, n, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        t0 = time.perf_counter()
+        center = PrivateCenterPoint(epsilon=1.0, delta=DELTA, domain=LARGE_B, random_state=seed).fit(X).center_
+        seconds = time.perf_counter() - t0
+        median = coordinatewise_median(X, LARGE_B, 1.0, rng=seed)
+    return {
+        "data": kind, "B": LARGE_B, "n": n, "epsilon": 1.0, "delta": DELTA, "seed": seed,
+        "seconds": round(seconds, 3), "depth": tukey_depth(center, X), "target_n_over_6": n / 6,
+        "reaches_target": int(tukey_depth(center, X) >= n / 6), "coordinate_median_depth": tukey_depth(median, X),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }  # fmt: skip
+
+
+def large_grid(quick: bool) -> list[dict]:
+    """The ellipse at ``LARGE_SIZES`` and the two clusters at n = 2,000 (``LARGE_RUNS`` runs), each fit in a
+    fresh process."""
+    jobs = [("ellipse", n, 0) for n in (LARGE_SIZES[:1] if quick else LARGE_SIZES)]
+    jobs += [("clusters", 2000, seed) for seed in range(5 if quick else LARGE_RUNS)]
+    rows = []
+    for kind, n, seed in progress(jobs, desc="center points: large grid", unit="fit"):
+        out = subprocess.run(
+            [sys.executable, __file__, "--one-fit", f"{kind}:{n}:{seed}"], capture_output=True, text=True, check=True
+        )
+        row = json.loads(out.stdout.strip().splitlines()[-1])
+        row["load_average_1min"] = round(os.getloadavg()[0], 2)
+        print(f"  {kind}, n = {n:,}, seed {seed}: {row['seconds']:.1f} s, depth {row['depth']} "
+              f"(n/6 = {n / 6:.0f}), median per coordinate {row['coordinate_median_depth']}, "
+              f"{row['peak_rss_mb']:.0f} MB")  # fmt: skip
+        rows.append(row)
+    return rows
+
+
 def write(path: Path, rows: list[dict]) -> None:
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -551,14 +610,27 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small grid (a few minutes)")
     parser.add_argument("--bound", type=int, default=5, help="the public box [-B, B]^d of the depth grid")
     parser.add_argument(
-        "--only", choices=["speed", "done", "toy", "grid", "learner", "directional"], default=None, help="run one part"
+        "--only",
+        choices=["speed", "done", "toy", "grid", "learner", "directional", "large"],
+        default=None,
+        help="run one part",
     )
+    parser.add_argument("--one-fit", default=None, help=argparse.SUPPRESS)  # KIND:N:SEED, for large_grid
     args = parser.parse_args()
+    if args.one_fit:
+        kind, n, seed = args.one_fit.split(":")
+        print(json.dumps(one_large_fit(kind, int(n), int(seed))))
+        return
     RESULTS.mkdir(exist_ok=True)
     suffix = "_quick" if args.quick else ""
     print(f"center-point benchmark on {platform.machine()}, python {platform.python_version()}, B = {args.bound}")
     if args.only in (None, "speed"):
         write(RESULTS / f"center_points_speed{suffix}.csv", speed(args.quick))
+    if args.only in (None, "large"):
+        rows = large_grid(args.quick)
+        write(RESULTS / f"center_points_large{suffix}.csv", rows)
+        clusters = [r for r in rows if r["data"] == "clusters"]
+        print(f"  two clusters, n = 2,000: {sum(r['reaches_target'] for r in clusters)}/{len(clusters)} runs reach n/6")
     if args.only in (None, "done"):
         done = done_criterion(args.quick, args.bound)
         for r in done:

@@ -41,6 +41,7 @@ halfspace_tukey_learner = importlib.import_module("privpac.learners.halfspace_tu
 linear_feasibility_learner = importlib.import_module("privpac.learners.linear_feasibility")
 coordinatewise_module = importlib.import_module("privpac.learners.coordinatewise")
 center_point_learner = importlib.import_module("privpac.learners.center_point")
+contours_module = importlib.import_module("privpac.geometry.contours")
 histogram_estimator = importlib.import_module("privpac.estimators.histogram")
 point_learner = importlib.import_module("privpac.learners.point")
 threshold_estimator = importlib.import_module("privpac.estimators.threshold")
@@ -183,6 +184,14 @@ def _interior_point_at_four_times_its_share(monkeypatch):
         return original(self, values, lo, hi, 4 * epsilon, delta, rng=rng)  # ... and runs at four times it
 
     monkeypatch.setattr(ExponentialInteriorPoint, "__call__", call)
+
+
+def _planar_regions_without_their_axis_constraints(monkeypatch):
+    """The planar depth regions clipped by the axis constraints of level 1 at every level (each level's
+    coordinate order statistics forgotten): a stack of points no longer pins the deep regions to it, so
+    one point moved off the stack changes the quality by the stack's height."""
+    original = contours_module._axis_constraints
+    monkeypatch.setattr(contours_module, "_axis_constraints", lambda xs, ys, r: original(xs, ys, 1))
 
 
 def _center_point_domain_from_the_data(monkeypatch):
@@ -676,6 +685,11 @@ MUTANTS = [
             "center-point --pair d=1, RecConcave: a stack loses one",
             "center-point-directional",
         ],
+    ),
+    (
+        "planar depth regions without their level's axis constraints",
+        _planar_regions_without_their_axis_constraints,
+        ["center-point --pair tall stack"],
     ),
     ("a one-shot quality counting depth twice", _one_shot_depth_counted_twice, ["center-point-one-shot"]),
     (

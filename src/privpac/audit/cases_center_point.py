@@ -106,9 +106,13 @@ register(
                 ("a center-point candidate domain built from the data",),
             ),
             Branch(
-                "d = 2, the exponential mechanism over the A3-rational domains (the second follows the first output)",
+                "d = 2, the exponential mechanism over the A3-rational domains (the second follows the first output), "
+                "qualities read off the exact region polygons",
                 ("d=2: a tall stack loses a point to a corner",),
-                ("every coordinate's exponential mechanism at twice its charge",),
+                (
+                    "every coordinate's exponential mechanism at twice its charge",
+                    "planar depth regions without their level's axis constraints",
+                ),
             ),
             Branch(
                 "composition='advanced': each coordinate at the papers' share, charged at the DRV total",

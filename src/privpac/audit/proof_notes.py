@@ -28,7 +28,7 @@ import inspect
 from dataclasses import dataclass
 
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
-from ..learners.center_point import MAX_POINTS_3D
+from ..learners.center_point import MAX_POINTS_2D, MAX_POINTS_3D
 from ..learners.center_point import SUPPORTED_DIMENSIONS as TUKEY_DIMENSIONS
 from ..learners.linear_feasibility import MAX_CANDIDATE_WORK, MAX_CONSTRAINTS_3D, MAX_DISTINCT_ROWS_2D
 from ..learners.linear_feasibility import SUPPORTED_DIMENSIONS as FEASIBILITY_DIMENSIONS
@@ -584,13 +584,13 @@ NOTES: tuple[ProofNote, ...] = (
         "(epsilon, delta)-DP exact rational point (pure epsilon-DP in exponential mode with basic composition)",
         "BMNS Fig. 1, Thm 3.6: the partial-assignment quality has sensitivity 1 (Obs 2.16, Lemma 3.4), computed "
         "exactly over public A3-rational domains; choose_coordinates composes the d choices. Tukey depth in "
-        f"d in {set(TUKEY_DIMENSIONS)} (d = 3 up to MAX_POINTS_3D = {MAX_POINTS_3D} points), directional depth over "
-        "a public net in any d",
+        f"d in {set(TUKEY_DIMENSIONS)} (d = 2 up to MAX_POINTS_2D = {MAX_POINTS_2D:,} points, the regions as exact "
+        f"polygons; d = 3 up to MAX_POINTS_3D = {MAX_POINTS_3D} points), directional depth over a public net in any d",
         checked=(
             _BUDGET,
             "points in [-B, B]^d",
-            f"the public size within FINITE_DIRECTION_LIMIT = "
-            f"{FINITE_DIRECTION_LIMIT:,} (refused from (n, d) before any point is read)",
+            f"the public size: n <= MAX_POINTS_2D = {MAX_POINTS_2D:,} in d = 2, within FINITE_DIRECTION_LIMIT = "
+            f"{FINITE_DIRECTION_LIMIT:,} in d = 3 (refused from (n, d) before any point is read)",
             "delta > 0 for mode='recconcave' and composition='advanced'",
         ),
         audits=("center-point", "center-point-3d", "center-point-directional", "center-point-directional-4d"),
@@ -778,7 +778,8 @@ def _estimator_checks() -> dict[str, tuple[str, ...]]:
             "orientation",
         ),
         "PrivateCenterPoint": (
-            f"d in {set(TUKEY_DIMENSIONS)} in Tukey depth, d = 3 for n <= MAX_POINTS_3D = {MAX_POINTS_3D}, any d in "
+            f"d in {set(TUKEY_DIMENSIONS)} in Tukey depth, d = 2 for n <= MAX_POINTS_2D = {MAX_POINTS_2D:,}, d = 3 for "
+            f"n <= MAX_POINTS_3D = {MAX_POINTS_3D}, any d in "
             f"directional depth; on Dask or Spark at most ENGINE_MAX_POINTS = {ENGINE_MAX_POINTS} points by "
             "dimension; all refused from the public shape before a point is read",
         ),

@@ -188,7 +188,9 @@ class PrivateCenterPoint(PrivateEstimatorBase):
 
         ``d in {1, 2, 3}`` in Tukey depth, any ``d`` in directional depth.
 
-        ``d = 3`` is exact for ``n <= MAX_POINTS_3D`` (refused from the shape above it). ``X`` may be
+        ``d = 2`` is exact for ``n <= MAX_POINTS_2D`` (the depth regions as exact polygons,
+        :class:`~privpac.geometry.contours.PlanarDepthRegions`; any public bound ``B``), ``d = 3`` for
+        ``n <= MAX_POINTS_3D`` (both refused from the shape above). ``X`` may be
         a Dask collection or a Spark DataFrame: its rows are counted exactly where they live,
         refused above :func:`check_engine_size`, and only then brought to the driver in row order
         (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.

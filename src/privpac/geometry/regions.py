@@ -61,8 +61,9 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
         for ``d = 2`` and ``d = 3`` (``d = 1`` is both), and every prefix in any ``d`` when
         ``directions`` is given.
     directions : array-like of shape (k, d), default=None
-        ``None``: the exact Tukey depth regions, through ``U(S ∪ E)``
-        (:func:`~privpac.geometry.complete_directions`). Otherwise a **public** integer direction
+        ``None``: the exact Tukey depth regions: in ``d = 2`` as exact convex polygons
+        (:class:`~privpac.geometry.contours.PlanarDepthRegions`, ``O(n^2 log n)``), in ``d = 3`` through
+        ``U(S ∪ E)`` (:func:`~privpac.geometry.complete_directions`). Otherwise a **public** integer direction
         set ``U``: the regions of :func:`~privpac.geometry.directional_depth` over ``U`` (both
         orientations of each direction are used).
 
@@ -78,7 +79,7 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     Raises
     ------
     privpac.errors.DataError
-        Bad ``S``, or ``directions=None`` and ``C(n + d + 1, d) * n`` above
+        Bad ``S``, or ``directions=None``, ``d >= 3`` and ``C(n + d + 1, d) * n`` above
         :data:`privpac.geometry.FINITE_DIRECTION_LIMIT`.
     privpac.errors.InvalidParameterError
         Bad ``prefix`` or ``directions``, or an unsupported ``(d, i)`` (``d >= 4`` with ``i < d`` and
@@ -89,8 +90,11 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     Beimel, Moran, Nissim, Stemmer (COLT 2019), Def 2.15, Claims 2.17/2.18, Fact 2.20, Def 3.1 and
     Lemma 3.4; spec ``bmns-center-points`` section 4 (A1, A2 [ENG]) and section 7. Exact: integer
     projections, Fraction bounds; nothing is rounded, so vertices (where the maxima sit: the A2
-    "spike" example) are reported exactly. Costs with ``K = |U|`` (``<= 2 C(n + d + 1, d)`` by
-    default): one ``K x n`` product and row sort, ``O(K n log n)``; then, over the ``R <= n``
+    "spike" example) are reported exactly. ``d = 2`` without ``directions``: the regions as exact
+    polygons, :mod:`privpac.geometry.contours` (the same intervals as ``directions=``
+    :func:`~privpac.geometry.complete_directions` ``(S)``, which ``tests/test_contours.py`` checks).
+    Otherwise costs with ``K = |U|`` (``<= 2 C(n + d + 1, d)`` for ``d = 3``): one ``K x n`` product and
+    row sort, ``O(K n log n)``; then, over the ``R <= n``
     distinct levels (a level whose ``c_r`` equals the previous level's, from tied projections or
     repeated points, shares its interval; levels stop at the first empty one), ``O(K R)`` ``int64``
     work for ``i = d``, or a warm-started exact simplex for ``i < d`` (``O(K)`` per pivot). The
@@ -119,6 +123,10 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
             f"prefix over public directions; got d = {d}, prefix of length {len(p)} (the exact Tukey regions in "
             "d >= 4 with a shorter prefix are not implemented)"
         )
+    if directions is None and d == 2:  # the exact polygons of the regions (no directions times points)
+        from .contours import tukey_intervals_2d
+
+        return tukey_intervals_2d(arr, p)
     if directions is None:
         check_finite_direction_size(n, d, "depth_intervals")
         U = _complete(arr, bound)

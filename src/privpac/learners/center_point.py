@@ -28,11 +28,13 @@ Privacy
 -------
 * For every fixed prefix and candidate ``v``, ``S -> Q_p(v)`` has sensitivity 1 under replace-one
   neighbours (Obs 2.16 for the depth, Lemma 3.4 for the maximum over completions). It is computed
-  exactly: integer projections, Fraction interval ends, integer index breakpoints, and the direction
-  set is either ``U(X ∪ E)`` of the public box or ``U(S ∪ E)``, both of which make the depth exact
-  (spec A1), so the computed value *is* the true value and keeps sensitivity 1.
+  exactly: integer projections, Fraction interval ends, integer index breakpoints; in ``d = 2`` the
+  regions are exact convex polygons (:mod:`privpac.geometry.contours`: the intersection of the pair
+  halfplanes and axis constraints valid at each level, certified by integer signs), in ``d = 3`` the
+  direction set ``U(S ∪ E)`` makes the depth exact (spec A1), so the computed value *is* the true
+  value and keeps sensitivity 1.
 * ``D_i`` depends on ``B``, ``d``, ``i`` and the earlier private outputs only; the promise
-  ``r_i`` on the public ``n``. Which direction set is used depends on ``(n, d, B)`` only.
+  ``r_i`` on the public ``n``. Which computation runs and every refusal depend on ``(n, d)`` only.
 * Each coordinate is one ``(eps0, delta0)``-DP call (the exponential mechanism is
   ``(eps0, 0)``-DP for a sensitivity-1 quality; RecConcave is ``(eps0, delta0)``-DP for *every*
   input, quasi-concave or not, promise kept or not: BNS Lemma 3.12). The ``d`` calls are adaptive
@@ -105,8 +107,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..errors import DataError, DomainError, InvalidParameterError
+from ..errors import DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
+from ..geometry.contours import PlanarDepthRegions
 from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
@@ -117,6 +120,7 @@ from .coordinatewise import COMPOSITIONS, choose_coordinates, coordinate_budget
 __all__ = [
     "COMPOSITIONS",
     "DEPTHS",
+    "MAX_POINTS_2D",
     "MODES",
     "FindTukeyPlan",
     "FindTukeyResult",
@@ -132,6 +136,10 @@ __all__ = [
 MODES = ("exponential", "recconcave")
 #: The largest ``n`` with ``C(n + 4, 3) n <= FINITE_DIRECTION_LIMIT`` (the public ``d = 3`` envelope).
 MAX_POINTS_3D = max(k for k in range(1, 400) if n_hyperplanes(k + 4, 3) * k <= FINITE_DIRECTION_LIMIT)
+#: The public ``d = 2`` envelope: the exact regions (:class:`~privpac.geometry.contours.PlanarDepthRegions`) keep
+#: about ``n^2 / 2`` pair halfplanes (12 bytes each) and take ``O(n^2 log n)`` time; measured 3.3 GB and a few
+#: minutes at ``n = 10^4`` (``benchmarks/center_points.py --only scale``).
+MAX_POINTS_2D = 10_000
 #: Dimensions with an exact implementation.
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: The depth FindTukey maximises: the exact Tukey depth, or the directional depth over the public net.
@@ -227,8 +235,9 @@ class FindTukeyPlan:
 
 def check_public_size(n: int, d: int, depth: str = "tukey") -> None:
     """Refuse, from the public ``(n, d)`` alone, what is not implemented: the Tukey depth in ``d >= 4``,
-    and in ``d = 3`` with ``C(n + 4, 3) n`` above :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the
-    exact depth regions enumerate the planes through three points of ``S ∪ E``; about ``n <= 100``);
+    in ``d = 2`` above :data:`MAX_POINTS_2D`, and in ``d = 3`` with ``C(n + 4, 3) n`` above
+    :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the exact depth regions enumerate the planes through
+    three points of ``S ∪ E``; about ``n <= 100``);
     the directional depth with ``|U| n`` above the same limit."""
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
@@ -247,6 +256,11 @@ def check_public_size(n: int, d: int, depth: str = "tukey") -> None:
             "over a public net of directions: the same algorithm and privacy, but the output need not lie in the "
             "convex hull), or for classification with a margin the large-margin learner "
             "(privpac.estimators.PrivateHalfspaceClassifier)"
+        )
+    if d == 2 and n > MAX_POINTS_2D:
+        raise InvalidParameterError(
+            f"FindTukey in d = 2 builds the exact depth regions from about n^2 / 2 pair halfplanes: n = {n:,} is above "
+            f"MAX_POINTS_2D = {MAX_POINTS_2D:,} (memory grows as n^2); use a public random subsample of the points"
         )
     if d == 3 and n_hyperplanes(n + d + 1, d) * n > FINITE_DIRECTION_LIMIT:
         raise InvalidParameterError(
@@ -358,31 +372,6 @@ def box_directions(B: int) -> np.ndarray:
     return np.asarray(sorted(set(rows)), dtype=np.int64)
 
 
-def _n_box_directions_bound(B: int) -> int:
-    return (4 * B + 1) ** 2 // 2 + 1
-
-
-def _direction_source(n: int, d: int, B: int) -> str:
-    """``"box"`` (public ``U(X ∪ E)``) or ``"data"`` (``U(S ∪ E)``), chosen from ``(n, d, B)`` only.
-
-    Both give the exact depth; the cheaper one is used. Raises before reading the data when both
-    exceed :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT`.
-    """
-    if d == 1:
-        return "box"
-    if d == 3:  # U(S ∪ E); its size was checked from (n, d) by check_public_size
-        return "data"
-    box = _n_box_directions_bound(B) * n
-    data = n_hyperplanes(n + d + 1, d) * n
-    if min(box, data) > FINITE_DIRECTION_LIMIT:
-        raise DataError(
-            f"the exact depth regions for n = {n} points in [-{B}, {B}]^2 need about {min(box, data):,} steps "
-            f"(directions times points), above FINITE_DIRECTION_LIMIT = {FINITE_DIRECTION_LIMIT:,}: use fewer "
-            "points (a public random subsample) or a smaller domain bound B"
-        )
-    return "box" if box <= data else "data"
-
-
 def check_points_in_box(
     X, B: int, d: int | None = None, name: str = "X", what: str = "domain", first_row: int = 0
 ) -> np.ndarray:
@@ -455,16 +444,22 @@ def find_tukey(
         directions = net_directions(d)
         domain_for = lambda i, t: directional_domain(B, d, i, t)  # noqa: E731
     else:
-        source = _direction_source(n, d, B)
-        directions = np.ones((1, 1), dtype=np.int64) if d == 1 else (box_directions(B) if source == "box" else None)
+        # d = 1: the one direction; d = 2: the regions as exact polygons, built once for both coordinates
+        # (PlanarDepthRegions); d = 3: U(S ∪ E) (its size was checked from (n, d) by check_public_size).
+        directions = np.ones((1, 1), dtype=np.int64) if d == 1 else None
         domain_for = lambda i, t: rational_domain(B, d, i, t)  # noqa: E731
+    if depth == "tukey" and d == 2:
+        regions = PlanarDepthRegions(arr)
+        intervals = regions.intervals
+    else:
+        intervals = lambda prefix: depth_intervals(arr, prefix, directions=directions)  # noqa: E731
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindTukey")
     center = choose_coordinates(
         plan,
         d,
         domain_for,
-        lambda domain, prefix: interval_quality(domain, depth_intervals(arr, prefix, directions=directions)),
+        lambda domain, prefix: interval_quality(domain, intervals(prefix)),
         exponential=plan.mode == "exponential",
         name="FindTukey",
         over_for=lambda domain: (
