@@ -183,9 +183,8 @@ def labelled_ranges_of(domain, labels, X, y):
     pass. In memory the sample is counted once (:func:`labelled_counts_of`) and read from its counts.
     """
     from ..backends import NumpyBackend
-    from ..learners.range_counts import LabelledRanges, in_memory_ranges
-
     from ..learners.exponential import FLAT_MAX_RECORDS
+    from ..learners.range_counts import LabelledRanges, in_memory_ranges
 
     domain = _check_domain(domain)
     backend = backend_for(X)
