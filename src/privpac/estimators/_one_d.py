@@ -177,9 +177,11 @@ def _merge_totals(size: int, budget: int, parts):
 
 def labelled_ranges_of(domain, labels, X, y):
     """A labelled sample read through range statistics where ``X`` lives
-    (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver never holds its
-    distinct values. One exact pass counts the records of each label and checks every block against
-    the public domain and label set (before anything is spent); each range statistic is one more
+    (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver holds its
+    distinct values only when at most ``FLAT_MAX_RECORDS`` can occur (``min(n, |X|)``, public). One
+    exact pass counts the records of each label (and brings those counts when they may be held) and
+    checks every block against the public domain and label set (before anything is spent); each
+    range statistic is one more
     pass. In memory the sample is counted once (:func:`labelled_counts_of`) and read from its counts.
     """
     from ..backends import NumpyBackend
