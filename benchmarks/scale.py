@@ -12,9 +12,15 @@ a worker. Cells:
 * ``memory``: pandas reads the Parquet files, then ``fit`` on NumPy arrays (the whole column in
   the driver);
 * ``dask``: ``fit`` on ``dd.read_parquet(...)`` with a two-worker ``LocalCluster`` (one thread
-  each, on 127.0.0.1): the workers read, count and merge their partitions;
+  each, on 127.0.0.1): the workers read, count and merge their partitions. The workers import
+  privpac before the clock starts, as the driver has (``dask-cold``: they import it inside the
+  timed fit, what the first fit on a fresh cluster pays once);
 * ``spark``: ``fit`` on ``spark.read.parquet(...)`` in a ``local[2]`` session (the JVM's memory
-  is not in the driver column: Spark's executors run inside it, Python workers beside it).
+  is not in the driver column: Spark's executors run inside it, Python workers beside it);
+* ``spark-approxquantile``: the yardstick, a plain ``approxQuantile(column, [0.5], 0.001)`` job on
+  the same data in the same session settings.
+
+The machine is shared (two cores, other jobs running): compare ratios within one run.
 
 Estimators: the threshold classifier and the point learner on the domain ``[0, 2^20 - 1]``
 (about 10^6 distinct values whatever ``n``: the merged statistic on the driver has at most
@@ -174,7 +180,7 @@ if engine == "memory":
     X, y = frame[columns].to_numpy(), frame["y"].to_numpy()
     est = make().fit(X, y) if labelled else make().fit(X)
     seconds = time.perf_counter() - t0
-elif engine == "spark":
+elif engine.startswith("spark"):
     import os
     os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
@@ -184,7 +190,11 @@ elif engine == "spark":
     spark.sparkContext.setLogLevel("ERROR")
     t0 = time.perf_counter()
     frame = spark.read.parquet(path + "-one.parquet" if model in ("label-private", "tukey", "randmargins") else path)
-    est = make().fit(frame, "y") if labelled else make().fit(frame.select("x"))
+    if engine == "spark-approxquantile":  # the yardstick: one plain Spark job over the same column
+        quantile = frame.approxQuantile(columns[0], [0.5], 0.001)
+        est = None
+    else:
+        est = make().fit(frame, "y") if labelled else make().fit(frame.select("x"))
     seconds = time.perf_counter() - t0
     spark.stop()
 else:
@@ -192,15 +202,17 @@ else:
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
     with cluster as cl, Client(cl) as client:
+        if engine == "dask":  # the workers import privpac before the clock, as this process did
+            client.run(lambda: __import__("privpac.estimators"))
         t0 = time.perf_counter()
         frame = dd.read_parquet(path)
         est = make().fit(frame[columns], frame["y"]) if labelled else make().fit(frame[columns])
         seconds = time.perf_counter() - t0
         peaks = client.run(lambda: __import__("resource").getrusage(__import__("resource").RUSAGE_SELF).ru_maxrss)
         worker_peak = max(peaks.values()) / 1024
-state = est._fitted_state()
+state = est._fitted_state() if est is not None else {{}}
 print(json.dumps({{"seconds": seconds, "driver_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "worker_peak_mb": worker_peak, "n_samples": est.n_samples_,
+                  "worker_peak_mb": worker_peak, "n_samples": est.n_samples_ if est is not None else None,
                   "state": {{k: str(v)[:40] for k, v in state.items()}}, "coef": state.get("coef")}}))
 """
 
@@ -291,7 +303,7 @@ def main() -> None:
                     )
                     print(rows[-1], flush=True)
                 for row in rows[-len(args.engines) :]:
-                    if row["engine"] != "memory" and "memory" in answers:
+                    if row["engine"] not in ("memory", "spark-approxquantile") and "memory" in answers:
                         if model == "halfspace":  # float gradient sums: equal up to rounding, not bit for bit
                             diff = max(abs(a - b) for a, b in zip(coefs[row["engine"]], coefs["memory"]))
                             row["max_coef_diff"] = f"{diff:.2g}"
@@ -318,7 +330,8 @@ def main() -> None:
                 f"halfspace: {MARGIN_FEATURES} features in the unit ball, cosine margin 0.1, 10 noisy GD steps"
             )
         fh.write(f"# {what}; {platform.machine()} {platform.python_implementation()} "
-                 f"{platform.python_version()}; two Dask workers, one thread each\n")  # fmt: skip
+                 f"{platform.python_version()}; two Dask workers, one thread each; a shared 2-core machine; "
+                 f"python benchmarks/scale.py {' '.join(sys.argv[1:])}\n")  # fmt: skip
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)

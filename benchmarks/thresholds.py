@@ -2,6 +2,8 @@
 
     nice -n 10 python benchmarks/thresholds.py            # full run (tens of minutes)
     python benchmarks/thresholds.py --quick               # small domains, few trials (smoke test)
+    python benchmarks/thresholds.py --parts learners,interior --bits 256 \
+        --method "exponential mechanism (pure)"             # one cell: *_subset.csv files
 
 Writes to benchmarks/results/:
 
@@ -171,9 +173,9 @@ def _trials_for(bits: int, base: int):
     return trials
 
 
-def threshold_sample_complexity(bits_list, trials, seconds_per_cell, progress=True):
+def threshold_sample_complexity(bits_list, trials, seconds_per_cell, progress=True, methods=None):
     rows = []
-    cells = [(b, m) for b in bits_list for m in THRESHOLD_METHODS]
+    cells = [(b, m) for b in bits_list for m in THRESHOLD_METHODS if methods is None or m in methods]
     for bits, method in tqdm(cells, desc="thresholds: sample complexity", disable=not progress):
         prob = Problem(bits)
         fn = THRESHOLD_METHODS[method]
@@ -184,7 +186,7 @@ def threshold_sample_complexity(bits_list, trials, seconds_per_cell, progress=Tr
             x, y = prob.sample(n, g)
             return prob.error(fn(x, y, prob.size, src)) <= ALPHA
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = smallest_n(run_at_n, _trials_for(bits, trials), gen, t0 + seconds_per_cell)
         reduced = _trials_for(bits, trials)(res["n"] or N_MAX) < trials
         rows.append(
@@ -198,6 +200,7 @@ def threshold_sample_complexity(bits_list, trials, seconds_per_cell, progress=Tr
                 "reduced_trials": reduced,
                 "runs": res["runs"],
                 "seconds": round(time.perf_counter() - t0, 1),
+                "cpu_seconds": round(time.process_time() - c0, 1),
             }
         )
     return rows
@@ -244,9 +247,9 @@ def interior_methods(size: int):
     return out
 
 
-def interior_sample_complexity(bits_list, trials, seconds_per_cell, progress=True):
+def interior_sample_complexity(bits_list, trials, seconds_per_cell, progress=True, methods=None):
     rows = []
-    cells = [(b, m) for b in bits_list for m in interior_methods(2**8)]
+    cells = [(b, m) for b in bits_list for m in interior_methods(2**8) if methods is None or m in methods]
     cache = {}
     for bits, method in tqdm(cells, desc="interior point: sample complexity", disable=not progress):
         size = 2**bits
@@ -266,6 +269,7 @@ def interior_sample_complexity(bits_list, trials, seconds_per_cell, progress=Tru
                     "reduced_trials": False,
                     "runs": 0,
                     "seconds": 0.0,
+                    "cpu_seconds": 0.0,
                 }
             )
             continue
@@ -279,7 +283,7 @@ def interior_sample_complexity(bits_list, trials, seconds_per_cell, progress=Tru
                 vals[:] = value  # n references to one Python int
             return fn(vals, g, src) == value
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = smallest_n(run_at_n, _trials_for(bits, trials), gen, t0 + seconds_per_cell)
         rows.append(
             {
@@ -292,6 +296,7 @@ def interior_sample_complexity(bits_list, trials, seconds_per_cell, progress=Tru
                 "reduced_trials": _trials_for(bits, trials)(res["n"] or N_MAX) < trials,
                 "runs": res["runs"],
                 "seconds": round(time.perf_counter() - t0, 1),
+                "cpu_seconds": round(time.process_time() - c0, 1),
             }
         )
     return rows
@@ -426,6 +431,10 @@ def main() -> None:
     parser.add_argument("--seconds-per-cell", type=float, default=900.0, help="time limit of one search")
     parser.add_argument("--repeats", type=int, default=3, help="fit-time repeats")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--bits", help="comma-separated domain sizes in bits (default: all); writes *_subset.csv")
+    parser.add_argument(
+        "--method", action="append", help="only this method (repeatable; exact name); writes *_subset.csv"
+    )
     parser.add_argument(
         "--parts",
         default="learners,interior,time",
@@ -433,25 +442,35 @@ def main() -> None:
     )
     args = parser.parse_args()
     bits = (8, 16) if args.quick else BITS
+    subset = bool(args.bits or args.method)
+    if args.bits:
+        bits = tuple(int(b) for b in args.bits.split(","))
+    methods = set(args.method) if args.method else None
     trials = 10 if args.quick else args.trials
     sizes = (10**3, 10**4) if args.quick else (10**3, 10**4, 10**5, 10**6)
     args.out.mkdir(parents=True, exist_ok=True)
     machine = f"{platform.machine()} {platform.python_implementation()} {platform.python_version()}"
     parts = set(args.parts.split(","))
+    tail = "_subset" if subset else ""
     files = {
-        "learners": args.out / "thresholds_sample_complexity.csv",
-        "interior": args.out / "thresholds_interior_point.csv",
+        "learners": args.out / f"thresholds_sample_complexity{tail}.csv",
+        "interior": args.out / f"thresholds_interior_point{tail}.csv",
         "time": args.out / "thresholds_fit_time.csv",
     }
+    if subset:
+        command = f"python benchmarks/thresholds.py --parts {args.parts}"
+        command += f" --bits {args.bits}" if args.bits else ""
+        command += "".join(f' --method "{m}"' for m in args.method or ())
+        machine += f"; {command}; a shared 2-core machine (other jobs running)"
     if "learners" in parts:
-        sc = threshold_sample_complexity(bits, trials, args.seconds_per_cell)
+        sc = threshold_sample_complexity(bits, trials, args.seconds_per_cell, methods=methods)
         write_csv(
             files["learners"],
             sc,
             f"eps={EPS} delta={DELTA} alpha={ALPHA} beta={BETA}; grid factor 1.25 up to {N_MAX}; {machine}",
         )
     if "interior" in parts:
-        ip = interior_sample_complexity(bits, trials, args.seconds_per_cell)
+        ip = interior_sample_complexity(bits, trials, args.seconds_per_cell, methods=methods)
         write_csv(
             files["interior"],
             ip,
@@ -460,10 +479,10 @@ def main() -> None:
     if "time" in parts:
         ft = fit_times(sizes, args.repeats)
         write_csv(files["time"], ft, f"|X| = 2^64, eps={EPS}, delta={DELTA}; {machine}")
-    if all(f.exists() for f in files.values()):
+    if not subset and all(f.exists() for f in files.values()):
         sc, ip, ft = (read_csv(files[k]) for k in ("learners", "interior", "time"))
         plot(sc, ip, ft, args.out / "thresholds.png")
-    print(f"wrote {args.out}/thresholds_*.csv and thresholds.png")
+    print(f"wrote {args.out}/thresholds_*{tail}.csv" + ("" if subset else " and thresholds.png"))
 
 
 if __name__ == "__main__":

@@ -989,3 +989,42 @@ def test_keyed_range_statistics_on_dask_are_the_in_memory_bits(cluster, fan_out)
     for chunks in (1234, 5000):
         X = da.from_array(x.reshape(-1, 1), chunks=(chunks, 1))
         assert stats(labelled_ranges_of(domain, (0, 1), X, da.from_array(y, chunks=700))) == reference
+
+
+@pytest.mark.parametrize(
+    "domain, n, one_pass",
+    [((0, 63), 300, True), ((0, 2**64 - 1), 50, True), ((0, 2**64 - 1), 300, False)],
+    ids=["domain-within-budget", "records-within-budget", "neither"],
+)
+def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, one_pass):
+    """The count pass brings the counts when min(n, |X|) is within the driver's budget: then one
+    pass in all and the flat draw; else the range-by-range draw, one pass per level. Public sizes
+    decide (the budget is made small here), and the model is the in-memory one."""
+    import privpac.learners.exponential as em
+    from privpac.backends import DaskBackend
+    from privpac.estimators import PrivateThresholdClassifier
+
+    monkeypatch.setattr(em, "FLAT_MAX_RECORDS", 64)
+    rng = np.random.default_rng(2)
+    x = rng.integers(domain[0], domain[1], n, dtype=np.uint64, endpoint=True)
+    y = (x > domain[1] // 3).astype(np.int64)
+    passes, held = [], []
+    original = DaskBackend.map_merge, DaskBackend.map_merge_keyed
+
+    def merged(self, kernel, merge, *columns):
+        out = original[0](self, kernel, merge, *columns)
+        passes.append("count")
+        held.append(out[2] is not None)
+        return out
+
+    def keyed(self, *args):
+        passes.append("level")
+        return original[1](self, *args)
+
+    monkeypatch.setattr(DaskBackend, "map_merge", merged)
+    monkeypatch.setattr(DaskBackend, "map_merge_keyed", keyed)
+    make = lambda: PrivateThresholdClassifier(domain=domain, random_state=3)  # noqa: E731
+    est = make().fit(da.from_array(x.reshape(-1, 1), chunks=(40, 1)), da.from_array(y, chunks=40))
+    assert held == [one_pass]
+    assert (passes == ["count"]) == one_pass and (len(passes) >= 1 + 6 or one_pass)
+    assert _state(est) == _state(make().fit(x.reshape(-1, 1), y))

@@ -130,6 +130,27 @@ def test_step_exponential_huge_domain():
     assert 0 <= y <= T and y.bit_length() > 65000
 
 
+def test_step_exponential_reads_huge_lengths_a_chunk_at_a_time(monkeypatch):
+    import privpac.stepfunc as stepfunc
+    from privpac.mechanisms.exponential import _length_parts, _StepLengths
+
+    monkeypatch.setattr(stepfunc, "CHUNK", 3)
+    monkeypatch.setattr("privpac.mechanisms.exponential.STEP_CHUNK", 3)
+    src = SeededRandom(5)
+    starts = np.empty(11, dtype=object)
+    starts[:] = [0, *sorted(src.randbits(4000) for _ in range(10))]
+    f = StepFunction(starts, [0, 3, 1, 4, 1, 5, 9, 2, 6, 5, 3], 2**4000)
+    g = StepFunction(starts - 1, f.values, f.T, shift=1)  # positions stored shifted: the same function
+    full = _length_parts(f.lengths())
+    for h in (f, g):  # the same proposal bits as the full conversion, so the same draws
+        chunked = _length_parts(_StepLengths(h))
+        assert all(np.array_equal(a, b) for a, b in zip(chunked, full))
+        assert [_StepLengths(h)[t] for t in range(11)] == list(f.lengths())
+    assert [exponential_mechanism_step(g, 0.5, rng=k) for k in range(5)] == [
+        exponential_mechanism_step(f, 0.5, rng=k) for k in range(5)
+    ]
+
+
 def test_exponential_bad_inputs():
     with pytest.raises(InvalidParameterError, match="finite"):
         exponential_mechanism([1.0, float("inf")], 1.0)

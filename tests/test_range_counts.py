@@ -220,3 +220,23 @@ def test_learners_given_counts_or_ranges_agree():
     assert em_learn_oriented_thresholds(x, y, 2**20, 1.0, rng=4) == em_learn_oriented_thresholds(
         sample, None, 2**20, 1.0, rng=4
     )
+
+
+@pytest.mark.parametrize("dtype, high", [(np.int64, 7), (np.int64, 2**40), (np.uint64, 2**64)])
+def test_label_counts_from_two_sorts_in_place_count_every_record(dtype, high):
+    from collections import Counter
+
+    gen = np.random.default_rng(7)
+    for n in (1, 2, 9, 300):
+        for p_one in (0.0, 0.3, 1.0):
+            idx = gen.integers(0, high, size=n, dtype=np.uint64 if dtype == np.uint64 else np.int64).astype(dtype)
+            idx[: n // 3] = idx[n // 3 : 2 * (n // 3)]  # repeated values, with both labels
+            y = (gen.random(n) < p_one).astype(np.int8)
+            kept = idx.copy()
+            counts = labelled_counts(idx, y, int(high))
+            assert np.array_equal(idx, kept)  # the caller's indices are not reordered
+            by = Counter(zip(idx.tolist(), y.tolist()))
+            values = sorted({int(v) for v in idx.tolist()})
+            assert counts.values.tolist() == values and counts.values.dtype == dtype
+            assert counts.zeros.tolist() == [by[(v, 0)] for v in values]
+            assert counts.ones.tolist() == [by[(v, 1)] for v in values]

@@ -187,3 +187,57 @@ def test_block_max_with_blocks_wider_than_int64_on_an_int64_range():
     h = f.block_max(2**62, 2**61)  # one block from 2**61 on: the third piece only
     assert h.T == 0 and h.max() == 3
     assert f.block_max(2**63, 2**62) is None  # the offset lies beyond T: no block
+
+
+# -- positions stored shifted (the threshold quality keeps references to the sample's integers) -------
+
+
+def _shifted(f: StepFunction, c: int) -> StepFunction:
+    return StepFunction(f.starts - c, f.values, f.T, shift=c)
+
+
+@settings(max_examples=150, deadline=None)
+@given(step_functions(), st.sampled_from([1, 3]), st.booleans(), st.integers(0, 3), st.data())
+def test_shifted_positions_give_the_same_function(f, c, huge, log_width, data):
+    plain = _scaled(f) if huge else f
+    g = _shifted(plain, c)
+    assert g == plain and np.array_equal(g.starts, plain.starts) and g.n_pieces == plain.n_pieces
+    assert np.array_equal(g.lengths(), plain.lengths()) and np.allclose(g.log_lengths(), plain.log_lengths())
+    points = [data.draw(st.integers(0, plain.T)) for _ in range(4)] + [0, plain.T]
+    assert [g(x) for x in points] == [plain(x) for x in points]
+    assert g.argmax() == plain.argmax() and g.top_two() == plain.top_two()
+    assert [g.piece_bounds(t) for t in range(g.n_pieces)] == [plain.piece_bounds(t) for t in range(g.n_pieces)]
+    assert np.array_equal(g.window_min_profile(), plain.window_min_profile())
+    scale = SCALE if huge else 1
+    width = (1 << log_width) * scale
+    for offset in (0, width // 2):
+        if offset <= plain.T:
+            assert g.block_max(width, offset) == plain.block_max(width, offset)
+    lo = data.draw(st.integers(0, plain.T))
+    hi = data.draw(st.integers(lo, plain.T))
+    assert g.keep_only([(lo, hi)]) == plain.keep_only([(lo, hi)])
+    assert g.restrict(lo, hi) == plain.restrict(lo, hi)
+    assert g.pad(plain.T + 5, -1) == plain.pad(plain.T + 5, -1)
+    assert g.shift_values(2) == plain.shift_values(2)
+
+
+def test_threshold_quality_on_a_huge_domain_copies_no_value():
+    import tracemalloc
+
+    from privpac.learners.thresholds import threshold_quality
+    from privpac.random import SeededRandom
+
+    src = SeededRandom(3)
+    x = np.empty(300, dtype=object)
+    x[:] = sorted(src.randbits(65536) for _ in range(300))
+    y = np.arange(300) % 2
+    input_bytes = sum(v.__sizeof__() for v in x)
+    tracemalloc.start()
+    try:
+        q = threshold_quality(x, y, 2**65536)
+        used = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert used < input_bytes / 10  # the pieces start at x + 1 without a copy of the values
+    expected = StepFunction.from_increments(2**65536, 150, x + 1, np.where(y == 1, 1, -1))
+    assert q == expected

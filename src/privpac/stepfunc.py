@@ -10,6 +10,9 @@ Positions are numpy ``int64`` when ``T`` fits comfortably, else object arrays of
 On such huge ranges every arithmetic step makes new big integers (8 KiB each at ``2^65536``), so
 the per-piece computations that produce them (lengths, spans, block indices) run in chunks of
 :data:`CHUNK` pieces and keep only their small results: memory stays at the pieces themselves.
+For the same reason a function may store its positions shifted by a constant (``shift``): the
+threshold quality, whose pieces start one after each sample value, keeps references to the
+sample's own integers instead of a copy of all of them plus one.
 
 Operations used by the mechanisms and by RecConcave (Beimel, Nissim, Stemmer, Fig. 5):
 
@@ -39,6 +42,7 @@ __all__ = ["StepFunction"]
 _INT64_SAFE = 2**62
 #: Pieces per chunk in the big-integer paths: bounds the temporary big integers held at once.
 CHUNK = 512
+_LOW64 = (1 << 64) - 1
 
 
 def _positions(values, T: int) -> np.ndarray:
@@ -86,16 +90,21 @@ class StepFunction:
         Value on every piece (same length as ``starts``).
     T : int
         Last point of the domain (any Python int >= 0).
-    merge : bool
-        Merge adjacent pieces of equal value (default True).
+    merge : bool, default=True
+        Merge adjacent pieces of equal value.
+    shift : int, default=0
+        ``starts`` are given minus ``shift`` (so ``starts[0] == -shift``): piece ``t`` begins at
+        ``starts[t] + shift``. Lets a function keep references to existing Python ints (the
+        sample's values) instead of new ones; every operation reads the true positions.
     """
 
-    __slots__ = ("starts", "values", "T")
+    __slots__ = ("_starts", "values", "T", "_shift")
 
-    def __init__(self, starts, values, T: int, *, merge: bool = True, validate: bool = True):
+    def __init__(self, starts, values, T: int, *, merge: bool = True, validate: bool = True, shift: int = 0):
         T = int(T)
         if T < 0:
             raise InvalidParameterError(f"T must be >= 0, got {T}")
+        shift = int(shift)
         starts = _positions(starts, T)
         values = np.asarray(values)
         if values.dtype == object or not np.issubdtype(values.dtype, np.number):
@@ -105,12 +114,12 @@ class StepFunction:
                 raise InvalidParameterError("starts and values must be 1-D of equal length")
             if starts.size == 0:
                 raise InvalidParameterError("a step function needs at least one piece")
-            if starts[0] != 0:
-                raise InvalidParameterError(f"starts[0] must be 0, got {starts[0]}")
+            if starts[0] != -shift:
+                raise InvalidParameterError(f"starts[0] must be {-shift}, got {starts[0]}")
             if starts.size > 1 and not np.all(starts[1:] > starts[:-1]):
                 raise InvalidParameterError("starts must be strictly increasing")
-            if starts[-1] > T:
-                raise InvalidParameterError(f"the last piece starts at {starts[-1]} > T = {T}")
+            if starts[-1] + shift > T:
+                raise InvalidParameterError(f"the last piece starts at {starts[-1] + shift} > T = {T}")
             if np.issubdtype(values.dtype, np.floating) and np.any(np.isnan(values)):
                 raise InvalidParameterError("values must not be NaN")
         if merge and values.size > 1:
@@ -119,9 +128,15 @@ class StepFunction:
             keep[1:] = values[1:] != values[:-1]
             if not keep.all():
                 starts, values = starts[keep], values[keep]
-        self.starts = starts
+        self._starts = starts
+        self._shift = shift
         self.values = values
         self.T = T
+
+    @property
+    def starts(self) -> np.ndarray:
+        """First point of every piece (a new array of new integers when the positions are stored shifted)."""
+        return self._starts if not self._shift else self._starts + self._shift
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -205,7 +220,12 @@ class StepFunction:
 
     @property
     def n_pieces(self) -> int:
-        return int(self.starts.size)
+        return int(self._starts.size)
+
+    @property
+    def positions_dtype(self) -> np.dtype:
+        """``int64``, or ``object`` for Python-int positions (huge ranges)."""
+        return self._starts.dtype
 
     @property
     def ends(self) -> np.ndarray:
@@ -215,37 +235,42 @@ class StepFunction:
         nxt[-1] = self.T + 1
         return nxt - 1
 
-    def lengths(self) -> np.ndarray:
-        """Number of points in every piece (int64 or Python ints)."""
-        bounds = np.empty(self.starts.size + 1, dtype=self.starts.dtype)
-        bounds[:-1] = self.starts
-        bounds[-1] = self.T + 1
-        return np.diff(bounds)  # one subtraction per piece (object arrays: one big-int op each)
+    def lengths(self, a: int = 0, b: int | None = None) -> np.ndarray:
+        """Number of points in every piece, or in pieces ``a .. b - 1`` (int64 or Python ints)."""
+        b = self._starts.size if b is None else b
+        return np.diff(self._bounds(a, b))  # one subtraction per piece (object arrays: one big-int op each)
 
     def _bounds(self, a: int, b: int) -> np.ndarray:
-        """``starts[a : b + 1]`` with ``T + 1`` after the last piece (one past every piece's end)."""
-        if b < self.starts.size:
-            return self.starts[a : b + 1]
-        out = np.empty(b - a + 1, dtype=self.starts.dtype)
-        out[:-1] = self.starts[a:b]
-        out[-1] = self.T + 1
+        """``starts[a : b + 1]`` with ``T + 1`` after the last piece (one past every piece's end),
+        stored coordinates (true positions minus the shift): differences are lengths."""
+        if b < self._starts.size:
+            return self._starts[a : b + 1]
+        out = np.empty(b - a + 1, dtype=self._starts.dtype)
+        out[:-1] = self._starts[a:b]
+        out[-1] = self.T + 1 - self._shift
         return out
+
+    def piece_bounds(self, t: int) -> tuple[int, int]:
+        """``(first, last)`` point of piece ``t``."""
+        t = int(t)
+        last = self.T if t + 1 == self._starts.size else int(self._starts[t + 1]) + self._shift - 1
+        return int(self._starts[t]) + self._shift, last
 
     def log_lengths(self, where: np.ndarray | None = None) -> np.ndarray:
         """Natural logarithm of every piece's length, computed without overflow for any size.
 
         ``where`` (booleans per piece), optional: only those pieces; the others get ``-inf``.
         """
-        if self.starts.dtype != object:
+        if self._starts.dtype != object:
             out = np.log(self.lengths().astype(np.float64))
             if where is not None:
                 out[~where] = -np.inf
             return out
         # Python-int positions: in chunks, so that only a chunk's lengths exist at a time. Beyond
         # float range, log(x) = log(x >> s) + s log 2 with s keeping 60 bits.
-        out = np.full(self.starts.size, -np.inf)
-        picked = np.arange(self.starts.size) if where is None else np.flatnonzero(where)
-        bounds = self._bounds(0, self.starts.size)
+        out = np.full(self._starts.size, -np.inf)
+        picked = np.arange(self._starts.size) if where is None else np.flatnonzero(where)
+        bounds = self._bounds(0, self._starts.size)
         huge = self.T.bit_length() >= 1000
         log2 = np.log(2.0)
         for a, b in _chunked(picked.size):
@@ -265,7 +290,7 @@ class StepFunction:
         xs = np.atleast_1d(x if isinstance(x, np.ndarray) else _positions(np.atleast_1d(x), self.T))
         if xs.size and ((xs.min() < 0) or (xs.max() > self.T)):
             raise InvalidParameterError(f"points must lie in [0, {self.T}]")
-        idx = np.searchsorted(self.starts, xs, side="right") - 1
+        idx = np.searchsorted(self._starts, xs - self._shift if self._shift else xs, side="right") - 1
         return int(idx[0]) if scalar else idx
 
     def __call__(self, x):
@@ -282,7 +307,7 @@ class StepFunction:
 
     def argmax(self) -> int:
         """The smallest point attaining the maximum."""
-        return int(self.starts[int(np.argmax(self.values))])
+        return int(self._starts[int(np.argmax(self.values))]) + self._shift
 
     def top_two(self) -> tuple[int, float, float | None]:
         """``(leader, best, runner_up)`` over the points of ``[0, T]``.
@@ -293,10 +318,9 @@ class StepFunction:
         """
         t = int(np.argmax(self.values))
         best = self.values[t].item()
-        leader = int(self.starts[t])
+        leader, end = self.piece_bounds(t)
         if self.T == 0:
             return leader, best, None
-        end = self.T if t + 1 == self.starts.size else int(self.starts[t + 1]) - 1
         if end > leader:  # the maximal piece holds two points or more
             return leader, best, best
         others = np.delete(self.values, t)
@@ -317,7 +341,7 @@ class StepFunction:
             raise InvalidParameterError(f"restrict needs 0 <= lo <= hi <= {self.T}, got [{lo}, {hi}]")
         p0, p1 = self.piece_of(lo), self.piece_of(hi)
         new_T = hi - lo
-        starts = _positions(self.starts[p0 : p1 + 1], max(self.T, new_T)) - lo
+        starts = _positions(self._starts[p0 : p1 + 1], max(self.T, new_T)) - (lo - self._shift)
         starts[0] = 0
         return StepFunction(_positions(starts, new_T), self.values[p0 : p1 + 1], new_T, validate=False)
 
@@ -328,9 +352,9 @@ class StepFunction:
             raise InvalidParameterError(f"pad needs new_T >= T = {self.T}, got {new_T}")
         if new_T == self.T:
             return self
-        starts = np.concatenate([_positions(self.starts, new_T), _positions([self.T + 1], new_T)])
+        starts = np.concatenate([_positions(self._starts, new_T), _positions([self.T + 1 - self._shift], new_T)])
         values = np.concatenate([self.values, np.asarray([value], dtype=self.values.dtype)])
-        return StepFunction(_positions(starts, new_T), values, new_T, validate=False)
+        return StepFunction(_positions(starts, new_T), values, new_T, validate=False, shift=self._shift)
 
     def keep_only(self, intervals: Sequence[tuple[int, int]]) -> StepFunction:
         """``f`` on a union of disjoint sorted intervals ``[lo, hi]`` of ``[0, T]``, ``-inf`` elsewhere.
@@ -341,22 +365,33 @@ class StepFunction:
         """
         if not intervals:
             raise InvalidParameterError("keep_only needs at least one interval")
-        los = _positions([int(lo) for lo, _ in intervals], self.T)
-        his = _positions([int(hi) for _, hi in intervals], self.T)
-        after = _positions([int(hi) + 1 for _, hi in intervals if int(hi) < self.T], self.T)
-        new = np.concatenate([self.starts, los, after])
-        new = new[np.argsort(new, kind="stable")]
-        distinct = np.ones(new.size, dtype=bool)
-        distinct[1:] = new[1:] != new[:-1]
-        new = new[distinct]
-        piece = np.searchsorted(self.starts, new, side="right") - 1
-        j = np.searchsorted(los, new, side="right") - 1
-        inside = (j >= 0) & np.asarray(new <= his[np.maximum(j, 0)], dtype=bool)
+        c = self._shift  # in stored coordinates (true positions minus the shift)
+        los = _positions([int(lo) - c for lo, _ in intervals], self.T)
+        his = _positions([int(hi) - c for _, hi in intervals], self.T)
+        after = _positions([int(hi) + 1 - c for _, hi in intervals if int(hi) < self.T], self.T)
+        if np.any(his < los) or np.any(los[1:] <= his[:-1]):
+            raise InvalidParameterError("keep_only needs disjoint intervals [lo, hi] in increasing order")
+        # The few interval ends are inserted among the starts by binary search (no sort of the
+        # pieces, no per-piece big-integer comparison); an end that is a start already is kept once.
+        ends = np.unique(np.concatenate([los, after]))
+        at = np.searchsorted(self._starts, ends)
+        known = at < self._starts.size
+        known[known] = self._starts[at[known]] == ends[known]
+        at, ends = at[~known], ends[~known]
+        new = np.insert(self._starts, at, ends)
+        piece = np.insert(np.arange(self._starts.size), at, at - 1)  # a new start lies in the piece before it
+        # inside the intervals from each lo up to its hi (the next start is hi + 1 or the end)
+        marks = np.zeros(new.size + 1, dtype=np.int64)
+        np.add.at(marks, np.searchsorted(new, los), 1)
+        np.add.at(marks, np.searchsorted(new, after), -1)
+        inside = np.cumsum(marks[:-1]) > 0
         values = np.where(inside, self.values[piece].astype(np.float64), -np.inf)
-        return StepFunction(_positions(new, self.T), values, self.T, validate=False)
+        return StepFunction(_positions(new, self.T), values, self.T, validate=False, shift=c)
 
     def shift_values(self, offset) -> StepFunction:
-        return StepFunction(self.starts, self.values + offset, self.T, merge=False, validate=False)
+        return StepFunction(
+            self._starts, self.values + offset, self.T, merge=False, validate=False, shift=self._shift
+        )
 
     # -- RecConcave helpers ---------------------------------------------------------------------
 
@@ -385,8 +420,8 @@ class StepFunction:
     def _span_map(self, fn, dtype) -> np.ndarray:
         """``fn(spans)`` for every piece, the spans (big integers on huge ranges) made a chunk at a time."""
         nxt, prv1 = self._span_neighbours()
-        n = self.starts.size
-        bounds = self._bounds(0, n)  # references to the starts, plus T + 1
+        n = self._starts.size
+        bounds = self._bounds(0, n)  # references to the starts, plus T + 1 (differences: shift-free)
         if bounds.dtype != object:
             return fn(bounds[nxt] - bounds[prv1])
         out = np.empty(n, dtype=dtype)
@@ -473,9 +508,11 @@ class StepFunction:
         previous piece, ``x - 1``, lies in the same block unless ``x`` is a multiple of ``2^t``
         (then it is the block of ``h - 1``). Chunks keep the big intermediate integers few.
         """
-        n = self.starts.size - p0
-        bounds = self._bounds(p0, self.starts.size)  # starts from p0, then T + 1
+        n = self._starts.size - p0
+        bounds = self._bounds(p0, self._starts.size)  # starts from p0, then T + 1 (minus the shift)
+        c0 = self._shift
         if bounds.dtype != object and width < _INT64_SAFE and offset < _INT64_SAFE:
+            bounds = bounds + c0 if c0 else bounds
             first = bounds[:-1].copy()
             first[0] = offset
             return (first - offset) // width, (bounds[1:] - 1 - offset) // width
@@ -494,7 +531,18 @@ class StepFunction:
         for a, b in _chunked(n + 1):
             chunk = bounds[a:b]
             h[a:b] = chunk >> t
-            exact[a:b] = [divides(x) for x in chunk]
+            if not c0:
+                exact[a:b] = [divides(x) for x in chunk]
+                continue
+            # True positions x + c0: one shift each as above; the sum is formed only for a position
+            # whose low word carries when c0 is added (or when t < 64, where the carry reaches h).
+            for k, x in enumerate(chunk.tolist(), start=a):
+                if t < 64 or not 0 < (x & _LOW64) + c0 <= _LOW64:
+                    x += c0
+                    h[k] = x >> t
+                    exact[k] = divides(x)
+                else:  # x + c0 has x's bits from 64 on and a non-zero low word: not a multiple of 2^t
+                    exact[k] = False
         h = _small(h)
         b_first = (h[:-1] - c) // w
         b_last = (h[1:] - exact[1:] - c) // w
@@ -512,7 +560,11 @@ class StepFunction:
         return (
             self.T == other.T
             and self.n_pieces == other.n_pieces
-            and bool(np.all(self.starts == other.starts))
+            and bool(
+                np.all(self._starts == other._starts)
+                if self._shift == other._shift
+                else np.all(self.starts == other.starts)
+            )
             and bool(np.all(self.values == other.values))
         )
 

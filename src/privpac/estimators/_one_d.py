@@ -151,37 +151,62 @@ def _in_range_block(domain, labels, lo: int, hi: int, X_block, y_block):
     return LabelledCounts.from_sample(idx, y01, size, allow_empty=True), below
 
 
-def _label_totals(domain, labels, X_block, y_block) -> np.ndarray:
+def _label_totals(domain, labels, size: int, budget: int, X_block, y_block):
+    """A block's ``(zeros, ones, counts)``, its records checked against the public domain and
+    labels; ``counts`` (its :class:`LabelledCounts`) only while they may be kept (``_merge_totals``)."""
     idx = domain_indices(domain, X_block)
     if idx.shape[0] == 0:
-        return np.zeros(2, dtype=np.int64)
-    ones = int(check_labels(y_block, labels, idx.shape[0]).sum())
-    return np.asarray([idx.shape[0] - ones, ones], dtype=np.int64)
+        return 0, 0, None
+    y01 = check_labels(y_block, labels, idx.shape[0])
+    ones = int(y01.sum())
+    keep = size <= budget or idx.shape[0] <= budget
+    return idx.shape[0] - ones, ones, LabelledCounts.from_sample(idx, y01, size) if keep else None
 
 
-def _sum(parts):
-    return functools.reduce(np.add, parts, np.zeros(2, dtype=np.int64))
+def _merge_totals(size: int, budget: int, parts):
+    """Label totals summed; the counts merged while the records so far number at most ``budget``
+    or the domain holds at most ``budget`` points (then ``None``: public sizes decide, never the data)."""
+    parts = list(parts)
+    zeros = sum(p[0] for p in parts)
+    ones = sum(p[1] for p in parts)
+    held = [p[2] for p in parts if p[0] + p[1]]
+    if (size > budget and zeros + ones > budget) or any(c is None for c in held):
+        return zeros, ones, None
+    return zeros, ones, LabelledCounts.merge(held, size) if held else None
 
 
 def labelled_ranges_of(domain, labels, X, y):
     """A labelled sample read through range statistics where ``X`` lives
-    (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver never holds its
-    distinct values. One exact pass counts the records of each label and checks every block against
-    the public domain and label set (before anything is spent); each range statistic is one more
+    (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver holds its
+    distinct values only when at most ``FLAT_MAX_RECORDS`` can occur (``min(n, |X|)``, public). One
+    exact pass counts the records of each label (and brings those counts when they may be held) and
+    checks every block against the public domain and label set (before anything is spent); each
+    range statistic is one more
     pass. In memory the sample is counted once (:func:`labelled_counts_of`) and read from its counts.
     """
     from ..backends import NumpyBackend
+    from ..learners.exponential import FLAT_MAX_RECORDS
     from ..learners.range_counts import LabelledRanges, in_memory_ranges
 
     domain = _check_domain(domain)
     backend = backend_for(X)
     if isinstance(backend, NumpyBackend):  # in memory: count once (one sort), read the counts after
         return in_memory_ranges(labelled_counts_of(domain, labels, X, y))
-    zeros, ones = (int(v) for v in backend.map_merge(functools.partial(_label_totals, domain, labels), _sum, X, y))
+    size = domain_size(domain)
+    # The count pass also brings the counts when the flat draw will want them, that is when
+    # min(n, |X|) <= FLAT_MAX_RECORDS: one pass in all, and the driver holds at most that many
+    # values. Whether they come is decided from |X| and the running total n (public) only.
+    totals = backend.map_merge(
+        functools.partial(_label_totals, domain, labels, size, FLAT_MAX_RECORDS),
+        functools.partial(_merge_totals, size, FLAT_MAX_RECORDS),
+        X,
+        y,
+    )
+    zeros, ones, counts = totals
     if zeros + ones == 0:
         raise DataError("X is empty: at least one record is needed")
     block = functools.partial(_in_range_block, domain, labels)
-    return LabelledRanges(backend, block, (X, y), domain_size(domain), zeros, ones)
+    return LabelledRanges(backend, block, (X, y), size, zeros, ones, counts=counts)
 
 
 def counted_values_of(domain, X, counts=None) -> CountedData:

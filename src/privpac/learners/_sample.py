@@ -64,37 +64,63 @@ def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first[0] = True
     np.not_equal(sorted_values[1:], sorted_values[:-1], out=first[1:])
     at = np.flatnonzero(first)
-    return sorted_values[at], np.diff(np.append(at, sorted_values.size))
+    del first
+    values = sorted_values[at]
+    counts = np.empty(at.size, dtype=np.int64)
+    np.subtract(at[1:], at[:-1], out=counts[:-1])
+    counts[-1] = sorted_values.size - at[-1]
+    return values, counts
 
 
 def _sorted_label_counts(idx: np.ndarray, labels: np.ndarray):
-    """``(values, zeros, ones)`` from two value sorts (no argsort of the values, no gather of
-    weights): the records are grouped by label (a linear radix sort of the 0/1 labels), each group's
-    values sorted and run-length counted, and the two sorted lists merged (a stable sort of two sorted
-    runs, linear). ``None`` for Python-int indices."""
+    """``(values, zeros, ones)`` from two value sorts in place (no argsort of the values, no gather of
+    weights): the records are grouped by label into one new array, each group sorted where it lies
+    and run-length counted, and the two sorted lists merged by binary search. Memory beyond the
+    output is one copy of the indices and a few arrays of the distinct values of one label (the
+    10^7-record fit stays within a decision stump's peak, benchmarks/memory.py). ``None`` for
+    Python-int indices."""
     if idx.dtype == object or idx.size == 0:
         return None
-    by_label = idx[np.argsort(labels, kind="stable")]
-    n0 = int(labels.size - np.count_nonzero(labels))
-    parts = [_runs(np.sort(part)) for part in (by_label[:n0], by_label[n0:]) if part.size]
+    ones_mask = labels.astype(bool)
+    n0 = int(labels.size - np.count_nonzero(ones_mask))
+    by_label = np.empty_like(idx)
+    np.compress(~ones_mask, idx, out=by_label[:n0])
+    np.compress(ones_mask, idx, out=by_label[n0:])
+    del ones_mask
+    parts = []
+    for part in (by_label[:n0], by_label[n0:]):
+        if part.size:
+            part.sort()  # in place: a view of by_label
+            parts.append(_runs(part))
+    del by_label, part
     if len(parts) == 1:
         values, counts = parts[0]
         empty = np.zeros(values.size, dtype=np.int64)
         return (values, counts, empty) if n0 else (values, empty, counts)
     (v0, c0), (v1, c1) = parts
-    order = np.argsort(np.concatenate([v0, v1]), kind="stable")  # two sorted runs: a linear merge
-    from_zero = order < v0.size
-    v = np.where(from_zero, v0[np.minimum(order, v0.size - 1)], v1[np.maximum(order - v0.size, 0)])
-    zeros = np.where(from_zero, c0[np.minimum(order, v0.size - 1)], 0)
-    ones = np.where(from_zero, 0, c1[np.maximum(order - v0.size, 0)])
-    dup = np.flatnonzero(v[1:] == v[:-1])  # a value with records of both labels: two neighbours
-    if dup.size:
-        zeros[dup] += zeros[dup + 1]
-        ones[dup] += ones[dup + 1]
-        keep = np.ones(v.size, dtype=bool)
-        keep[dup + 1] = False
-        v, zeros, ones = v[keep], zeros[keep], ones[keep]
-    return v, zeros, ones
+    del parts
+    # Merge: the ones' values go where binary search puts them among the zeros' values.
+    pos = np.searchsorted(v0, v1)
+    new = v0[np.minimum(pos, v0.size - 1)] != v1  # the ones' values not among the zeros' values
+    new |= pos == v0.size
+    # merged place of v1[i]: pos[i] plus the new values before it (those of index < i)
+    place = np.cumsum(new, dtype=np.int64)
+    place -= new
+    place += pos
+    del pos
+    from_ones = np.zeros(v0.size + int(np.count_nonzero(new)), dtype=bool)
+    from_ones[place[new]] = True
+    values = np.empty(from_ones.size, dtype=v0.dtype)
+    values[from_ones] = v1[new]
+    del new
+    np.logical_not(from_ones, out=from_ones)  # the zeros' values, in order
+    values[from_ones] = v0
+    zeros = np.zeros(values.size, dtype=np.int64)
+    zeros[from_ones] = c0
+    del from_ones, v0, c0
+    ones = np.zeros(values.size, dtype=np.int64)
+    ones[place] = c1
+    return values, zeros, ones
 
 
 @dataclass(frozen=True)
@@ -194,17 +220,18 @@ def positions(values, offset: int, T: int) -> np.ndarray:
     return out + offset if offset else out.copy()
 
 
-def step_from_sorted(T: int, base: int, starts: np.ndarray, steps: np.ndarray):
-    """The step function ``base + sum of steps[i] over starts[i] <= j`` for sorted distinct ``starts >= 1``."""
+def step_from_sorted(T: int, base: int, starts: np.ndarray, steps: np.ndarray, *, shift: int = 0):
+    """The step function ``base + sum of steps[i] over starts[i] + shift <= j`` for sorted distinct
+    ``starts + shift >= 1`` (``shift``: positions stored shifted, :class:`~privpac.stepfunc.StepFunction`)."""
     from ..stepfunc import StepFunction
 
     if starts.size == 0:
         return StepFunction.constant(T, base)
     all_starts = np.empty(starts.size + 1, dtype=starts.dtype)
-    all_starts[0] = 0
+    all_starts[0] = -shift
     all_starts[1:] = starts
     values = np.concatenate([[base], base + np.cumsum(steps)]).astype(np.int64)
-    return StepFunction(all_starts, values, T, validate=False)
+    return StepFunction(all_starts, values, T, validate=False, shift=shift)
 
 
 def spikes(points, weights, base: int, T: int):

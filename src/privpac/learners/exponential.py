@@ -61,17 +61,21 @@ __all__ = [
 #: label 1 at and above it.
 ORIENTATIONS = ("below", "above")
 
-#: A sample of at most this many records (public: ``n`` is) is drawn flat, from its pieces (on an
-#: engine its counts are collected first); larger ones range by range. The two draws have the same
-#: law, and the choice depends on ``n`` alone, so every engine draws the same model.
+#: A sample with at most this many distinct values possible, ``min(n, |X|)`` (public: ``n`` and the
+#: domain are), is drawn flat, from its pieces (on an engine its counts come with the count pass:
+#: :func:`~privpac.estimators._one_d.labelled_ranges_of`); larger ones range by range. The two draws
+#: have the same law, and the choice depends on public sizes alone, so every engine draws the same model.
 FLAT_MAX_RECORDS = 1 << 21
+
+
+def flat_applies(n: int, size: int) -> bool:
+    """Whether a sample of ``n`` records on ``size`` points is drawn flat (public sizes only)."""
+    return not grouping_requested() and min(n, size) <= FLAT_MAX_RECORDS
 
 
 def _flat_counts(sample: LabelledRanges):
     """The sample's counts when the flat draw applies (public sizes only), else ``None``."""
-    if grouping_requested() or sample.n > FLAT_MAX_RECORDS:
-        return None
-    return sample.counts
+    return sample.counts if flat_applies(sample.n, sample.size) else None
 
 
 def _threshold_pieces(counts, signs: tuple[int, ...]):

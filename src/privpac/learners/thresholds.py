@@ -54,6 +54,10 @@ def threshold_quality(x, y, size: int) -> StepFunction:
     ``Q(0)`` counts the zeros; passing ``j = x + 1`` adds one for a label 1 and removes one for a 0.
     """
     s = labelled_counts(x, y, size, allow_empty=True)
+    if s.values.dtype == object and s.size >= 2**62:
+        # Python ints: the pieces start at x + 1, stored as the values themselves with a shift of one
+        # (references, not a copy: at 2^65536 a copy of the values is as large as the sample).
+        return step_from_sorted(s.size, s.n_zeros, s.values, s.ones - s.zeros, shift=1)
     return step_from_sorted(s.size, s.n_zeros, positions(s.values, 1, s.size), s.ones - s.zeros)
 
 

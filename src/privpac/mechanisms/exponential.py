@@ -121,6 +121,7 @@ from ..random import (
     uniform_array,
     uniform_int,
 )
+from ..stepfunc import CHUNK as STEP_CHUNK
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon, check_real
 
@@ -320,9 +321,35 @@ def _pow2(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z >> GRID_BITS, upper[z & (GRID - 1)]
 
 
+class _StepLengths:
+    """The piece lengths of a step function with Python-int positions, read a chunk at a time: on a
+    huge range the lengths are as large as the positions (8 KiB each at ``2^65536``), so they are
+    never all held at once. Indexing gives one length, as an array would."""
+
+    dtype = np.dtype(object)
+
+    def __init__(self, f: StepFunction):
+        self.f = f
+        self.size = f.n_pieces
+
+    def __getitem__(self, t) -> int:
+        lo, hi = self.f.piece_bounds(int(t))
+        return hi - lo + 1
+
+    def parts(self) -> tuple[np.ndarray, np.ndarray, int]:
+        e = np.empty(self.size, dtype=np.int64)
+        m = np.empty(self.size, dtype=np.float64)
+        for a in range(0, self.size, STEP_CHUNK):
+            b = min(a + STEP_CHUNK, self.size)
+            e[a:b], m[a:b], _ = _length_parts(self.f.lengths(a, b))
+        return e, m, 0
+
+
 def _length_parts(lengths) -> tuple[np.ndarray, np.ndarray, int]:  # (e, m, roundings)
     """``(e, m, r)`` with ``length <= m 2^e`` up to ``r`` roundings: int64 lengths are converted to
     floats (one rounding); big integers keep their top 53 bits, rounded up exactly."""
+    if isinstance(lengths, _StepLengths):
+        return lengths.parts()
     lengths = np.asarray(lengths)
     if lengths.dtype != object:  # int64 or uint64: one correctly rounded conversion
         return np.zeros(lengths.size, dtype=np.int64), lengths.astype(np.float64), 1
@@ -671,10 +698,9 @@ def exponential_mechanism_step(
     what = over or f"[0, {fmt_int(f.T)}]"
     charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {what}; {base.describe()}")
     src = as_random_source(rng)
-    t = _draw_pieces(q, f.lengths(), base, candidate, src)
-    lo = int(f.starts[t])
-    hi = int(f.starts[t + 1]) - 1 if t + 1 < f.n_pieces else f.T
-    return uniform_int(lo, hi, src)
+    lengths = _StepLengths(f) if f.positions_dtype.kind == "O" and not src.enumerates else f.lengths()
+    t = _draw_pieces(q, lengths, base, candidate, src)
+    return uniform_int(*f.piece_bounds(t), src)
 
 
 def sample_log_weights(log_weights: np.ndarray, rng=None, size: int | None = None):

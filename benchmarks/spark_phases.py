@@ -1,0 +1,64 @@
+"""Where a Spark fit's time goes: one ``local[2]`` session runs, in turn, a plain ``approxQuantile`` job,
+two threshold fits (``PrivateThresholdClassifier`` on ``[0, 2^64 - 1]``, the label a column) and another
+``approxQuantile``, then a pass of Python over every row (``mapInArrow`` returning its input, counted).
+
+    nice -n 10 python benchmarks/spark_phases.py PARQUET_DIR    # written by benchmarks/scale.py's MAKE_DATA64
+
+The first job of a session starts the JVM's executors, and the first fit also starts Spark's Python
+workers, which import privpac (a one-task probe job checks them first); the second fit and the second
+``approxQuantile`` show the steady cost. Writes ``benchmarks/results/scale_spark_phases.csv``
+(wall seconds; a shared 2-core machine, so compare within one run).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from _results import write_csv
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    path = sys.argv[1]
+    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    from privpac.estimators import PrivateThresholdClassifier
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    rows = []
+    for step, what in enumerate(["approxQuantile", "fit", "fit", "approxQuantile", "python pass"], start=1):
+        t0 = time.perf_counter()
+        frame = spark.read.parquet(path)
+        if what == "fit":
+            PrivateThresholdClassifier(domain=(0, 2**64 - 1), random_state=1).fit(frame, "y")
+        elif what == "python pass":
+            frame.mapInArrow(lambda batches: batches, frame.schema).count()
+        else:
+            frame.approxQuantile("x", [0.5], 0.001)
+        rows.append({"step": step, "job": what, "seconds": round(time.perf_counter() - t0, 2)})
+        print(rows[-1], flush=True)
+    spark.stop()
+    n = sum(1 for _ in Path(path).glob("*.parquet"))
+    write_csv(
+        Path(__file__).parent / "results" / "scale_spark_phases.csv",
+        rows,
+        f"nice -n 10 python benchmarks/spark_phases.py <10^6 rows of MAKE_DATA64 in {n} files>; one local[2] session; "
+        "a shared 2-core machine (another test run beside it)",
+    )
+
+
+if __name__ == "__main__":
+    main()
