@@ -288,7 +288,7 @@ def test_the_release_over_candidates_depends_on_public_inputs_only(kind):
     assert a.ledger_.lines() == b.ledger_.lines() and a.privacy_spent_ == b.privacy_spent_
     assert a.privacy_record(*a.fit_shape_).to_dict() == a.ledger_.to_dict()
     public = {k for k in vars(a) if k.endswith("_") and not k.startswith("_")}
-    expected = {"solution_", "composition_", "n_samples_", "n_features_in_"} if kind == "system" else {
+    expected = {"solution_", "composition_", "n_samples_", "n_features_in_", "domain_"} if kind == "system" else {
         "coef_exact_", "intercept_exact_", "degenerate_", "composition_", "n_samples_", "n_features_in_",
         "classes_", "domain_",
     }  # fmt: skip

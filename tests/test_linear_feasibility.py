@@ -241,11 +241,15 @@ def test_recconcave_mode_runs_and_reaches_its_promise_in_one_dimension(domain):
     m = plan.sufficient_m
     gen = np.random.default_rng(2)
     A, b = _feasible(gen, m, 1, 2, (Fraction(-1, 2),))
-    for seed in range(10):
+    # The promise holds with probability 1 - beta (beta = 0.1): about 6 % of runs fall short here
+    # (measured over 200 seeds, before and after the exact sampler), so count the runs that do.
+    short = 0
+    for seed in range(40):
         x = find_deep_point(
             A, b, 2, 1.0, 1e-6, alpha=0.2, one_d_optimizer="recconcave", rng=seed, domain=domain
         ).solution
-        assert depth(x, A, b) >= 0.8 * m
+        short += depth(x, A, b) < 0.8 * m
+    assert short <= plan.beta * 40
     # D = 2 runs too (no utility claim at this size)
     A2, b2 = _feasible(gen, 30, 2, 1, (Fraction(0), Fraction(0)))
     (x1, x2) = find_deep_point(A2, b2, 1, 1.0, 1e-6, one_d_optimizer="recconcave", rng=0, domain=domain).solution
