@@ -184,7 +184,7 @@ def _exact_order(kn: np.ndarray, kd: np.ndarray, valid: np.ndarray) -> np.ndarra
     return np.array(idx + [int(j) for j in np.flatnonzero(~valid)], dtype=np.int64)
 
 
-def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune):
+def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, lines=None, flags=None):
     """Sweep a block of ``J`` lines against all ``K`` planes; the vertices each line reports, with depths.
 
     ``det[j, k]``: the signed Cramer denominator of the crossing of line ``j`` with plane ``k`` (0:
@@ -195,7 +195,10 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune):
     is reported by line ``j`` iff every crossing plane through it has a larger index, and the line
     only if every other plane containing it does too; ``own[j, k]`` marks the planes defining line ``j``.
     ``pos``/``neg`` are the weights of :func:`_planes` (box facets' sides weigh ``unit = m + 1``).
-    Returns ``(P, q, depth)`` of the reported box vertices (``q > 0``), or None.
+    Returns ``(P, q, depth)`` of the reported box vertices (``q > 0``), or None; with ``flags`` (a
+    :class:`_Flags`, ``prune=True``) every crossing between two deeper box points on this line is marked
+    there (``lines[j]``: the planes defining line ``j``), and ``(P, q, depth, codes)`` is returned, the
+    codes naming each vertex by the planes of its reporting line and its first crossing plane.
     """
     J, K = det.shape
     obj = det.dtype == object
@@ -269,12 +272,47 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune):
     inside, depth = np.divmod(total, unit)
     inside = inside == 2 * N.shape[1]  # every box facet's side holds
     if prune:
-        inside &= emit & ~_between_deeper(np.where(inside, depth, -1), line, depth)
+        between = _between_deeper(np.where(inside, depth, -1), line, depth)
+        if flags is not None:  # every plane crossing there: the same point seen from the other lines through it
+            hit = flat[between[np.cumsum(new.ravel()[flat]) - 1]]
+            flags.mark(lines[keep[hit // K]], k_s.ravel()[hit])
+        inside &= emit & ~between
     line, col = line[inside], order.ravel()[first_at[inside]]
     P = vertex(keep[line], col)
     q = det[line, col]
     s = _signs(q)
+    if flags is not None:
+        return P * s[:, None], q * s, depth[inside], flags.code(lines[keep[line]], col)
     return P * s[:, None], q * s, depth[inside]
+
+
+class _Flags:
+    """One flag per vertex of a simple arrangement, named by ``D`` planes through it (their combination index).
+
+    A vertex of depth ``k`` strictly between two box vertices of depth ``> k`` on *any* line through it lies
+    in ``conv(V_(k+1))`` (module docstring, "Pruning"); every line marks such crossings, and a vertex is
+    dropped when any line marked it. A vertex is named by the planes of a line through it plus one other
+    plane through it: the lines through it then name it by other subsets of its planes, which only means
+    fewer marks are read (dropping fewer points is always safe). ``C(K, D)`` bytes.
+    """
+
+    def __init__(self, K: int, D: int):
+        self.D = D
+        self.seen = np.zeros(math.comb(K, D), dtype=bool)
+
+    def code(self, lines: np.ndarray, k: np.ndarray) -> np.ndarray:
+        own = np.asarray(lines, dtype=np.int64).reshape(len(k), self.D - 1)
+        t = np.sort(np.concatenate([own, np.asarray(k, dtype=np.int64)[:, None]], axis=1), axis=1)
+        if self.D == 2:
+            return t[:, 1] * (t[:, 1] - 1) // 2 + t[:, 0]
+        return t[:, 2] * (t[:, 2] - 1) * (t[:, 2] - 2) // 6 + t[:, 1] * (t[:, 1] - 1) // 2 + t[:, 0]
+
+    def mark(self, lines: np.ndarray, k: np.ndarray) -> None:
+        if len(k):
+            self.seen[self.code(lines, k)] = True
+
+    def keep(self, codes: np.ndarray) -> np.ndarray:
+        return ~self.seen[codes]
 
 
 def _between_deeper(d: np.ndarray, line: np.ndarray, depth: np.ndarray) -> np.ndarray:
@@ -335,10 +373,12 @@ def arrangement_vertices(
     kidx = np.arange(K)
     block = max(1, _BLOCK // K)
 
+    flags = _Flags(K, D) if prune else None
+
     def keep(out):
         if out is not None and len(out[1]):
             P, q = _reduce(out[0], out[1])
-            found.append((P, q, out[2].astype(np.uint16 if m < 2**16 else np.int64)))  # depth <= m
+            found.append((P, q, out[2].astype(np.uint16 if m < 2**16 else np.int64), *out[3:]))  # depth <= m
 
     if D == 2:
         n1, n2 = N[:, 0], N[:, 1]
@@ -356,7 +396,8 @@ def arrangement_vertices(
                 a1, a2, w = N[i[r], 0], N[i[r], 1], W[i[r]]
                 return np.stack([w * N[c, 1] - a2 * W[c], a1 * W[c] - w * N[c, 0]], axis=1)
 
-            keep(_sweep(det, kn, vertex, i, kidx[None, :] == i[:, None], N, W, pos, neg, zero_base, m + 1, prune))
+            own = kidx[None, :] == i[:, None]
+            keep(_sweep(det, kn, vertex, i, own, N, W, pos, neg, zero_base, m + 1, prune, i[:, None], flags))
     else:
         for i in range(K - 2):
             ni, wi = N[i], W[i]
@@ -386,9 +427,15 @@ def arrangement_vertices(
                     )
 
                 own = (kidx[None, :] == i) | (kidx[None, :] == j[:, None])
-                keep(_sweep(det, kn, vertex, j, own, N, W, pos, neg, zero_base, m + 1, prune))
+                lines = np.stack([np.full(len(j), i), j], axis=1)
+                keep(_sweep(det, kn, vertex, j, own, N, W, pos, neg, zero_base, m + 1, prune, lines, flags))
     if not found:  # pragma: no cover - the box corners are always vertices
         return np.zeros((0, D), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if flags is not None:  # the marks of every line are in: drop the vertices marked on another line through them
+        for n, f in enumerate(found):
+            ok = flags.keep(f[3])
+            found[n] = (f[0][ok], f[1][ok], f[2][ok])
+        del flags
     out = []
     for c in range(3):  # one array at a time, each block's part freed once copied
         out.append(np.concatenate([f[c] for f in found]))
