@@ -436,9 +436,30 @@ def arrangement_vertices(
             ok = flags.keep(f[3])
             found[n] = (f[0][ok], f[1][ok], f[2][ok])
         del flags
-    out = []
-    for c in range(3):  # one array at a time, each block's part freed once copied
-        out.append(np.concatenate([f[c] for f in found]))
-        found = [tuple(None if cc == c else v for cc, v in enumerate(f)) for f in found]
-    P, q, depth = out
+    if not any(len(f[1]) for f in found):  # pragma: no cover - the box corners are always vertices
+        return np.zeros((0, D), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return _by_falling_depth(found, m, D)
+
+
+def _by_falling_depth(found: list, m: int, D: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The blocks' vertices in one set of arrays, sorted by falling depth (stable: block order, then order
+    within a block), each block freed once placed: a counting sort, so the levels
+    (:class:`~privpac.geometry.feasibility.PointLevels`) share these arrays instead of sorting a copy."""
+    sizes = np.zeros(m + 2, dtype=np.int64)  # per key m - depth
+    for f in found:
+        sizes += np.bincount(m - f[2].astype(np.int64), minlength=m + 2)
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    n = int(sizes.sum())
+    obj = any(f[0].dtype == object for f in found)
+    P = np.empty((n, D), dtype=object if obj else np.int64)
+    q = np.empty(n, dtype=object if obj else np.int64)
+    depth = np.empty(n, dtype=found[0][2].dtype)
+    while found:
+        Pb, qb, db = found.pop(0)[:3]
+        key = m - db.astype(np.int64)
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        dest = start[ks] + np.arange(len(ks)) - np.searchsorted(ks, ks, side="left")
+        start += np.bincount(key, minlength=m + 2)
+        P[dest], q[dest], depth[dest] = Pb[order], qb[order], db[order]
     return P, q, depth

@@ -174,34 +174,67 @@ class _Problem:
         return [Fraction(int(self.M[r, j])) for r in rows]
 
 
+class _FloatFilter:
+    """The marker that reduced costs are filtered in floats (:func:`_negative_columns`), block by block.
+
+    No float copy of the columns is kept: each block of :data:`_PRICE_BLOCK` columns is converted when
+    it is priced, so pricing millions of vertices (FindDeepPoint's ``D = 3`` levels) needs a few
+    hundred MB of temporaries, not a float copy of every column.
+    """
+
+
 def _float_view(M: np.ndarray, cost: np.ndarray):
-    """``(M, |M|, cost, |cost|)`` as floats, or None when a value overflows a float."""
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            Mf = np.asarray(M, dtype=float)
-            cf = np.asarray(cost, dtype=float)
-    except OverflowError:
-        return None
-    if not (np.all(np.isfinite(Mf)) and np.all(np.isfinite(cf))):
-        return None
-    return Mf, np.abs(Mf), cf, np.abs(cf)
+    """The float filter for ``M`` and ``cost`` (the columns are converted block by block when priced)."""
+    return _FloatFilter()
 
 
 #: Relative slack of the floating-point filter on reduced costs. A float dot product of ``n <= 4``
 #: terms errs by at most about ``n 2**-53`` of the sum of the absolute terms; the filter only trusts
 #: signs beyond ``1e-9`` of that sum and checks every other column exactly.
 _FILTER_SLACK = 1e-9
+#: Columns converted to floats at a time by :func:`_negative_columns` (about 16 MB per row).
+_PRICE_BLOCK = 1 << 21
+
+
+def _floats(v: np.ndarray) -> np.ndarray | None:
+    """``v`` as float64, or None when an entry overflows a float."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            f = np.asarray(v, dtype=float)
+    except OverflowError:
+        return None
+    return f if np.all(np.isfinite(f)) else None
+
+
+def _float_reduced(M, cost, pi: list[Fraction]) -> np.ndarray | None:
+    """``cost - pi.M`` in floats (ordering only, never a sign), or None when a value exceeds floats."""
+    try:
+        pf = np.asarray([float(v) for v in pi])
+    except OverflowError:
+        return None
+    Mf, cf = _floats(M), _floats(cost)
+    if Mf is None or cf is None:
+        return None
+    red = cf - pf @ Mf
+    return red if np.all(np.isfinite(red)) else None
 
 
 def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.ndarray:
     """The sorted indices ``j < allowed`` whose reduced cost ``cost_j - pi.M_j`` is negative, exactly.
 
-    A floating-point filter decides the columns whose reduced cost is far from 0 (relative to the
-    size of its terms); the rest, and everything when no float view exists, are computed in exact
-    integers (``den * reduced cost``).
+    With ``view`` (:func:`_float_view`), a floating-point filter decides the columns whose reduced cost
+    is far from 0 (relative to the size of its terms), block by block of :data:`_PRICE_BLOCK`
+    columns; the rest, and every block whose values exceed floats (or everything without ``view``),
+    are computed in exact integers (``den * reduced cost``).
     """
+    if view is not None and allowed > _PRICE_BLOCK:
+        parts = [
+            lo + _negative_columns(M[:, lo : lo + _PRICE_BLOCK], cost[lo : lo + _PRICE_BLOCK], pi, view,
+                                   min(_PRICE_BLOCK, allowed - lo))
+            for lo in range(0, allowed, _PRICE_BLOCK)
+        ]  # fmt: skip
+        return np.concatenate(parts)
     if view is not None:
-        Mf, Mabs, cf, cabs = view
         try:
             pf = np.asarray([float(v) for v in pi])
         except OverflowError:
@@ -209,9 +242,11 @@ def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.nda
         # underflow would turn a relative error bound into an absolute one: use the exact path then
         if pf is not None and any(v != 0 and abs(f) < 1e-290 for v, f in zip(pi, pf)):
             pf = None
-        if pf is not None and np.all(np.isfinite(pf)):
+        Mf = _floats(M[:, :allowed]) if pf is not None and np.all(np.isfinite(pf)) else None
+        cf = _floats(cost[:allowed]) if Mf is not None else None
+        if cf is not None:
             red = cf - pf @ Mf
-            slack = _FILTER_SLACK * (cabs + np.abs(pf) @ Mabs)
+            slack = _FILTER_SLACK * (np.abs(cf) + np.abs(pf) @ np.abs(Mf))
             if np.all(np.isfinite(red)) and np.all(np.isfinite(slack)):
                 sure = red < -slack
                 unsure = np.flatnonzero(np.abs(red) <= slack)
@@ -252,13 +287,9 @@ def _phase(
             return "optimal", basis, yB, pi, pivots
         j = int(neg[0])  # Bland: the smallest improving column
         if pivots < dantzig and view is not None and len(neg) > 1:
-            try:
-                pf = np.asarray([float(v) for v in pi])
-                red = view[2][neg] - pf @ view[0][:, neg]
-                if np.all(np.isfinite(red)):
-                    j = int(neg[int(np.argmin(red))])
-            except OverflowError:
-                pass
+            red = _float_reduced(M[:, neg], cost[neg], pi)
+            if red is not None:
+                j = int(neg[int(np.argmin(red))])
         dcol = _solve(MB, [Fraction(int(M[r, j])) for r in range(n)])
         best = None
         for p in range(n):
@@ -647,23 +678,12 @@ class ColumnGeneration:
     limit: int
 
 
-def _sliced_view(view, lo: int, hi: int):
-    if view is None:
-        return None
-    Mf, Mabs, cf, cabs = view
-    return Mf[:, lo:hi], Mabs[:, lo:hi], cf[lo:hi], cabs[lo:hi]
-
-
 def _price(M, cost, pi: list[Fraction], view, lo: int, hi: int) -> np.ndarray:
     """The columns ``lo <= j < hi`` with a negative reduced cost (exact), most negative (in floats) first."""
-    neg = lo + _negative_columns(M[:, lo:hi], cost[lo:hi], pi, _sliced_view(view, lo, hi), hi - lo)
+    neg = lo + _negative_columns(M[:, lo:hi], cost[lo:hi], pi, view, hi - lo)
     if len(neg) > _ENTER_PER_ROUND and view is not None:
-        try:
-            pf = np.asarray([float(v) for v in pi])
-        except OverflowError:
-            return neg
-        red = view[2][neg] - pf @ view[0][:, neg]
-        if np.all(np.isfinite(red)):
+        red = _float_reduced(M[:, neg], cost[neg], pi)
+        if red is not None:
             neg = neg[np.argsort(red, kind="stable")]
     return neg
 
@@ -765,9 +785,8 @@ def hull_slice_ranges(P, q, prefix, counts, *, seeds, use_highs: bool = True) ->
         return []
     M, rhs, obj, neg, t = _slice_form(P, q, prefix)
     ends: list[list[Fraction]] = []
-    shared = _float_view(M[:, : counts[-1]], obj[: counts[-1]])  # the maximum's view is the same, negated cost
+    view = _float_view(M, obj)  # the columns are converted block by block when priced: no float copy
     for cost in (obj, neg):
-        view = shared if shared is None or cost is obj else (shared[0], shared[1], -shared[2], shared[3])
         state: ColumnGeneration | None = None
         values = []
         for c, seed in zip(counts, seeds):

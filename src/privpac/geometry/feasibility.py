@@ -775,17 +775,23 @@ class PointLevels:
     """
 
     def __init__(self, P: np.ndarray, q: np.ndarray, depths: np.ndarray, R: int, m: int):
-        d = np.asarray(depths, dtype=np.int64)
-        # falling depth; a stable sort of small non-negative keys (radix sort for 16-bit keys)
-        order = np.argsort((m - d).astype(np.uint16 if m < 2**16 else np.int64), kind="stable")
-        self.P = P[order]
-        self.q = q[order]
-        self.depths = d[order]
+        d = np.asarray(depths)
+        if d.dtype.kind not in "iu":
+            d = d.astype(np.int64)
+        if len(d) > 1 and np.any(d[1:] > d[:-1]):  # falling depth; a stable sort of small non-negative keys
+            order = np.argsort((m - d.astype(np.int64)).astype(np.uint16 if m < 2**16 else np.int64), kind="stable")
+            P, q, d = P[order], q[order], d[order]
+        # already falling (arrangement_vertices sorts its output): the arrays are shared, not copied
+        self.P = P
+        self.q = q
+        self.depths = d
         self.R = R
         self.m = m
         self.dimension = int(P.shape[1])
-        # count[k] = #{v : depth(v) >= k}, k = 0 .. m + 1 (depths sorted falling)
-        self._count = np.searchsorted(-self.depths, -np.arange(m + 2), side="right")
+        # count[k] = #{v : depth(v) >= k}, k = 0 .. m + 1
+        per = np.bincount(d, minlength=m + 2)[: m + 2].astype(np.int64)
+        self._count = np.cumsum(per[::-1])[::-1]
+        self._levels = [int(k) for k in np.flatnonzero(per[1:]) + 1]
         self._x1: list[tuple[Fraction, Fraction]] | None = None
         self._hulls: dict[int, list[int]] | None = None
 
@@ -795,7 +801,7 @@ class PointLevels:
         return int(self.depths[0]) if len(self.depths) else 0
 
     def _distinct_levels(self) -> list[int]:
-        return sorted({int(v) for v in np.unique(self.depths) if v > 0})
+        return list(self._levels)
 
     def _x1_intervals(self) -> list[tuple[Fraction, Fraction]]:
         if self._x1 is None:
