@@ -143,6 +143,7 @@ def _row_times(w: list[int], M: np.ndarray) -> np.ndarray:
 
 def _axpy(a: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``a x - y`` exactly."""
+    x = np.asarray(x)
     if x.dtype != object and y.dtype != object and abs(a) * max_abs(x) + max_abs(y) < INT64_SAFE:
         return a * x - y
     return a * x.astype(object) - y.astype(object)
@@ -621,25 +622,60 @@ def check_certificate(result: LPResult, c, A, b, *, sense: str = "max") -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+class _Negated:
+    """``-cost`` without a negated copy of every column: a slice is another lazy view, an index or an index
+    array gives the negated values (the pricing blocks, the restricted programs' columns)."""
+
+    def __init__(self, cost: np.ndarray):
+        self.cost = cost
+        self.dtype = cost.dtype
+        self.shape = cost.shape
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return _Negated(self.cost[index])
+        v = self.cost[index]
+        return -v if isinstance(v, np.ndarray) else -int(v)
+
+    def __array__(self, dtype=None, copy=None):
+        out = -self.cost
+        return out if dtype is None else out.astype(dtype)
+
+    def __len__(self) -> int:
+        return len(self.cost)
+
+
 def _slice_form(P, q, prefix):
-    P_arr, _ = as_integer_points(P, "P")
-    q_in = q.reshape(-1, 1) if isinstance(q, np.ndarray) and q.dtype.kind in "iu" else np.asarray(q, dtype=object)
-    q_arr, _ = as_integer_points(q_in.reshape(-1, 1), "q", d=1)
-    q_arr = q_arr[:, 0]
-    if len(q_arr) != P_arr.shape[0]:
-        raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
-    if np.any(q_arr <= 0):
-        raise DataError("every denominator q_j must be positive")
     p = _rationals(prefix, "prefix")
     i = len(p) + 1
-    if P_arr.shape[1] < i:
-        raise InvalidParameterError(f"prefix has {len(p)} coordinates; P has only {P_arr.shape[1]} columns")
+    fast = isinstance(P, np.ndarray) and isinstance(q, np.ndarray) and P.ndim == 2 and P.dtype == np.int64
+    if fast and q.dtype == np.int64 and len(q) == P.shape[0] and P.shape[1] >= i and len(q):
+        # int64 arrays (FindDeepPoint's levels): bounds read without a converted copy of every point
+        bound = max(-int(P[:, :i].min()), int(P[:, :i].max()), int(q.max()))
+        if int(q.min()) <= 0:
+            raise DataError("every denominator q_j must be positive")
+        P_arr, q_arr = P, q
+        big = bound >= INT64_SAFE
+    else:
+        P_arr, _ = as_integer_points(P, "P")
+        q_in = q.reshape(-1, 1) if isinstance(q, np.ndarray) and q.dtype.kind in "iu" else np.asarray(q, dtype=object)
+        q_arr, _ = as_integer_points(q_in.reshape(-1, 1), "q", d=1)
+        q_arr = q_arr[:, 0]
+        if len(q_arr) != P_arr.shape[0]:
+            raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
+        if np.any(q_arr <= 0):
+            raise DataError("every denominator q_j must be positive")
+        if P_arr.shape[1] < i:
+            raise InvalidParameterError(f"prefix has {len(p)} coordinates; P has only {P_arr.shape[1]} columns")
+        big = False
     t, s = _scaled(p)
     M = np.stack([P_arr[:, j] for j in range(i - 1)] + [q_arr], axis=0)
-    if M.dtype != object and max_abs(M) >= INT64_SAFE:
+    if big or (M.dtype != object and max_abs(M) >= INT64_SAFE):
         M = M.astype(object)
     obj = P_arr[:, i - 1]
-    neg = -obj if obj.dtype != object else np.asarray([-int(v) for v in obj], dtype=object)
+    if big:
+        obj = obj.astype(object)
+    neg = _Negated(obj) if obj.dtype != object else np.asarray([-int(v) for v in obj], dtype=object)
     return M, s + [t], obj, neg, t
 
 
