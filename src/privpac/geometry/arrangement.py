@@ -29,9 +29,19 @@ Whether it lies in the box comes from the same prefix sums (a box facet's own si
 ``m + 1``), so a vertex's coordinates are formed only when it is kept.
 
 Pruning (``prune=True``, what FindDeepPoint's levels use): a vertex of depth ``k`` strictly between
-two box vertices of depth ``> k`` on its reporting line lies in ``conv(V_(k+1))``, so dropping all
+two box vertices of depth ``> k`` on *a* line through it lies in ``conv(V_(k+1))``, so dropping all
 of them leaves every level ``conv(V_k)`` unchanged (induction from the top level down), and with
-it every level interval; about 40 % of the vertices of the margin-1 dual of grid data go.
+it every level interval; about 40 % of the vertices of the margin-1 dual of grid data go on their
+reporting lines alone. In ``D = 3`` every line also marks such crossings (:class:`_Flags`, one byte
+per triple of planes), and a vertex marked on any of its three lines is dropped once every line is
+swept: about 30 % fewer vertices again on random planted systems. Until then a vertex is kept as its
+three planes and its depth (14 bytes); its coordinates are formed once, in falling-depth order
+(:func:`_by_falling_depth`, a counting sort whose arrays the levels share). In ``D = 2`` the marks
+drop about 14 % and cost about as much as they save, so only the reporting line prunes.
+
+Exact float order. Below ``2**53`` a crossing's position ``kn / kd`` converts exactly and is rounded
+once, monotonically, so a strictly rising float pair is a strictly rising exact pair: only float
+ties are compared in integers (:func:`ratio_signs`).
 
 Cost: ``O(m^2 log m)`` for ``D = 2`` and ``O(m^3 log m)`` for ``D = 3`` (about 10 s of one core at
 ``m = 500``), in blocks of about ``10^6`` crossings; the memory is that of the vertices kept.

@@ -258,12 +258,12 @@ DOMAINS = ("a3-rational", "mode-c")
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
 #: feasible exact range near ``m = 10^3`` for a vectorised implementation). The line sweep takes
-#: ``O(m^3 log m)`` time, but the kept vertices (up to ``C(m + 6, 3)``, 8.5e6 at 500 and 6.4e7 at
-#: 1,000 on grid data) and the levels' and LPs' copies of them set the memory: the margin-1 halfspace
-#: learner's fit at ``m = 700`` on 2-D grid data took about 35 s of one core and 4.9 GB; at 1,000 the
-#: levels alone took 8.5 GB (``benchmarks/feasibility_halfspaces.py --only done``;
-#: docs/algorithms/linear-feasibility.md).
-MAX_CONSTRAINTS_3D = 700
+#: ``O(m^3 log m)`` time; the kept vertices (up to ``C(m + 6, 3)``) set the memory: each is held as its
+#: three planes and depth until the sweep ends, then once as exact coordinates that the levels share, and
+#: the ``Q_3`` programs price them in float blocks. Measured at ``m = 1,000`` on a planted feasible
+#: system with entries in ``[-128, 128]`` (``benchmarks/linear_feasibility.py --only envelope``;
+#: docs/algorithms/linear-feasibility.md): 8.2e7 vertices kept, within the 12 GB this cap is set for.
+MAX_CONSTRAINTS_3D = 1_000
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
 #: ``r`` distinct rows, each line swept once (``O(r^2 log r)``): about 70 s of one core and 4.7 GB at
