@@ -701,30 +701,48 @@ def _extremes(P: np.ndarray, q: np.ndarray) -> np.ndarray:
 _SLACK = 1e-12
 
 
+def _edges(H: list[tuple[int, int, int]]) -> np.ndarray | None:
+    """The edges ``u x v`` of the polygon ``H`` (homogeneous integers), each divided by the sum of its
+    absolute entries, as a ``(3, edges)`` float array; None when an entry exceeds floats."""
+    pairs = zip(H, H[1:] + H[:1])
+    C = [(u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]) for u, v in pairs]
+    try:
+        Cf = np.asarray(C, dtype=float)
+    except OverflowError:
+        return None
+    norm = np.sum(np.abs(Cf), axis=1)
+    if not (np.all(np.isfinite(norm)) and np.all(norm > 0)):
+        return None
+    return (Cf / norm[:, None]).T
+
+
 def _inside_polygon(P: np.ndarray, q: np.ndarray, H: list[tuple[int, int, int]]) -> np.ndarray:
     """Mask of the points ``P[:, :2] / q`` *certainly strictly inside* the counter-clockwise polygon ``H``
     (homogeneous integer vertices ``(X, Y, W)``, ``W > 0``, at least three).
 
     A point strictly inside the hull of some points of a set is not a vertex of the set's hull, so
     dropping it leaves the hull as it is. Per edge ``(u, v)`` the orientation ``<(x, y, w), u x v>`` of the
-    homogeneous point, all edges in one float product: a point counts as inside only when every
-    orientation exceeds ``_SLACK`` times its sum of absolute terms, which rounding cannot fake; ties and
-    near-ties stay (and are decided exactly by :func:`_hull_indices`).
+    homogeneous point, the edges scaled to unit 1-norm, all edges in one float product: a point counts as
+    inside only when every orientation exceeds ``_SLACK`` times ``max(|x|, |y|, |w|)``, a bound on its
+    sum of absolute terms that rounding (about ``10 * 2**-53`` of that sum) cannot reach; ties, near-ties
+    and values beyond floats stay (NaN and infinities compare false), decided exactly by
+    :func:`_hull_indices`. Most points are settled first against every eighth vertex's polygon (inside
+    it is inside ``H``), the rest against every edge.
     """
     n = len(q)
-    C = []
-    for u, v in zip(H, H[1:] + H[:1]):
-        C.append((u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]))
-    try:
-        Cf = np.asarray(C, dtype=float).T  # (3, edges)
-    except OverflowError:
+    C = _edges(H)
+    if C is None:
         return np.zeros(n, dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
         Z = np.stack([np.asarray(v, dtype=float) for v in (P[:, 0], P[:, 1], q)], axis=1)
-        val = Z @ Cf
-        bound = np.abs(Z) @ np.abs(Cf)
-        ok = np.isfinite(val) & np.isfinite(bound) & (val > _SLACK * bound)
-    return np.all(ok, axis=1)
+        scale = _SLACK * np.max(np.abs(Z), axis=1)
+        sub = _edges(H[:: len(H) // 8]) if len(H) >= 24 else None
+        if sub is None:
+            return (Z @ C).min(axis=1) > scale
+        inside = (Z @ sub).min(axis=1) > scale
+        rest = np.flatnonzero(~inside)
+        inside[rest] = (Z[rest] @ C).min(axis=1) > scale[rest]
+    return inside
 
 
 def _argmin_ratio(num: np.ndarray, den: np.ndarray) -> int:
