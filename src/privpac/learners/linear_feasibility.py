@@ -392,7 +392,7 @@ def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: i
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
                 f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
-                f"their square (about 25 million vertices and 1.7 GB at 10,000); use a public random subsample of at most "
+                f"their square (about 2.5e7 vertices and 1.7 GB at 10,000); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {_LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:
