@@ -262,8 +262,8 @@ SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: three planes and depth until the sweep ends, then once as exact coordinates that the levels share, and
 #: the ``Q_3`` programs price them in float blocks. Measured at ``m = 1,000`` on a planted feasible
 #: system with entries in ``[-128, 128]`` (``benchmarks/linear_feasibility.py --only envelope``;
-#: docs/algorithms/linear-feasibility.md): 8.2e7 vertices kept and a 6.7 GB peak, within the 12 GB this
-#: cap is set for; the exact ``Q_3`` programs then take more than 25 minutes of CPU there.
+#: docs/algorithms/linear-feasibility.md): 8.2e7 vertices kept and an 8.5 GB peak, within the 12 GB this
+#: cap is set for; about 29 minutes of CPU, mostly the exact ``Q_3`` programs.
 MAX_CONSTRAINTS_3D = 1_000
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
