@@ -201,3 +201,44 @@ def test_an_unsorted_float_proposal_is_sorted_again_exactly(monkeypatch):
 def test_the_levels_refuse_a_system_of_another_dimension():
     with pytest.raises(Exception, match="2-column"):
         F.arrangement_levels_2d(np.zeros((2, 3), dtype=int), [0, 0], box=5)
+
+
+def _reference_hulls(P, q, d):
+    """``{k: the Fraction hull of the projections of V_k}`` by the plain monotone chain, every level from scratch."""
+    pts = [(F._point2(row, qq), int(dd)) for row, qq, dd in zip(P, q, d)]
+    return {k: F._hull([p for p, dd in pts if dd >= k]) for k in sorted({dd for _, dd in pts if dd > 0})}
+
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_level_hulls_and_slices_equal_the_fraction_hulls_of_every_level(D):
+    """The levels' hulls (integer monotone chains after the float filter) are the plain Fraction hulls of
+    every ``V_k``, and their slices those of :meth:`ConvexLevel.slice`: degenerate systems, Python
+    integers, and sets large enough for the filter to drop points."""
+    gen = np.random.default_rng(60 + D)
+    for trial in range(15):
+        A, b, R = _system(gen, D, trial % 5)
+        if trial % 5 == 0:
+            X, m = 5, (40 if D == 2 else 10)
+            A, b = gen.integers(-X, X + 1, size=(m, D)), gen.integers(-X, X + 1, size=m)
+            R = F.bounding_box_radius(D, X)
+        A_arr, _, b_arr, _ = F._system(A, b)
+        P, q, d = AR.arrangement_vertices(A_arr, b_arr, R, prune=trial % 2 == 0)
+        levels = F.PointLevels(P, q, d, R, len(b))
+        want = _reference_hulls(P, q, d)
+        assert {k: levels._polygon(k) for k in want} == want, (A, b)
+        xs = sorted({v[0] for poly in want.values() for v in poly})
+        for t in xs[:: max(1, len(xs) // 5)] + [(xs[0] + xs[-1]) / 3]:
+            side: dict[int, int] = {}
+            for k, poly in want.items():
+                assert levels._slice(k, t, side) == F.ConvexLevel(k, 2, None, poly, R, False).slice(t)
+
+
+def test_candidate_level_hulls_with_many_points_per_level():
+    """A public candidate set with hundreds of points per depth (where the float filter drops most of them)."""
+    gen = np.random.default_rng(62)
+    for C, n in ((50, 2000), (2**40, 800)):
+        pts = gen.integers(-C, C + 1, size=(n, 2))
+        depths = gen.integers(0, 6, size=n)
+        levels = F.candidate_levels(pts, depths, 5, bound=C)
+        want = _reference_hulls(pts, np.ones(n, dtype=np.int64), depths)
+        assert {k: levels._polygon(k) for k in want} == want

@@ -220,3 +220,34 @@ def test_the_float_filter_signs_reduced_costs_exactly():
         exact = _negative_columns(M, cost, pi, None, m)
         filtered = _negative_columns(M, cost, pi, _float_view(M, cost), m)
         assert list(exact) == list(filtered)
+
+
+def test_pricing_in_float_blocks_and_the_lazy_negated_cost(monkeypatch):
+    """Columns priced block by block (no float copy of every column) give the all-integer signs, and the
+    nested slice ranges over int64 levels (the lazily negated maximum's cost) are those of the single LPs."""
+    from privpac.geometry import exact_lp
+    from privpac.geometry.exact_lp import _float_view, _negative_columns, hull_slice_ranges, slice_support
+
+    monkeypatch.setattr(exact_lp, "_PRICE_BLOCK", 7)
+    gen = np.random.default_rng(19)
+    for trial in range(40):
+        n, m = int(gen.integers(1, 4)), int(gen.integers(1, 60))
+        M = gen.integers(-9, 10, size=(n, m))
+        pi = [Fraction(int(gen.integers(-50, 51)), int(gen.integers(1, 7))) for _ in range(n)]
+        cost = gen.integers(-100, 101, size=m)
+        if trial % 5 == 0:  # a block of huge entries beside ordinary ones
+            M, cost = M.astype(object), cost.astype(object)
+            M[:, : m // 2] *= 2**1100
+        exact = _negative_columns(M, cost, pi, None, m)
+        assert list(exact) == list(_negative_columns(M, cost, pi, _float_view(M, cost), m))
+    for _ in range(10):
+        k = int(gen.integers(8, 40))
+        P = gen.integers(-20, 21, size=(k, 3)).astype(np.int64)
+        q = gen.integers(1, 4, size=k).astype(np.int64)
+        p = (Fraction(int(np.mean(P[:, 0] / q) * 3), 3), Fraction(int(np.mean(P[:, 1] / q) * 2), 2))
+        counts = [c for c in range(4, k + 1) if hull_slice_range(P[:c], q[:c], p) is not None]
+        if not counts:
+            continue
+        seed = sorted(slice_support(P, q, p, counts[0]))
+        got = hull_slice_ranges(P, q, p, counts, seeds=[seed] * len(counts))
+        assert got == [hull_slice_range(P[:c], q[:c], p) for c in counts]

@@ -406,6 +406,32 @@ def _coordinates_at_twice_their_charge(monkeypatch):
     _at_twice_its_charge(monkeypatch, coordinatewise_module, "exponential_mechanism_step")
 
 
+def _slice_missing_a_vertex_on_the_line(monkeypatch):
+    """The slice of a level's hull at ``x_1 = x*_1`` built from the crossing edges only: a hull vertex lying
+    on the line itself is missed (``PointLevels._slice``), so a level whose hull only touches the line
+    reads as empty there and the nested slices break."""
+    from privpac.geometry import feasibility as geometry_feasibility
+
+    def _slice(self, level, t, side):
+        hull = self._projected_hulls()[level]
+        for j in hull:
+            if j not in side:
+                side[j] = (int(self.P[j, 0]) * t.denominator > t.numerator * int(self.q[j])) - (
+                    int(self.P[j, 0]) * t.denominator < t.numerator * int(self.q[j])
+                )
+        ys = []
+        for a, j in enumerate(hull):
+            r = hull[(a + 1) % len(hull)]
+            if side[j] * side[r] < 0:
+                (x0, y0), (x1, y1) = geometry_feasibility._point2(self.P[j], self.q[j]), geometry_feasibility._point2(
+                    self.P[r], self.q[r]
+                )
+                ys.append(y0 + (t - x0) * (y1 - y0) / (x1 - x0))
+        return (min(ys), max(ys)) if ys else None
+
+    monkeypatch.setattr(geometry_feasibility.PointLevels, "_slice", _slice)
+
+
 def _candidates_trimmed_by_depth(monkeypatch):
     """FindDeepPoint over public candidates keeps only those of depth at least half the largest
     before it forms the levels (a pruning read off the data)."""
@@ -777,6 +803,11 @@ MUTANTS += [
             "linear-feasibility --pair domain=mode-c",
             "halfspace-tukey --pair twelve",
         ],
+    ),
+    (
+        "a level's hull slice missing its vertex on the line x_1 = x*_1",
+        _slice_missing_a_vertex_on_the_line,
+        ["feasibility-candidates --pair d=2"],  # the d = 2 learner's dual (D = 3): hull slices at i = 2
     ),
     (
         "public candidates trimmed by their depth before the levels",

@@ -104,7 +104,10 @@ register(
                 "candidates given, the d = 2 halfspace learner (its dual has D = 3: prefix extrema, the exact "
                 "hull slice, a certified LP)",
                 ("d=2: a label flips",),
-                ("the training accuracy stored on the estimator",),
+                (
+                    "the training accuracy stored on the estimator",
+                    "a level's hull slice missing its vertex on the line x_1 = x*_1",
+                ),
             ),
             Branch(
                 "candidates drawn (candidates=n) from the fit's randomness before the data is read",

@@ -143,6 +143,7 @@ def _row_times(w: list[int], M: np.ndarray) -> np.ndarray:
 
 def _axpy(a: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``a x - y`` exactly."""
+    x = np.asarray(x)
     if x.dtype != object and y.dtype != object and abs(a) * max_abs(x) + max_abs(y) < INT64_SAFE:
         return a * x - y
     return a * x.astype(object) - y.astype(object)
@@ -174,34 +175,67 @@ class _Problem:
         return [Fraction(int(self.M[r, j])) for r in rows]
 
 
+class _FloatFilter:
+    """The marker that reduced costs are filtered in floats (:func:`_negative_columns`), block by block.
+
+    No float copy of the columns is kept: each block of :data:`_PRICE_BLOCK` columns is converted when
+    it is priced, so pricing millions of vertices (FindDeepPoint's ``D = 3`` levels) needs a few
+    hundred MB of temporaries, not a float copy of every column.
+    """
+
+
 def _float_view(M: np.ndarray, cost: np.ndarray):
-    """``(M, |M|, cost, |cost|)`` as floats, or None when a value overflows a float."""
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            Mf = np.asarray(M, dtype=float)
-            cf = np.asarray(cost, dtype=float)
-    except OverflowError:
-        return None
-    if not (np.all(np.isfinite(Mf)) and np.all(np.isfinite(cf))):
-        return None
-    return Mf, np.abs(Mf), cf, np.abs(cf)
+    """The float filter for ``M`` and ``cost`` (the columns are converted block by block when priced)."""
+    return _FloatFilter()
 
 
 #: Relative slack of the floating-point filter on reduced costs. A float dot product of ``n <= 4``
 #: terms errs by at most about ``n 2**-53`` of the sum of the absolute terms; the filter only trusts
 #: signs beyond ``1e-9`` of that sum and checks every other column exactly.
 _FILTER_SLACK = 1e-9
+#: Columns converted to floats at a time by :func:`_negative_columns` (about 16 MB per row).
+_PRICE_BLOCK = 1 << 21
+
+
+def _floats(v: np.ndarray) -> np.ndarray | None:
+    """``v`` as float64, or None when an entry overflows a float."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            f = np.asarray(v, dtype=float)
+    except OverflowError:
+        return None
+    return f if np.all(np.isfinite(f)) else None
+
+
+def _float_reduced(M, cost, pi: list[Fraction]) -> np.ndarray | None:
+    """``cost - pi.M`` in floats (ordering only, never a sign), or None when a value exceeds floats."""
+    try:
+        pf = np.asarray([float(v) for v in pi])
+    except OverflowError:
+        return None
+    Mf, cf = _floats(M), _floats(cost)
+    if Mf is None or cf is None:
+        return None
+    red = cf - pf @ Mf
+    return red if np.all(np.isfinite(red)) else None
 
 
 def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.ndarray:
     """The sorted indices ``j < allowed`` whose reduced cost ``cost_j - pi.M_j`` is negative, exactly.
 
-    A floating-point filter decides the columns whose reduced cost is far from 0 (relative to the
-    size of its terms); the rest, and everything when no float view exists, are computed in exact
-    integers (``den * reduced cost``).
+    With ``view`` (:func:`_float_view`), a floating-point filter decides the columns whose reduced cost
+    is far from 0 (relative to the size of its terms), block by block of :data:`_PRICE_BLOCK`
+    columns; the rest, and every block whose values exceed floats (or everything without ``view``),
+    are computed in exact integers (``den * reduced cost``).
     """
+    if view is not None and allowed > _PRICE_BLOCK:
+        parts = [
+            lo + _negative_columns(M[:, lo : lo + _PRICE_BLOCK], cost[lo : lo + _PRICE_BLOCK], pi, view,
+                                   min(_PRICE_BLOCK, allowed - lo))
+            for lo in range(0, allowed, _PRICE_BLOCK)
+        ]  # fmt: skip
+        return np.concatenate(parts)
     if view is not None:
-        Mf, Mabs, cf, cabs = view
         try:
             pf = np.asarray([float(v) for v in pi])
         except OverflowError:
@@ -209,9 +243,11 @@ def _negative_columns(M, cost, pi: list[Fraction], view, allowed: int) -> np.nda
         # underflow would turn a relative error bound into an absolute one: use the exact path then
         if pf is not None and any(v != 0 and abs(f) < 1e-290 for v, f in zip(pi, pf)):
             pf = None
-        if pf is not None and np.all(np.isfinite(pf)):
+        Mf = _floats(M[:, :allowed]) if pf is not None and np.all(np.isfinite(pf)) else None
+        cf = _floats(cost[:allowed]) if Mf is not None else None
+        if cf is not None:
             red = cf - pf @ Mf
-            slack = _FILTER_SLACK * (cabs + np.abs(pf) @ Mabs)
+            slack = _FILTER_SLACK * (np.abs(cf) + np.abs(pf) @ np.abs(Mf))
             if np.all(np.isfinite(red)) and np.all(np.isfinite(slack)):
                 sure = red < -slack
                 unsure = np.flatnonzero(np.abs(red) <= slack)
@@ -252,13 +288,9 @@ def _phase(
             return "optimal", basis, yB, pi, pivots
         j = int(neg[0])  # Bland: the smallest improving column
         if pivots < dantzig and view is not None and len(neg) > 1:
-            try:
-                pf = np.asarray([float(v) for v in pi])
-                red = view[2][neg] - pf @ view[0][:, neg]
-                if np.all(np.isfinite(red)):
-                    j = int(neg[int(np.argmin(red))])
-            except OverflowError:
-                pass
+            red = _float_reduced(M[:, neg], cost[neg], pi)
+            if red is not None:
+                j = int(neg[int(np.argmin(red))])
         dcol = _solve(MB, [Fraction(int(M[r, j])) for r in range(n)])
         best = None
         for p in range(n):
@@ -590,25 +622,60 @@ def check_certificate(result: LPResult, c, A, b, *, sense: str = "max") -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+class _Negated:
+    """``-cost`` without a negated copy of every column: a slice is another lazy view, an index or an index
+    array gives the negated values (the pricing blocks, the restricted programs' columns)."""
+
+    def __init__(self, cost: np.ndarray):
+        self.cost = cost
+        self.dtype = cost.dtype
+        self.shape = cost.shape
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return _Negated(self.cost[index])
+        v = self.cost[index]
+        return -v if isinstance(v, np.ndarray) else -int(v)
+
+    def __array__(self, dtype=None, copy=None):
+        out = -self.cost
+        return out if dtype is None else out.astype(dtype)
+
+    def __len__(self) -> int:
+        return len(self.cost)
+
+
 def _slice_form(P, q, prefix):
-    P_arr, _ = as_integer_points(P, "P")
-    q_in = q.reshape(-1, 1) if isinstance(q, np.ndarray) and q.dtype.kind in "iu" else np.asarray(q, dtype=object)
-    q_arr, _ = as_integer_points(q_in.reshape(-1, 1), "q", d=1)
-    q_arr = q_arr[:, 0]
-    if len(q_arr) != P_arr.shape[0]:
-        raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
-    if np.any(q_arr <= 0):
-        raise DataError("every denominator q_j must be positive")
     p = _rationals(prefix, "prefix")
     i = len(p) + 1
-    if P_arr.shape[1] < i:
-        raise InvalidParameterError(f"prefix has {len(p)} coordinates; P has only {P_arr.shape[1]} columns")
+    fast = isinstance(P, np.ndarray) and isinstance(q, np.ndarray) and P.ndim == 2 and P.dtype == np.int64
+    if fast and q.dtype == np.int64 and len(q) == P.shape[0] and P.shape[1] >= i and len(q):
+        # int64 arrays (FindDeepPoint's levels): bounds read without a converted copy of every point
+        bound = max(-int(P[:, :i].min()), int(P[:, :i].max()), int(q.max()))
+        if int(q.min()) <= 0:
+            raise DataError("every denominator q_j must be positive")
+        P_arr, q_arr = P, q
+        big = bound >= INT64_SAFE
+    else:
+        P_arr, _ = as_integer_points(P, "P")
+        q_in = q.reshape(-1, 1) if isinstance(q, np.ndarray) and q.dtype.kind in "iu" else np.asarray(q, dtype=object)
+        q_arr, _ = as_integer_points(q_in.reshape(-1, 1), "q", d=1)
+        q_arr = q_arr[:, 0]
+        if len(q_arr) != P_arr.shape[0]:
+            raise DataError(f"P has {P_arr.shape[0]} rows but q has {len(q_arr)} entries")
+        if np.any(q_arr <= 0):
+            raise DataError("every denominator q_j must be positive")
+        if P_arr.shape[1] < i:
+            raise InvalidParameterError(f"prefix has {len(p)} coordinates; P has only {P_arr.shape[1]} columns")
+        big = False
     t, s = _scaled(p)
     M = np.stack([P_arr[:, j] for j in range(i - 1)] + [q_arr], axis=0)
-    if M.dtype != object and max_abs(M) >= INT64_SAFE:
+    if big or (M.dtype != object and max_abs(M) >= INT64_SAFE):
         M = M.astype(object)
     obj = P_arr[:, i - 1]
-    neg = -obj if obj.dtype != object else np.asarray([-int(v) for v in obj], dtype=object)
+    if big:
+        obj = obj.astype(object)
+    neg = _Negated(obj) if obj.dtype != object else np.asarray([-int(v) for v in obj], dtype=object)
     return M, s + [t], obj, neg, t
 
 
@@ -647,23 +714,12 @@ class ColumnGeneration:
     limit: int
 
 
-def _sliced_view(view, lo: int, hi: int):
-    if view is None:
-        return None
-    Mf, Mabs, cf, cabs = view
-    return Mf[:, lo:hi], Mabs[:, lo:hi], cf[lo:hi], cabs[lo:hi]
-
-
 def _price(M, cost, pi: list[Fraction], view, lo: int, hi: int) -> np.ndarray:
     """The columns ``lo <= j < hi`` with a negative reduced cost (exact), most negative (in floats) first."""
-    neg = lo + _negative_columns(M[:, lo:hi], cost[lo:hi], pi, _sliced_view(view, lo, hi), hi - lo)
+    neg = lo + _negative_columns(M[:, lo:hi], cost[lo:hi], pi, view, hi - lo)
     if len(neg) > _ENTER_PER_ROUND and view is not None:
-        try:
-            pf = np.asarray([float(v) for v in pi])
-        except OverflowError:
-            return neg
-        red = view[2][neg] - pf @ view[0][:, neg]
-        if np.all(np.isfinite(red)):
+        red = _float_reduced(M[:, neg], cost[neg], pi)
+        if red is not None:
             neg = neg[np.argsort(red, kind="stable")]
     return neg
 
@@ -765,9 +821,8 @@ def hull_slice_ranges(P, q, prefix, counts, *, seeds, use_highs: bool = True) ->
         return []
     M, rhs, obj, neg, t = _slice_form(P, q, prefix)
     ends: list[list[Fraction]] = []
-    shared = _float_view(M[:, : counts[-1]], obj[: counts[-1]])  # the maximum's view is the same, negated cost
+    view = _float_view(M, obj)  # the columns are converted block by block when priced: no float copy
     for cost in (obj, neg):
-        view = shared if shared is None or cost is obj else (shared[0], shared[1], -shared[2], shared[3])
         state: ColumnGeneration | None = None
         values = []
         for c, seed in zip(counts, seeds):

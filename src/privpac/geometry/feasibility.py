@@ -607,47 +607,142 @@ def convex_levels(A, b, *, box: int) -> list[ConvexLevel]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _seed_polygon(hull: tuple[Point, ...], P: np.ndarray, q: np.ndarray) -> tuple[Point, ...]:
-    """A convex polygon whose vertices are points of ``hull`` and of ``P / q`` (Akl-Toussaint).
+def _lex_order(X: list[int], Y: list[int], W: list[int]) -> list[int]:
+    """The positions of the points ``(X, Y) / W`` (``W > 0``) sorted by ``(x, y)``, exact duplicates dropped.
 
-    The new points that are roughly extreme in eight directions (chosen in floating point: any
-    choice is safe, because the polygon's vertices are points of the set, so it lies inside the
-    set's hull) and the current hull's vertices, hulled exactly.
+    Floats propose the order (a rounded quotient never reverses a strict order, it can only tie), and
+    every adjacent pair is then compared exactly in integers; an unsorted proposal (a float tie that
+    hid a strict order, or values beyond floats) is sorted again with Fraction keys.
     """
-    if len(q) == 0:
-        return hull
+    n = len(W)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        wf = np.asarray(W, dtype=float)
+        xf = np.asarray(X, dtype=float) / wf
+        yf = np.asarray(Y, dtype=float) / wf
+    order = np.lexsort((yf, xf)).tolist() if np.all(np.isfinite(xf)) and np.all(np.isfinite(yf)) else None
+    if order is not None:
+        out = [order[0]] if n else []
+        for j in order[1:]:
+            i = out[-1]
+            c = X[j] * W[i] - X[i] * W[j]
+            if c == 0:
+                c = Y[j] * W[i] - Y[i] * W[j]
+                if c == 0:  # the same point again
+                    continue
+            if c < 0:
+                order = None
+                break
+            out.append(j)
+        if order is not None:
+            return out
+    keyed = sorted(range(n), key=lambda j: (Fraction(X[j], W[j]), Fraction(Y[j], W[j])))
+    out = keyed[:1]
+    for j in keyed[1:]:
+        i = out[-1]
+        if X[j] * W[i] != X[i] * W[j] or Y[j] * W[i] != Y[i] * W[j]:
+            out.append(j)
+    return out
+
+
+def _chain(hom: list[tuple[int, int, int]], steps) -> list[int]:
+    """One monotone chain over the homogeneous points in the order ``steps``: :func:`_orient` inlined."""
+    out: list[int] = []
+    for j in steps:
+        c0, c1, c2 = hom[j]
+        while len(out) >= 2:
+            o0, o1, o2 = hom[out[-2]]
+            a0, a1, a2 = hom[out[-1]]
+            if o0 * (a1 * c2 - a2 * c1) - o1 * (a0 * c2 - a2 * c0) + o2 * (a0 * c1 - a1 * c0) > 0:
+                break
+            out.pop()
+        out.append(j)
+    return out
+
+
+def _hull_indices(P: np.ndarray, q: np.ndarray, idx) -> list[int]:
+    """:func:`_hull` of the points ``P[idx, :2] / q[idx]``, as indices: Andrew's monotone chain in integers.
+
+    The same polygon as :func:`_hull` (counter-clockwise from the smallest point, collinear points
+    dropped, one point or a segment's two ends when degenerate), without a Fraction per point: exact
+    lexicographic order (:func:`_lex_order`) and integer homogeneous orientations (:func:`_orient`).
+    """
+    idx = [int(j) for j in idx]
+    X, Y, W = P[idx, 0].tolist(), P[idx, 1].tolist(), q[idx].tolist()
+    X, Y, W = [int(v) for v in X], [int(v) for v in Y], [int(v) for v in W]
+    order = _lex_order(X, Y, W)
+    if len(order) <= 2:
+        return [idx[j] for j in order]
+    hom = [(X[j], Y[j], W[j]) for j in order]
+    lower = _chain(hom, range(len(hom)))
+    upper = _chain(hom, range(len(hom) - 1, -1, -1))
+    chain = lower[:-1] + upper[:-1]
+    if len(chain) < 2:
+        chain = [0, len(hom) - 1]
+    return [idx[order[j]] for j in chain]
+
+
+#: Directions in which :func:`_extremes` picks a level's roughly extreme points.
+_DIRECTIONS = np.stack([np.cos(np.arange(32) * np.pi / 16), np.sin(np.arange(32) * np.pi / 16)])
+
+
+def _extremes(P: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Indices of points ``P[:, :2] / q`` roughly extreme in 32 directions (floats: any choice is safe,
+    they are only points of the set); none when the values exceed floats."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        qf = np.asarray(q, dtype=float)
+        xy = np.stack([np.asarray(P[:, 0], dtype=float) / qf, np.asarray(P[:, 1], dtype=float) / qf], axis=1)
+    if not np.all(np.isfinite(xy)):
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(np.argmax(xy @ _DIRECTIONS, axis=0))
+
+
+#: Relative float error under which :func:`_inside_polygon` trusts a sign (three products of rounded
+#: entries and their sum err by far less than ``10 * 2**-53`` of the sum of the absolute terms).
+_SLACK = 1e-12
+
+
+def _edges(H: list[tuple[int, int, int]]) -> np.ndarray | None:
+    """The edges ``u x v`` of the polygon ``H`` (homogeneous integers), each divided by the sum of its
+    absolute entries, as a ``(3, edges)`` float array; None when an entry exceeds floats."""
+    pairs = zip(H, H[1:] + H[:1])
+    C = [(u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]) for u, v in pairs]
+    try:
+        Cf = np.asarray(C, dtype=float)
+    except OverflowError:
+        return None
+    norm = np.sum(np.abs(Cf), axis=1)
+    if not (np.all(np.isfinite(norm)) and np.all(norm > 0)):
+        return None
+    return (Cf / norm[:, None]).T
+
+
+def _inside_polygon(P: np.ndarray, q: np.ndarray, H: list[tuple[int, int, int]]) -> np.ndarray:
+    """Mask of the points ``P[:, :2] / q`` *certainly strictly inside* the counter-clockwise polygon ``H``
+    (homogeneous integer vertices ``(X, Y, W)``, ``W > 0``, at least three).
+
+    A point strictly inside the hull of some points of a set is not a vertex of the set's hull, so
+    dropping it leaves the hull as it is. Per edge ``(u, v)`` the orientation ``<(x, y, w), u x v>`` of the
+    homogeneous point, the edges scaled to unit 1-norm, all edges in one float product: a point counts as
+    inside only when every orientation exceeds ``_SLACK`` times ``max(|x|, |y|, |w|)``, a bound on its
+    sum of absolute terms that rounding (about ``10 * 2**-53`` of that sum) cannot reach; ties, near-ties
+    and values beyond floats stay (NaN and infinities compare false), decided exactly by
+    :func:`_hull_indices`. Most points are settled first against every eighth vertex's polygon (inside
+    it is inside ``H``), the rest against every edge.
+    """
+    n = len(q)
+    C = _edges(H)
+    if C is None:
+        return np.zeros(n, dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
-        x = np.asarray(P[:, 0], dtype=float) / np.asarray(q, dtype=float)
-        y = np.asarray(P[:, 1], dtype=float) / np.asarray(q, dtype=float)
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):  # values beyond floats: no seeds needed
-        return hull
-    picks = {int(np.argmax(f)) for f in (x, y, -x, -y, x + y, x - y, -x + y, -x - y)}
-    seeds = [(Fraction(int(P[i, 0]), int(q[i])), Fraction(int(P[i, 1]), int(q[i]))) for i in picks]
-    return _hull(list(hull) + seeds)
-
-
-def _outside_of(poly: tuple[Point, ...], P: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Mask of the points ``P / q`` (``q > 0``) *not* strictly inside the counter-clockwise ``poly``.
-
-    A point strictly inside a polygon spanned by points of a set is not a vertex of the set's hull,
-    so dropping it leaves the hull unchanged. Exact: per edge ``(u, v)`` the sign of
-    ``det[[U, q_u], [V, q_v], [P, q]]`` (the orientation in homogeneous integers), vectorised by
-    :func:`~privpac.geometry._exact.exact_signs` over the points not yet found outside.
-    """
-    if len(poly) < 3 or len(q) == 0:
-        return np.ones(len(q), dtype=bool)
-    inside = np.ones(len(q), dtype=bool)
-    for a, c in zip(poly, poly[1:] + poly[:1]):
-        du, U = common_denominator(a)
-        dv, V = common_denominator(c)
-        c1 = U[1] * dv - du * V[1]
-        c2 = U[0] * dv - du * V[0]
-        c3 = U[0] * V[1] - U[1] * V[0]
-        idx = np.flatnonzero(inside)
-        if len(idx) == 0:
-            break
-        inside[idx] = exact_signs([P[idx, 0], P[idx, 1], q[idx]], [c1, -c2, c3]) > 0
-    return ~inside
+        Z = np.stack([np.asarray(v, dtype=float) for v in (P[:, 0], P[:, 1], q)], axis=1)
+        scale = _SLACK * np.max(np.abs(Z), axis=1)
+        sub = _edges(H[:: len(H) // 8]) if len(H) >= 24 else None
+        if sub is None:
+            return (Z @ C).min(axis=1) > scale
+        inside = (Z @ sub).min(axis=1) > scale
+        rest = np.flatnonzero(~inside)
+        inside[rest] = (Z[rest] @ C).min(axis=1) > scale[rest]
+    return inside
 
 
 def _argmin_ratio(num: np.ndarray, den: np.ndarray) -> int:
@@ -672,9 +767,6 @@ def _point2(P: np.ndarray, q) -> Point:
     return Fraction(int(P[0]), int(q)), Fraction(int(P[1]), int(q))
 
 
-#: Groups of at most this many points of one depth are hulled without the Akl-Toussaint filter.
-_FILTER_FROM = 32
-
 
 class PointLevels:
     """The levels ``conv(V_k)`` of a finite point set ``V`` with integer depths, answered per prefix (spec 6.2).
@@ -688,8 +780,9 @@ class PointLevels:
       exact extreme (floats propose, integer cross products decide, :func:`_argmin_ratio`), then
       prefix extrema over the at most ``m`` groups;
     * ``i = 2``: the slice at ``x_1 = p_1`` of the exact 2-D hull of the projections ``(v_1, v_2)``
-      (incremental monotone-chain hulls from the top level down, computed once; only the points
-      that the Akl-Toussaint filter :func:`_outside_of` leaves become Fractions);
+      (incremental monotone-chain hulls from the top level down, computed once: the points certainly
+      strictly inside the previous level's hull are dropped by a float filter that rounding cannot
+      fool, :func:`_inside_polygon`, the rest hulled in integers, :func:`_hull_indices`);
     * ``i >= 3``: the range of ``x_i`` over ``conv(π_(<=i) V_k) ∩ {x_(<i) = p}`` per distinct depth
       value, by exact LPs over all of ``V_k`` (column generation, certified by exact pricing of every
       point, :func:`~privpac.geometry.exact_lp.hull_slice_ranges`). Which slices are non-empty: for
@@ -700,20 +793,25 @@ class PointLevels:
     """
 
     def __init__(self, P: np.ndarray, q: np.ndarray, depths: np.ndarray, R: int, m: int):
-        d = np.asarray(depths, dtype=np.int64)
-        # falling depth; a stable sort of small non-negative keys (radix sort for 16-bit keys)
-        order = np.argsort((m - d).astype(np.uint16 if m < 2**16 else np.int64), kind="stable")
-        self.P = P[order]
-        self.q = q[order]
-        self.depths = d[order]
+        d = np.asarray(depths)
+        if d.dtype.kind not in "iu":
+            d = d.astype(np.int64)
+        if len(d) > 1 and np.any(d[1:] > d[:-1]):  # falling depth; a stable sort of small non-negative keys
+            order = np.argsort((m - d.astype(np.int64)).astype(np.uint16 if m < 2**16 else np.int64), kind="stable")
+            P, q, d = P[order], q[order], d[order]
+        # already falling (arrangement_vertices sorts its output): the arrays are shared, not copied
+        self.P = P
+        self.q = q
+        self.depths = d
         self.R = R
         self.m = m
         self.dimension = int(P.shape[1])
-        # count[k] = #{v : depth(v) >= k}, k = 0 .. m + 1 (depths sorted falling)
-        self._count = np.searchsorted(-self.depths, -np.arange(m + 2), side="right")
+        # count[k] = #{v : depth(v) >= k}, k = 0 .. m + 1
+        per = np.bincount(d, minlength=m + 2)[: m + 2].astype(np.int64)
+        self._count = np.cumsum(per[::-1])[::-1]
+        self._levels = [int(k) for k in np.flatnonzero(per[1:]) + 1]
         self._x1: list[tuple[Fraction, Fraction]] | None = None
-        self._hulls: dict[int, tuple[Point, ...]] | None = None
-        self._where: dict[Point, int] = {}
+        self._hulls: dict[int, list[int]] | None = None
 
     @property
     def top(self) -> int:
@@ -721,7 +819,7 @@ class PointLevels:
         return int(self.depths[0]) if len(self.depths) else 0
 
     def _distinct_levels(self) -> list[int]:
-        return sorted({int(v) for v in np.unique(self.depths) if v > 0})
+        return list(self._levels)
 
     def _x1_intervals(self) -> list[tuple[Fraction, Fraction]]:
         if self._x1 is None:
@@ -741,25 +839,53 @@ class PointLevels:
             self._x1 = out[::-1]
         return self._x1
 
-    def _projected_hulls(self) -> dict[int, tuple[Point, ...]]:
+    def _projected_hulls(self) -> dict[int, list[int]]:
+        """``{k: indices of the vertices of the 2-D hull of the projections of V_k}``, every level ``1 .. top``.
+
+        From the top level down: the new points certainly strictly inside the hull of the previous
+        level's hull and the level's own rough extremes (points of ``V_k`` in either case) are dropped
+        (:func:`_inside_polygon`), the rest hulled exactly with those vertices (:func:`_hull_indices`).
+        Levels without points share the previous list.
+        """
         if self._hulls is None:
-            hulls: dict[int, tuple[Point, ...]] = {}
-            hull: tuple[Point, ...] = ()
+            hulls: dict[int, list[int]] = {}
+            hull: list[int] = []
             for k in range(self.top, 0, -1):
                 s, e = int(self._count[k + 1]), int(self._count[k])
                 if e > s:
-                    Pn, qn = self.P[s:e, :2], self.q[s:e]
-                    if e - s > _FILTER_FROM:  # the filter drops interior points only: the hull is the same
-                        keep = s + np.flatnonzero(_outside_of(_seed_polygon(hull, Pn, qn), Pn, qn))
-                    else:  # a few points: hulling them costs less than filtering them
-                        keep = np.arange(s, e)
-                    pts = [_point2(self.P[j], self.q[j]) for j in keep]
-                    for pt, j in zip(pts, keep):
-                        self._where.setdefault(pt, int(j))
-                    hull = _hull(list(hull) + pts)
+                    cand = np.arange(s, e)
+                    base = _hull_indices(self.P, self.q, hull + (s + _extremes(self.P[s:e], self.q[s:e])).tolist())
+                    if len(base) >= 3:  # a point strictly inside base is no vertex of the level's hull
+                        H = [(int(self.P[j, 0]), int(self.P[j, 1]), int(self.q[j])) for j in base]
+                        cand = cand[~_inside_polygon(self.P[s:e], self.q[s:e], H)]
+                    hull = _hull_indices(self.P, self.q, base + cand.tolist()) if len(cand) else base
                 hulls[k] = hull
             self._hulls = hulls
         return self._hulls
+
+    def _polygon(self, level: int) -> tuple[Point, ...]:
+        """The hull of level ``level``'s projections as Fraction points (counter-clockwise)."""
+        return tuple(_point2(self.P[j], self.q[j]) for j in self._projected_hulls()[level])
+
+    def _slice(self, level: int, t: Fraction, side: dict[int, int]) -> tuple[Fraction, Fraction] | None:
+        """:meth:`ConvexLevel.slice` of the level's hull at ``x_1 = t``; ``side`` caches ``sign(x_j - t)``."""
+        hull = self._projected_hulls()[level]
+        missing = [j for j in hull if j not in side]
+        if missing:
+            signs = exact_signs([self.P[missing, 0], self.q[missing]], [t.denominator, -t.numerator])
+            side.update(zip(missing, signs.tolist()))
+        ys: list[Fraction] = []
+        n = len(hull)
+        for a in range(n):
+            j, r = hull[a], hull[(a + 1) % n]
+            if side[j] == 0:
+                ys.append(Fraction(int(self.P[j, 1]), int(self.q[j])))
+            if side[j] * side[r] < 0:
+                (x0, y0), (x1, y1) = _point2(self.P[j], self.q[j]), _point2(self.P[r], self.q[r])
+                ys.append(y0 + (t - x0) * (y1 - y0) / (x1 - x0))
+        if not ys:
+            return None
+        return min(ys), max(ys)
 
     def intervals(self, prefix, floor: int = 0) -> list[tuple[Fraction, Fraction]]:
         """``[I_1, I_2, ...]`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty level.
@@ -774,10 +900,10 @@ class PointLevels:
             return list(self._x1_intervals())
         if len(p) == 1:
             out: list[tuple[Fraction, Fraction]] = []
-            hulls = self._projected_hulls()
+            side: dict[int, int] = {}
             previous = 0
             for level in self._distinct_levels():  # V_k only changes at a depth some point has
-                sl = ConvexLevel(level, 2, None, hulls[level], self.R, False).slice(p[0])
+                sl = self._slice(level, p[0], side)
                 if sl is None:
                     break
                 out.extend([sl] * (level - previous))
@@ -797,7 +923,7 @@ class PointLevels:
         lo, hi = 0, len(distinct)
         while lo < hi:
             mid = (lo + hi) // 2
-            if _in_polygon(hulls[distinct[mid]], p[:2]):
+            if _in_polygon(self._polygon(distinct[mid]), p[:2]):
                 lo = mid + 1
             else:
                 hi = mid
@@ -817,7 +943,7 @@ class PointLevels:
         falling = feasible[::-1]  # growing sets
         counts = [int(self._count[level]) for level in falling]
         if len(p) == 2:
-            seeds = [[self._where[v] for v in hulls[level]] for level in falling]
+            seeds = [list(hulls[level]) for level in falling]
         else:  # the top feasible level's basic columns come first in the order: feasible for every lower level
             seeds = [list(support)] * len(falling)
         ranges = hull_slice_ranges(self.P, self.q, p, counts, seeds=seeds)[::-1]

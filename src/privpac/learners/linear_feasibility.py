@@ -258,16 +258,19 @@ DOMAINS = ("a3-rational", "mode-c")
 SUPPORTED_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
 #: feasible exact range near ``m = 10^3`` for a vectorised implementation). The line sweep takes
-#: ``O(m^3 log m)`` time, but the kept vertices (up to ``C(m + 6, 3)``, 8.5e6 at 500 and 6.4e7 at
-#: 1,000 on grid data) and the levels' and LPs' copies of them set the memory: the margin-1 halfspace
-#: learner's fit at ``m = 700`` on 2-D grid data took about 35 s of one core and 4.9 GB; at 1,000 the
-#: levels alone took 8.5 GB (``benchmarks/feasibility_halfspaces.py --only done``;
-#: docs/algorithms/linear-feasibility.md).
-MAX_CONSTRAINTS_3D = 700
+#: ``O(m^3 log m)`` time; the kept vertices (up to ``C(m + 6, 3)``) set the memory: each is held as its
+#: three planes and depth until the sweep ends, then once as exact coordinates that the levels share, and
+#: the ``Q_3`` programs price them in float blocks. Measured at ``m = 1,000`` on a planted feasible
+#: system with entries in ``[-128, 128]`` (``benchmarks/linear_feasibility.py --only envelope``;
+#: docs/algorithms/linear-feasibility.md): 8.2e7 vertices kept and an 8.5 GB peak, within the 12 GB this
+#: cap is set for; about 29 minutes of CPU, mostly the exact ``Q_3`` programs.
+MAX_CONSTRAINTS_3D = 1_000
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
-#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``): about 70 s of one core and 4.7 GB at
-#: 10,000 distinct rows (``benchmarks/linear_feasibility.py``, ``X = 1000``).
+#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``), then one exact hull per level: 73 s of
+#: CPU on a loaded machine and 1.7 GB at ``m = 10,000``, ``X = 128`` (2.5e7 vertices kept;
+#: ``benchmarks/linear_feasibility.py --only envelope``). The memory grows with ``r^2``: about 11 GB of
+#: vertices at the guarantee's 42,000, so the cap stays here.
 MAX_DISTINCT_ROWS_2D = 10_000
 
 _LARGE_MARGIN_HINT = (
@@ -390,7 +393,7 @@ def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: i
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
                 f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
-                f"their square (about 70 s and 4.7 GB at 10,000); use a public random subsample of at most "
+                f"their square (about 2.5e7 vertices and 1.7 GB at 10,000); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {_LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:
