@@ -40,7 +40,9 @@ Y1 = (X1[:, 0] < 20).astype(int)
 # (label, call, exception type, words of the message)
 LIBRARY_CASES = [
     ("domain dict with lo/hi keys is read", lambda: None, None, ""),
-    ("domain dict with unknown keys", lambda: as_domain({"start": 0, "stop": 10}), InvalidParameterError, "lo and hi"),
+    # a mapping is per-feature bounds by column name: a number in it is refused, naming the key
+    ("domain dict with unknown keys", lambda: as_domain({"start": 0, "stop": 10}), InvalidParameterError,
+     "give the column's (low, high) bounds"),
     ("grid too wide for floats", lambda: Grid(-1e308, 1e308, 101), InvalidParameterError, "too wide"),
     ("a power too big to build", lambda: parse_integer("2**99999999999"), InvalidParameterError, "bits"),
     ("a decimal literal too long", lambda: parse_integer("9" * 400_000), InvalidParameterError, "bits"),
