@@ -21,6 +21,14 @@ def _bash_blocks(text):
     return blocks
 
 
+def _first_python_block(heading):
+    """The first Python block of the README after ``heading``."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index(heading) :]
+    start = section.index("```python") + len("```python")
+    return section[start : section.index("```", start)]
+
+
 def test_readme_opens_with_demo_and_test_commands_and_ci_runs_the_latter():
     blocks = _bash_blocks((ROOT / "README.md").read_text())
     demo, tests = blocks[0].strip(), blocks[1].strip()
@@ -30,10 +38,7 @@ def test_readme_opens_with_demo_and_test_commands_and_ci_runs_the_latter():
 
 
 def test_readme_accountant_example_runs():
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Privacy you can check") :]
-    start = section.index("```python") + len("```python")
-    block = section[start : section.index("```", start)]
+    block = _first_python_block("## Privacy you can check")
     assert "BudgetAccountant" in block and "GridSearchCV" in block
     namespace = {}
     with warnings.catch_warnings():
@@ -75,10 +80,7 @@ def test_readme_command_line_block_runs_as_written(tmp_path, monkeypatch):
 
 def test_readme_first_example_learns_on_real_data():
     """The first Python block runs as written on bundled real data and gives a useful private model."""
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## What you get") :]
-    start = section.index("```python") + len("```python")
-    block = section[start : section.index("```", start)]
+    block = _first_python_block("## What you get")
     assert "load_breast_cancer" in block and "PrivateHalfspaceClassifier(epsilon=1.0, delta=1e-6, domain=Grid(" in block
     namespace = {}
     exec(compile(block, "README.md", "exec"), namespace)
