@@ -194,7 +194,9 @@ def test_registered_rectangle_audits():
     assert any("NOT PRIVATE" in note for note in literal.notes)  # the release says so itself
     robust = run_audit("randmargins", trials=50, seed=1)
     assert not robust.violation, "\n".join(robust.lines())
-    assert len(robust.empirical) == 4 and len(robust.exact) == 2
+    # four empirical pairs (top corner, window boundary, ties, few positives), each through two views
+    assert len(robust.empirical) == 8 and len({r.pair.split(" [")[0] for r in robust.empirical}) == 4
+    assert len(robust.exact) == 2
     assert all(e.certified for _, e in robust.exact)
     comp = run_audit("rectangle-composition", trials=50, seed=1)
     assert not comp.violation and len(comp.exact) == 3
