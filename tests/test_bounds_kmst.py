@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 from privpac.bounds import evaluate_bound, get_bound
 from privpac.bounds.kmst import (
-    blumer_sample_size,
     def44_domain_log2,
     expmech_swap_sample_size,
     find_deep_point_sample_size,
@@ -25,6 +24,7 @@ from privpac.bounds.kmst import (
 )
 from privpac.cli import main
 from privpac.errors import InvalidParameterError
+from privpac.learners.feasibility_halfspaces import blumer_sample_size
 
 COMMON = dict(alpha=0.1, beta=0.1, epsilon=1.0, delta=1e-6)
 GRIDS = (2**8, 2**16, 2**32)

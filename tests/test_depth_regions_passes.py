@@ -5,7 +5,7 @@ A2 and section 7. ``depth_intervals`` now computes the first coordinate of ``d =
 warm-started level by level and the last coordinate by one certified ``int64`` pass over all
 levels. The reference below is the computation they replace, kept here verbatim in spirit: per
 level, the polygon's ``x``-extent from two exact lower envelopes (convex-hull trick in integers and
-Fractions), and the line slice by :func:`privpac.geometry.regions._slice_interval` (the exact
+Fractions), and the line slice by :func:`privpac.geometry._exact.slice_interval` (the exact
 per-level path, which the new pass still uses for the levels it cannot certify).
 """
 
@@ -19,6 +19,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
+from privpac.geometry import _exact as exact_arithmetic
 from privpac.geometry import depth_intervals, regions, tukey_depth_brute
 from privpac.geometry._exact import as_integer_points, as_rational_point, exact_products
 from privpac.geometry.directional import as_directions
@@ -128,7 +129,7 @@ def per_level_intervals(S, prefix=(), directions=None):
         c = C[:, r]
         if previous is None or np.any(c != previous):
             if len(p) + 1 == d:
-                interval = regions._slice_interval(U, c, p)
+                interval = regions.slice_interval(U, c, p)
             else:
                 interval = _polygon_extent(U.astype(object), [int(v) for v in c])
             previous = c
@@ -194,8 +195,9 @@ def test_the_float_proposal_is_certified_when_ratios_agree_to_53_bits(monkeypatc
     S = [[0, 0], [big, 1], [big - 1, 1], [-big, -1], [1 - big, -1], [0, 1], [0, -1]]
     U = [[1, -big], [1, 1 - big], [1, big], [1, big - 1], [0, 1], [1, 0]]
     redone = []
-    exact = regions._extreme_ratio
-    monkeypatch.setattr(regions, "_extreme_ratio", lambda *a, **k: redone.append(1) or exact(*a, **k))
+    exact = regions.extreme_ratio
+    for module in (regions, exact_arithmetic):  # the batched certificate and the one-slice search
+        monkeypatch.setattr(module, "extreme_ratio", lambda *a, **k: redone.append(1) or exact(*a, **k))
     for v in (F(0), F(1, 3), F(-1, big)):
         got = depth_intervals(S, (v,), directions=U)
         assert got == per_level_intervals(S, (v,), directions=U)

@@ -64,6 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import DataError, EngineError
+from .validation import _module, check_int, is_engine_collection
 
 __all__ = [
     "NumpyBackend",
@@ -80,20 +81,9 @@ __all__ = [
 MERGE_FAN_IN = 4
 
 
-def _module(obj) -> str:
-    return type(obj).__module__.split(".")[0]
-
-
-def is_engine_collection(obj) -> bool:
-    """True for data that lives on an engine (Dask, Spark), which validation must not materialise."""
-    return _module(obj) in ("dask", "dask_expr") or (_module(obj) == "pyspark" and hasattr(obj, "mapInArrow"))
-
-
 def chunk_bounds(chunk_size: int, n_rows: int) -> list[tuple[int, int]]:
     """``[(start, stop)]`` of the consecutive chunks of ``chunk_size`` rows of ``n_rows`` rows (the
     last one holds the remaining ``n_rows - (T - 1) chunk_size`` rows). Public inputs only."""
-    from .validation import check_int
-
     k = check_int(chunk_size, "chunk_size", low=1)
     n = check_int(n_rows, "n_rows", low=0)
     return [(a, min(a + k, n)) for a in range(0, n, k)]
@@ -124,8 +114,6 @@ def _check_rows(total: int, n_rows: int) -> None:
 
 def _stop(stop, n_rows: int) -> int:
     """The public number of leading rows :meth:`NumpyBackend.map_chunks` chunks (``None``: all)."""
-    from .validation import check_int
-
     return n_rows if stop is None else check_int(stop, "stop", low=0, high=n_rows)
 
 

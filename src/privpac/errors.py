@@ -50,6 +50,13 @@ class EngineError(PrivpacError, RuntimeError):
     """
 
 
+class NotEnumerable(PrivpacError):
+    """A program draws from a law the exact enumeration cannot list (real-valued noise, huge ranges).
+
+    Raised by the samplers when an enumerating source (:mod:`privpac.audit.enumeration`) asks for a
+    law they cannot hand over point by point."""
+
+
 class PaperLiteralWarning(UserWarning):
     """A paper-literal variant with a known privacy bug is running.
 

@@ -13,8 +13,18 @@ from fractions import Fraction
 
 import numpy as np
 
-from .backends import is_engine_collection
 from .errors import DataError, InvalidParameterError
+
+
+def _module(obj) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def is_engine_collection(obj) -> bool:
+    """True for data that lives on an engine (Dask, Spark), which validation must not materialise.
+
+    Read from the object's type alone: no engine is imported to answer."""
+    return _module(obj) in ("dask", "dask_expr") or (_module(obj) == "pyspark" and hasattr(obj, "mapInArrow"))
 
 
 def _is_real_number(x) -> bool:

@@ -37,16 +37,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import PrivpacError
+from ..errors import NotEnumerable
 from ..mechanisms.exponential import _law as exponential_law
 from ..mechanisms.laplace import discrete_laplace_pmf, discrete_laplace_sf
 from ..random import RandomSource
 
 __all__ = ["NotEnumerable", "ExactLaw", "exact_law"]
-
-
-class NotEnumerable(PrivpacError):
-    """The program draws from a law the enumeration cannot list (real-valued noise, huge ranges)."""
 
 
 @dataclass

@@ -52,12 +52,12 @@ import math
 
 from ..errors import InvalidParameterError, PrivpacError
 from ..formatting import fmt_int
+from ..learners.halfspace_tukey import blumer_realizable
 from ..validation import check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
 
 __all__ = [
     "adaptive_log2_domain",
-    "blumer_realizable",
     "box_for_domain",
     "find_tukey_sizes",
     "integer_root",
@@ -245,11 +245,6 @@ def privpac_find_tukey_sizes(
 # ---------------------------------------------------------------------------------------------
 # LearnHalfSpace (Thm 4.2, Cor 4.3)
 # ---------------------------------------------------------------------------------------------
-
-
-def blumer_realizable(vc: int, alpha: float, beta: float) -> float:
-    """Blumer, Ehrenfeucht, Haussler, Warmuth 1989: ``max((4/a) log2(2/b), (8 vc/a) log2(13/a))``."""
-    return max(4.0 / alpha * log2(2.0 / beta), 8.0 * vc / alpha * log2(13.0 / alpha))
 
 
 def learn_halfspace_sizes(

@@ -37,12 +37,12 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidParameterError
+from ..learners.feasibility_halfspaces import blumer_sample_size
 from ..optimize.recconcave import log_star
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
 
 __all__ = [
-    "blumer_sample_size",
     "def44_domain_log2",
     "expmech_swap_sample_size",
     "find_deep_point_sample_size",
@@ -152,11 +152,6 @@ def kmst_erm_sample_size(
     out = _fdp(d + 1, log2_X, alpha / 2.0, beta, epsilon, delta, composition)
     out["margin-1 m_min"] = _fdp(d + 1, log2_X, alpha, beta, epsilon, delta, composition)["m_min"]
     return out
-
-
-def blumer_sample_size(alpha: float, beta: float, vc: int) -> float:
-    """Thm 2.8 (Blumer et al.) as the paper states it: ``(48/alpha)(10 VC ln(48e/alpha) + ln(5/beta))``."""
-    return (48.0 / alpha) * (10.0 * vc * math.log(48.0 * math.e / alpha) + math.log(5.0 / beta))
 
 
 def _noisy_grid_log2(d: int, log2_X: float, s: float, beta: float) -> float:

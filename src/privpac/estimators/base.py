@@ -32,7 +32,7 @@ from sklearn.utils.validation import validate_data
 
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
-from ..backends import backend_for, is_engine_collection
+from ..backends import backend_for
 from ..domains import FeatureDomains, as_domain, public_rows, resolve_domain
 from ..errors import DataError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
@@ -42,6 +42,7 @@ from ..validation import (
     check_choice,
     check_delta,
     check_labels,
+    is_engine_collection,
     ravel_column_vector,
 )
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backends import is_engine_collection
 from ..domains import IntegerDomain, box_lattice, domain_text, integer_box, public_rows
 from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
@@ -30,7 +29,7 @@ from ..learners.center_point import (
     plan_find_tukey,
 )
 from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability, is_engine_collection
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
 __all__ = ["ENGINE_MAX_POINTS", "PrivateCenterPoint", "box_domain", "check_engine_size"]

@@ -20,7 +20,6 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..backends import is_engine_collection
 from ..domains import IntegerDomain, box_lattice, domain_text, integer_box
 from ..errors import InvalidParameterError, UtilityWarning
 from ..formatting import fraction_from_text, fraction_to_text
@@ -51,6 +50,7 @@ from ..validation import (
     check_labels,
     check_probability,
     check_real,
+    is_engine_collection,
 )
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, engine_rows, private_fit

@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 
-from ..backends import backend_for, is_engine_collection
+from ..backends import backend_for
 from ..domains import IntegerDomain, box_lattice, domain_text
 from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
@@ -39,6 +39,7 @@ from ..validation import (
     check_int,
     check_labels,
     check_probability,
+    is_engine_collection,
 )
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit

@@ -52,7 +52,6 @@ import numbers
 
 import numpy as np
 
-from ..backends import is_engine_collection
 from ..bounds.measured import halfspace_records
 from ..domains import SCALER_NOTE, Grid, IntegerDomain, as_domain, public_rows, resolve_domain
 from ..errors import DataError, DomainError, InvalidParameterError
@@ -74,6 +73,7 @@ from ..validation import (
     check_labels,
     check_probability,
     check_real,
+    is_engine_collection,
 )
 from .base import CONSTANTS, PrivateClassifierBase, private_fit
 

@@ -24,7 +24,6 @@ import numbers
 
 import numpy as np
 
-from ..backends import is_engine_collection
 from ..domains import Grid, IntegerDomain, Lattice, box_lattice, domain_text, integer_box
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
@@ -45,7 +44,7 @@ from ..learners.linear_feasibility import (
     run_find_deep_point,
 )
 from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability, is_engine_collection
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
 __all__ = [

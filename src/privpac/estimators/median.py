@@ -18,7 +18,6 @@ import warnings
 
 from ..accountant import BudgetAccountant, accounted_release
 from ..accounting import PrivacyLedger
-from ..backends import is_engine_collection
 from ..domains import as_domain
 from ..errors import DataError, UtilityWarning
 from ..formatting import fmt_size, int_from_text, int_to_text
@@ -30,7 +29,14 @@ from ..optimize.interior_point import (
 from ..optimize.recconcave import levels, plan_rec_concave, rec_concave_run
 from ..random import as_random_source
 from ..sanitizers.database import CountedData
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
+from ..validation import (
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_int,
+    check_probability,
+    is_engine_collection,
+)
 from ._one_d import counted_values_of, domain_indices, domain_size, index_value, one_d_values, show
 from .base import PrivateEstimatorBase, private_fit
 

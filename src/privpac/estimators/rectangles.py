@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..backends import backend_for, is_engine_collection
+from ..backends import backend_for
 from ..bounds.measured import box_records
 from ..bounds.rectangles import plan_sample_size
 from ..domains import Grid, IntegerDomain, as_domain, public_rows, resolve_domain
@@ -46,7 +46,7 @@ from ..learners.rectangles_composition import merge_top_keys, plan_composition, 
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..random import RandomSource
 from ..sanitizers.database import CountedData
-from ..validation import check_array, check_choice, check_counts, check_labels, check_probability
+from ..validation import check_array, check_choice, check_counts, check_labels, check_probability, is_engine_collection
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateRectangleClassifier", "RECTANGLE_METHODS", "RectangleMethod", "RectangleFit", "INTERIOR_POINTS"]

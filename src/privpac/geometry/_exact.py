@@ -245,3 +245,53 @@ def exact_signs(cols: list[np.ndarray], coefs: list[int]) -> np.ndarray:
                 total = total + a * c[idx].astype(object)
         out[idx] = [(v > 0) - (v < 0) for v in total]
     return out
+
+
+def slice_interval(
+    U: np.ndarray, c: np.ndarray, p: tuple[Fraction, ...]
+) -> tuple[Fraction | None, Fraction | None] | None:
+    """Range of ``t`` with ``u.(p, t) <= c(u)`` for all rows ``u``, or None when empty.
+
+    With ``p = P / q``: ``q u_d t <= q c(u) - u_{<d}.P``, integers ``a t <= b`` per direction,
+    vectorised: the bounds ``b / a`` are compared by exact cross-multiplication.
+    """
+    q, P = common_denominator(p)
+    c = np.asarray(c)
+    u_max, c_max, p_max = max_abs(U), max_abs(c), max((abs(v) for v in P), default=0)
+    if U.dtype != object and c.dtype != object and q * (u_max + c_max) + len(P) * u_max * p_max < INT64_SAFE:
+        a = U[:, -1] * q
+        b = c * q - (U[:, :-1] @ np.asarray(P, dtype=np.int64) if P else 0)
+    else:
+        Uo = U.astype(object)
+        a = Uo[:, -1] * q
+        b = c.astype(object) * q
+        if P:
+            b = b - Uo[:, :-1] @ np.asarray(P, dtype=object)
+    if a.dtype != object and 2 * max_abs(a) * max_abs(b) >= INT64_SAFE:  # the cross-multiplications below
+        a, b = a.astype(object), b.astype(object)
+    zero = a == 0
+    if np.any(b[zero] < 0):
+        return None
+    up, down = a > 0, a < 0
+    hi = extreme_ratio(b[up], a[up], smallest=True) if np.any(up) else None
+    lo = extreme_ratio(b[down], a[down], smallest=False) if np.any(down) else None
+    if lo is not None and hi is not None and lo > hi:
+        return None
+    return lo, hi
+
+
+def extreme_ratio(b: np.ndarray, a: np.ndarray, smallest: bool) -> Fraction:
+    """``min`` (or ``max``) of ``b_k / a_k`` over rows whose ``a_k`` share one sign, exactly.
+
+    A floating-point guess, then exact checks ``b_k a_j`` against ``b_j a_k``; any violating row
+    replaces the guess, which strictly improves it.
+    """
+    guess = b.astype(float) / a.astype(float)
+    j = int(np.argmin(guess) if smallest else np.argmax(guess))
+    while True:
+        # b_k / a_k < b_j / a_j  <=>  b_k a_j - b_j a_k < 0  (a_k a_j > 0)
+        diff = b * a[j] - a * b[j]
+        better = np.flatnonzero(diff < 0) if smallest else np.flatnonzero(diff > 0)
+        if len(better) == 0:
+            return Fraction(int(b[j]), int(a[j]))
+        j = int(better[0])

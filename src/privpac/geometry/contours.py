@@ -58,7 +58,7 @@ Exactness and cost
   Sutherland-Hodgman clipping of ``D_(r-1)``. A level that nothing new cuts keeps ``D_(r-1)``.
 * The ``x_1``-extent of a level is its extreme vertices (float proposal, exact cross-multiplied
   comparison); a slice at ``x_1 = p`` is the range of ``x_2`` over the polygon's lines, computed by the
-  exact ratio search of :func:`privpac.geometry.regions._slice_interval`.
+  exact ratio search of :func:`privpac.geometry._exact.slice_interval`.
 
 Floats only choose which exact computation to try; the results are the exact regions whatever they
 propose, so the qualities keep sensitivity 1. They equal the former computation's
@@ -74,7 +74,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import DataError
-from ._exact import INT64_SAFE, as_integer_points
+from ._exact import INT64_SAFE, as_integer_points, slice_interval
 
 __all__ = ["PlanarDepthRegions", "tukey_intervals_2d"]
 
@@ -601,14 +601,12 @@ class PlanarDepthRegions:
 
     def slices(self, p) -> list[Interval]:
         """``[I_1, ..., I_R']``: the closed ``x_2``-range of ``D_r ∩ {x_1 = p}``, up to the first empty one."""
-        from .regions import _slice_interval
-
         p = Fraction(p)
         out: list[Interval] = []
         last = None
         for lines in self.polygons:
             if lines is not last:  # a level whose polygon is the previous one's shares its slice
-                interval = _slice_interval(lines[:, :2], lines[:, 2], (p,))
+                interval = slice_interval(lines[:, :2], lines[:, 2], (p,))
                 last = lines
             if interval is None:
                 break

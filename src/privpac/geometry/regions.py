@@ -36,7 +36,16 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator, exact_products, max_abs
+from ._exact import (
+    INT64_SAFE,
+    as_integer_points,
+    as_rational_point,
+    common_denominator,
+    exact_products,
+    extreme_ratio,
+    max_abs,
+    slice_interval,
+)
 from .directional import as_directions
 from .directions import _complete, check_finite_direction_size
 
@@ -221,7 +230,7 @@ def _slice_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> l
     ``b_k a_j`` below ``2**62``, all levels (in blocks of :data:`SLICE_BLOCK` entries) are done in
     ``int64`` arrays: a float ratio proposes each level's binding row, and the exact test
     ``b_k a_j - a_k b_j >= 0`` over every row certifies it (a level that fails is redone by the
-    exact :func:`_extreme_ratio`). Otherwise every level goes through :func:`_slice_interval` in
+    exact :func:`extreme_ratio`). Otherwise every level goes through :func:`slice_interval` in
     Python integers. Distinct levels only, up to the first empty slice.
     """
     n = C.shape[1]
@@ -232,7 +241,7 @@ def _slice_intervals(U: np.ndarray, C: np.ndarray, p: tuple[Fraction, ...]) -> l
     out: list[Interval] = []
     if U.dtype == object or C.dtype == object or b_max + q * u_max >= INT64_SAFE or 2 * q * u_max * b_max >= INT64_SAFE:
         for r in distinct:
-            interval = _slice_interval(U, C[:, r], p)
+            interval = slice_interval(U, C[:, r], p)
             if interval is None:
                 break
             out.append(interval)
@@ -259,7 +268,7 @@ def _extreme_ratios(b: np.ndarray, a: np.ndarray, smallest: bool) -> list[Fracti
     """Per column ``k`` of ``b``, ``min`` (or ``max``) over rows of ``b[:, k] / a``, exactly (``a`` of one sign).
 
     The caller guarantees ``2 max|a| max|b| < 2**62``, so the certificate's products are exact in
-    ``int64``. Columns whose float guess fails the certificate are redone by :func:`_extreme_ratio`.
+    ``int64``. Columns whose float guess fails the certificate are redone by :func:`extreme_ratio`.
     """
     guess = b / a[:, None].astype(float)
     j = np.argmin(guess, axis=0) if smallest else np.argmax(guess, axis=0)
@@ -270,53 +279,5 @@ def _extreme_ratios(b: np.ndarray, a: np.ndarray, smallest: bool) -> list[Fracti
     wrong = np.any(diff < 0, axis=0) if smallest else np.any(diff > 0, axis=0)
     out = [Fraction(int(x), int(y)) for x, y in zip(bj, aj)]
     for k in np.flatnonzero(wrong):
-        out[k] = _extreme_ratio(b[:, k], a, smallest)
+        out[k] = extreme_ratio(b[:, k], a, smallest)
     return out
-
-
-def _slice_interval(U: np.ndarray, c: np.ndarray, p: tuple[Fraction, ...]) -> Interval | None:
-    """Range of ``t`` with ``u.(p, t) <= c(u)`` for all rows ``u``, or None when empty.
-
-    With ``p = P / q``: ``q u_d t <= q c(u) - u_{<d}.P``, integers ``a t <= b`` per direction,
-    vectorised: the bounds ``b / a`` are compared by exact cross-multiplication.
-    """
-    q, P = common_denominator(p)
-    c = np.asarray(c)
-    u_max, c_max, p_max = max_abs(U), max_abs(c), max((abs(v) for v in P), default=0)
-    if U.dtype != object and c.dtype != object and q * (u_max + c_max) + len(P) * u_max * p_max < INT64_SAFE:
-        a = U[:, -1] * q
-        b = c * q - (U[:, :-1] @ np.asarray(P, dtype=np.int64) if P else 0)
-    else:
-        Uo = U.astype(object)
-        a = Uo[:, -1] * q
-        b = c.astype(object) * q
-        if P:
-            b = b - Uo[:, :-1] @ np.asarray(P, dtype=object)
-    if a.dtype != object and 2 * max_abs(a) * max_abs(b) >= INT64_SAFE:  # the cross-multiplications below
-        a, b = a.astype(object), b.astype(object)
-    zero = a == 0
-    if np.any(b[zero] < 0):
-        return None
-    up, down = a > 0, a < 0
-    hi = _extreme_ratio(b[up], a[up], smallest=True) if np.any(up) else None
-    lo = _extreme_ratio(b[down], a[down], smallest=False) if np.any(down) else None
-    if lo is not None and hi is not None and lo > hi:
-        return None
-    return lo, hi
-
-
-def _extreme_ratio(b: np.ndarray, a: np.ndarray, smallest: bool) -> Fraction:
-    """``min`` (or ``max``) of ``b_k / a_k`` over rows whose ``a_k`` share one sign, exactly.
-
-    A floating-point guess, then exact checks ``b_k a_j`` against ``b_j a_k``; any violating row
-    replaces the guess, which strictly improves it.
-    """
-    guess = b.astype(float) / a.astype(float)
-    j = int(np.argmin(guess) if smallest else np.argmax(guess))
-    while True:
-        # b_k / a_k < b_j / a_j  <=>  b_k a_j - b_j a_k < 0  (a_k a_j > 0)
-        diff = b * a[j] - a * b[j]
-        better = np.flatnonzero(diff < 0) if smallest else np.flatnonzero(diff > 0)
-        if len(better) == 0:
-            return Fraction(int(b[j]), int(a[j]))
-        j = int(better[0])

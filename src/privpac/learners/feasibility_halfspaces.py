@@ -79,7 +79,6 @@ from fractions import Fraction
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..bounds.kmst import blumer_sample_size
 from ..errors import DataError, InvalidParameterError
 from ..random import as_random_source, gaussian_array, uniform_array, uniform_int
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
@@ -111,6 +110,14 @@ MAX_GRID_BITS = 4096
 
 #: The public integer resolution of :func:`halfspace_candidates`' directions (largest ``|a_j|``).
 CANDIDATE_RESOLUTION = 64
+
+
+def blumer_sample_size(alpha: float, beta: float, vc: int) -> float:
+    """KMST Thm 2.8 (Blumer et al.) as the paper states it: ``(48/alpha)(10 VC ln(48e/alpha) + ln(5/beta))``.
+
+    The BMNS paper uses another form of the same theorem
+    (:func:`privpac.learners.halfspace_tukey.blumer_realizable`); each paper's learner keeps its own."""
+    return (48.0 / alpha) * (10.0 * vc * math.log(48.0 * math.e / alpha) + math.log(5.0 / beta))
 
 
 def halfspace_candidates(n: int, d: int, X: int, rng=None, *, resolution: int = CANDIDATE_RESOLUTION):

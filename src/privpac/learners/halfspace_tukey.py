@@ -79,7 +79,6 @@ from fractions import Fraction
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..bounds.bmns import blumer_realizable
 from ..errors import DataError, InvalidParameterError
 from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
@@ -138,6 +137,14 @@ GROUP_ROWS = 2**16
 # ---------------------------------------------------------------------------------------------
 # Public sizes
 # ---------------------------------------------------------------------------------------------
+
+
+def blumer_realizable(vc: int, alpha: float, beta: float) -> float:
+    """Blumer, Ehrenfeucht, Haussler, Warmuth 1989, in the form BMNS use for LearnHalfSpace's chunks
+    (Thm 4.2): ``max((4/a) log2(2/b), (8 vc/a) log2(13/a))``. The KMST paper states the same theorem
+    with other constants (:func:`privpac.learners.feasibility_halfspaces.blumer_sample_size`); each
+    paper's learner keeps its own paper's form."""
+    return max(4.0 / alpha * math.log2(2.0 / beta), 8.0 * vc / alpha * math.log2(13.0 / alpha))
 
 
 def hypothesis_bound(d: int, B: int) -> int:

@@ -109,7 +109,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..accounting import PrivacyLedger, charge
-from ..errors import InvalidParameterError, PrivpacError
+from ..errors import InvalidParameterError, NotEnumerable, PrivpacError
 from ..formatting import fmt_int
 from ..random import (
     as_random_source,
@@ -859,8 +859,6 @@ def exponential_mechanism_grouped(
     if src.enumerates:
         # the law from one-point ranges, whose offsets are the points' qualities
         if T >= _ENUMERATE_POINTS:
-            from ..audit.enumeration import NotEnumerable
-
             raise NotEnumerable(f"the grouped draw's law is listed point by point: {fmt_int(T + 1)} points")
         edges = list(range(T + 2))
         offsets, _ = _check_range_weights(range_weights(edges, base), T + 1)
