@@ -1,0 +1,94 @@
+"""The import graph of ``src/privpac`` points down: no circles, and the algorithm layers never import
+the layers built on them (issue 23). Read from the source with :mod:`ast`, lazy imports included."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import privpac
+
+ROOT = Path(privpac.__file__).parent
+
+#: The layers that build on the algorithms: nothing below may import them.
+UPPER = ("privpac.bounds", "privpac.estimators", "privpac.audit", "privpac.cli", "privpac.plots", "privpac.io")
+LOWER = ("privpac.mechanisms", "privpac.geometry", "privpac.optimize", "privpac.learners", "privpac.sanitizers")
+
+#: Known and still open (issue 23): the per-coordinate median baseline calls ``private_median``, which
+#: lives beside its estimator. The test fails when this list is wrong either way, so fixing the
+#: import means deleting its line here.
+KNOWN_UPWARD = ["privpac.learners.center_point_baselines -> privpac.estimators.median"]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in ROOT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        out: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = package
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                target = (f"{base}.{node.module}" if node.module else base) if node.level else (node.module or "")
+                candidates = [target] + [f"{target}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                candidates = [a.name for a in node.names]
+            else:
+                continue
+            out.update(c for c in candidates if c in modules and c != name)
+        graph[name] = out
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(u: str) -> list[str] | None:
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if v.rpartition(".")[0] == u or u.startswith(v + "."):
+                continue  # a package and its own modules (re-exports) are one room
+            if state.get(v) == 1:
+                return stack[stack.index(v) :] + [v]
+            if v not in state and (found := visit(v)):
+                return found
+        stack.pop()
+        state[u] = 2
+        return None
+
+    for u in sorted(graph):
+        if u not in state and (found := visit(u)):
+            return found
+    return None
+
+
+def test_no_import_circle():
+    assert _cycle(_imports()) is None, " -> ".join(_cycle(_imports()) or [])
+
+
+def test_the_algorithm_layers_do_not_import_the_layers_above():
+    upward = sorted(
+        f"{u} -> {v}"
+        for u, targets in _imports().items()
+        if u.startswith(LOWER)
+        for v in targets
+        if v.startswith(UPPER)
+    )
+    assert upward == KNOWN_UPWARD, upward
+
+
+def test_the_checks_can_fail():
+    # a circle and an upward import planted in a copy of the graph are found
+    graph = _imports()
+    graph["privpac.learners.thresholds"] = graph["privpac.learners.thresholds"] | {"privpac.estimators.threshold"}
+    assert _cycle(graph) is not None
+    assert any(v.startswith(UPPER) for v in graph["privpac.learners.thresholds"])
