@@ -43,6 +43,11 @@ Release = str
 
 
 def _jsonable(value):
+    kind = type(value)  # plain scalars first: they are most of a release's nodes
+    if value is None or kind is str or kind is bool:
+        return value
+    if (kind is int and -(2**53) <= value <= 2**53) or (kind is float and math.isfinite(value)):
+        return value
     if isinstance(value, PrivacyLedger):
         return value.to_dict()
     if isinstance(value, Fraction):
