@@ -8,7 +8,7 @@ Arms
 * ``findtukey-exponential``: ``PrivateCenterPoint`` defaults (spec B3: the exponential mechanism per
   coordinate, basic composition, pure epsilon-DP);
 * ``findtukey-recconcave``: the same with RecConcave per coordinate (Fig. 1), ``delta = 1e-6``;
-* ``coordinate-median``: :func:`privpac.learners.center_point_baselines.coordinatewise_median`, a
+* ``coordinate-median``: :func:`privpac.estimators.median.coordinatewise_median`, a
   private median per coordinate (budget split evenly, pure epsilon-DP): the answer users reach for;
 * ``one-shot-B1``: :func:`~privpac.learners.center_point_baselines.one_shot_center_point` (toy grid only);
 * ``tukey-median``: non-private, the exact largest depth (the number of nested depth regions) for
@@ -80,10 +80,11 @@ from privpac.datasets import grid_halfspace_target, make_grid_halfspace_data
 from privpac.domains import IntegerDomain
 from privpac.errors import DataError, PrivpacError, UtilityWarning
 from privpac.estimators import PrivateCenterPoint, PrivateHalfspaceClassifier, PrivateTukeyHalfspaceClassifier
+from privpac.estimators.median import coordinatewise_median
 from privpac.geometry import depth_intervals, directional_depth, tukey_depth
 from privpac.geometry.exact_lp import hull_slice_range
 from privpac.learners.center_point import MAX_POINTS_2D, MAX_POINTS_3D, net_directions
-from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, coordinatewise_median, one_shot_center_point
+from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, one_shot_center_point
 from privpac.learners.halfspace_tukey import generic_halfspace_learner, halfspace_predict
 from privpac.plots import _pyplot
 from privpac.progress import progress

@@ -22,6 +22,7 @@ from privpac.cli import main
 from privpac.domains import Grid, IntegerDomain
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import MODELS, PrivateCenterPoint
+from privpac.estimators.median import coordinatewise_median
 from privpac.geometry import FINITE_DIRECTION_LIMIT, depth_intervals, directional_depth, interval_quality, tukey_depth
 from privpac.geometry.rational_domain import rational_domain
 from privpac.io import load_model, save_model
@@ -34,7 +35,6 @@ from privpac.learners.center_point import (
     plan_find_tukey,
     promise_values,
 )
-from privpac.learners.center_point_baselines import coordinatewise_median
 from privpac.learners.coordinatewise import choose_composition
 
 

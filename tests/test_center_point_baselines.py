@@ -22,13 +22,9 @@ import pytest
 
 from privpac.accounting import PrivacyLedger
 from privpac.errors import DomainError, InvalidParameterError, UtilityWarning
+from privpac.estimators.median import coordinatewise_median
 from privpac.geometry import tukey_depth
-from privpac.learners.center_point_baselines import (
-    ONE_SHOT_WORK_LIMIT,
-    candidate_vertices,
-    coordinatewise_median,
-    one_shot_center_point,
-)
+from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, candidate_vertices, one_shot_center_point
 
 
 def _vertices_by_brute_force(B):

@@ -14,10 +14,6 @@ ROOT = Path(privpac.__file__).parent
 UPPER = ("privpac.bounds", "privpac.estimators", "privpac.audit", "privpac.cli", "privpac.plots", "privpac.io")
 LOWER = ("privpac.mechanisms", "privpac.geometry", "privpac.optimize", "privpac.learners", "privpac.sanitizers")
 
-#: Known and still open (issue 23): the per-coordinate median baseline calls ``private_median``, which
-#: lives beside its estimator. The test fails when this list is wrong either way, so fixing the
-#: import means deleting its line here.
-KNOWN_UPWARD = ["privpac.learners.center_point_baselines -> privpac.estimators.median"]
 
 
 def _module_name(path: Path) -> str:
@@ -83,7 +79,7 @@ def test_the_algorithm_layers_do_not_import_the_layers_above():
         for v in targets
         if v.startswith(UPPER)
     )
-    assert upward == KNOWN_UPWARD, upward
+    assert upward == [], upward
 
 
 def test_the_checks_can_fail():

@@ -606,7 +606,7 @@ NOTES: tuple[ProofNote, ...] = (
         audits=("center-point-one-shot",),
     ),
     _n(
-        "privpac.learners.center_point_baselines.coordinatewise_median",
+        "privpac.estimators.median.coordinatewise_median",
         REPLACE_ONE,
         "(epsilon, delta)-DP point: a private median per coordinate",
         "private_median per column at epsilon/d (and delta/d), basic composition",

@@ -11,7 +11,7 @@ from .halfspaces import PrivateHalfspaceClassifier
 from .histogram import PrivateHistogram
 from .label_private import LabelPrivateClassifier
 from .linear_feasibility import PrivateLinearFeasibility
-from .median import PrivateMedian, private_interior_point, private_median
+from .median import PrivateMedian, coordinatewise_median, private_interior_point, private_median
 from .point import PrivatePointClassifier
 from .rectangles import PrivateRectangleClassifier
 from .sanitizers import KPointSanitizer, PointSanitizer, ThresholdSanitizer
@@ -52,6 +52,7 @@ __all__ = [
     "PrivateThresholdClassifier",
     "PrivateTukeyHalfspaceClassifier",
     "private_interior_point",
+    "coordinatewise_median",
     "private_median",
     "PointSanitizer",
     "ThresholdSanitizer",

@@ -6,11 +6,12 @@ a total privacy budget and a ledger, and returns a hypothesis of its class.
 * :func:`em_learner`, :func:`em_learn_thresholds`, :func:`em_learn_points`: the generic pure-DP
   exponential-mechanism learner (Kasiviswanathan et al.), the baseline of every benchmark.
 * :func:`find_tukey`: a private center point in d = 1, 2, 3 (Beimel, Moran, Nissim, Stemmer, Fig. 1);
-  its baselines :func:`one_shot_center_point` (B1, footnote 1) and :func:`coordinatewise_median`.
+  its baseline :func:`one_shot_center_point` (B1, footnote 1); the per-coordinate median baseline is
+  :func:`privpac.estimators.median.coordinatewise_median`.
 """
 
 from .center_point import FindTukeyPlan, FindTukeyResult, find_tukey, plan_find_tukey
-from .center_point_baselines import coordinatewise_median, one_shot_center_point
+from .center_point_baselines import one_shot_center_point
 from .exponential import em_learn_points, em_learn_thresholds, em_learner
 from .hypotheses import PointHypothesis, ThresholdHypothesis
 from .point import learn_point, point_learner_distribution, point_quality
@@ -22,7 +23,6 @@ __all__ = [
     "PointHypothesis",
     "ThresholdHypothesis",
     "ThresholdResult",
-    "coordinatewise_median",
     "em_learn_points",
     "em_learn_thresholds",
     "em_learner",

@@ -1,5 +1,6 @@
-"""The baselines FindTukey is measured against: the one-shot exponential mechanism (B1) and a private
-median per coordinate.
+"""The one-shot baseline FindTukey is measured against (B1); the other baseline, a private median per
+coordinate, is :func:`privpac.estimators.median.coordinatewise_median` (it composes the library's
+private median, which lives with its estimator).
 
 Beimel, Moran, Nissim and Stemmer, "Private Center Points and Learning of Halfspaces" (COLT 2019);
 spec ``bmns-center-points`` section 4, "Baselines B1-B3".
@@ -7,10 +8,6 @@ spec ``bmns-center-points`` section 4, "Baselines B1-B3".
 * :func:`one_shot_center_point` (B1, the paper's footnote 1): the exponential mechanism with quality
   ``td(v; S)`` over every candidate vertex ``V`` of the public box, for toy domains only;
 * :func:`candidate_vertices`: that public candidate set ``V``;
-* :func:`coordinatewise_median`: the answer users reach for first, a private median of each
-  coordinate (:func:`~privpac.estimators.median.private_median`) with the budget split by basic
-  composition. It can land outside the convex hull of thin correlated data (depth 0), which is why
-  FindTukey chooses each coordinate *given the earlier ones*.
 """
 
 from __future__ import annotations
@@ -21,15 +18,14 @@ import numpy as np
 
 from ..accountant import BudgetAccountant, accounted_release
 from ..accounting import PrivacyLedger
-from ..domains import IntegerDomain
 from ..errors import InvalidParameterError
 from ..geometry import tukey_depth
 from ..mechanisms.exponential import exponential_mechanism
 from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_delta, check_int
+from ..validation import check_budget_epsilon, check_int
 from .center_point import check_points_in_box
 
-__all__ = ["ONE_SHOT_WORK_LIMIT", "candidate_vertices", "coordinatewise_median", "one_shot_center_point"]
+__all__ = ["ONE_SHOT_WORK_LIMIT", "candidate_vertices", "one_shot_center_point"]
 
 #: Largest ``|V| * n`` (candidates times records) :func:`one_shot_center_point` accepts: one exact depth
 #: per candidate. Checked from the public ``B``, ``d`` and ``n`` only, before any depth is computed.
@@ -183,66 +179,3 @@ def one_shot_center_point(
             rng=as_random_source(rng),
         )
     return points[k]
-
-
-def coordinatewise_median(
-    S,
-    B: int,
-    epsilon: float,
-    delta: float = 0.0,
-    *,
-    method: str = "auto",
-    ledger: PrivacyLedger | None = None,
-    accountant: BudgetAccountant | None = None,
-    rng=None,
-) -> tuple[int, ...]:
-    """A private median of each coordinate, the budget split evenly by basic composition.
-
-    The naive private "center" users reach for: coordinate ``j`` is
-    :func:`~privpac.estimators.median.private_median` of column ``j`` on ``[-B, B]`` at
-    ``(epsilon/d, delta/d)``. It is compared with FindTukey (Beimel, Moran, Nissim, Stemmer, COLT
-    2019) in the center-point benchmark: on thin correlated data the medians pair up into a point
-    outside the convex hull (depth 0).
-
-    Parameters
-    ----------
-    S : array-like of shape (n, d)
-        Integer points of ``[-B, B]^d`` (replace-one neighbours, ``n`` public).
-    B : int
-        Public bound of the box.
-    epsilon, delta : float
-        The total budget (``delta = 0``: pure DP, the exponential mechanism per coordinate).
-    method : {"auto", "exponential", "recconcave"}
-        Passed to :func:`~privpac.estimators.median.private_median`.
-    ledger, accountant, rng
-        As in :func:`one_shot_center_point`.
-
-    Returns
-    -------
-    tuple of int
-        The ``d`` private medians.
-
-    Privacy
-    -------
-    Replacing one record changes one entry of every column, so each column is a replace-one
-    neighbour and each median call is ``(epsilon/d, delta/d)``-DP (its own argument, checked
-    exactly by the registered ``median`` audit). The ``d`` calls compose by the basic theorem to
-    ``(epsilon, delta)``, reserved as one block before the first column is read.
-    """
-    from ..estimators.median import private_median  # the estimators layer builds on the learners
-
-    B = check_int(B, "B", low=1)
-    epsilon = check_budget_epsilon(epsilon)
-    delta = check_delta(delta)
-    arr = check_points_in_box(S, B, name="S")
-    n, d = arr.shape
-    src = as_random_source(rng)
-    domain = IntegerDomain(-B, B)
-    with accounted_release(
-        "per-coordinate median", epsilon, delta, ledger=ledger, accountant=accountant, label="per-coordinate median"
-    ) as run:
-        block = run.basic_block(f"per-coordinate median: {d} coordinate(s)", d, epsilon / d, delta / d)
-        return tuple(
-            int(private_median(arr[:, j], domain, epsilon / d, delta / d, method=method, ledger=block, rng=src))
-            for j in range(d)
-        )
