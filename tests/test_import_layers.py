@@ -15,7 +15,6 @@ UPPER = ("privpac.bounds", "privpac.estimators", "privpac.audit", "privpac.cli",
 LOWER = ("privpac.mechanisms", "privpac.geometry", "privpac.optimize", "privpac.learners", "privpac.sanitizers")
 
 
-
 def _module_name(path: Path) -> str:
     parts = path.relative_to(ROOT.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -78,6 +77,18 @@ def test_the_algorithm_layers_do_not_import_the_layers_above():
         if u.startswith(LOWER)
         for v in targets
         if v.startswith(UPPER)
+    )
+    assert upward == [], upward
+
+
+def test_the_learners_sit_above_the_mechanisms_optimisers_and_sanitizers():
+    below = ("privpac.mechanisms", "privpac.geometry", "privpac.optimize", "privpac.sanitizers")
+    upward = sorted(
+        f"{u} -> {v}"
+        for u, targets in _imports().items()
+        if u.startswith(below)
+        for v in targets
+        if v.startswith("privpac.learners")
     )
     assert upward == [], upward
 

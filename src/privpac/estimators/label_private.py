@@ -22,9 +22,9 @@ import numpy as np
 from ..backends import backend_for
 from ..domains import as_domain
 from ..errors import DataError
-from ..learners._sample import _concat
 from ..learners.concept_classes import PointFunctions, Thresholds
 from ..learners.label_private import label_private_from_oracles, semi_private_from_oracles
+from ..sanitizers.database import concat_indices
 from ..validation import check_choice, check_labels
 from ._one_d import domain_indices, domain_size
 from .base import PrivateClassifierBase, private_fit
@@ -54,7 +54,7 @@ def _head_points(backend, domain, X, y, n: int) -> np.ndarray:
     def kernel(start, X_b, y_b):
         return np.unique(domain_indices(domain, X_b)[: max(0, n - start)])
 
-    return backend.map_merge_rows(kernel, lambda parts: np.unique(_concat(list(parts))), X, y)
+    return backend.map_merge_rows(kernel, lambda parts: np.unique(concat_indices(list(parts))), X, y)
 
 
 def _scores(backend, domain, labels, X, y, cls, H, skip: int = 0) -> np.ndarray:

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..domains import index_array
 from ..errors import DataError, DomainError
+from ..sanitizers.database import aggregate, concat_indices
 from ..validation import check_int
 
 
@@ -33,29 +34,6 @@ def check_sample(x, y, size: int, *, allow_empty: bool = False) -> tuple[np.ndar
     if idx.size and (idx.min() < 0 or idx.max() > size - 1):
         raise DomainError(f"indices must lie in [0, {size - 1}]")
     return idx, y.astype(np.int8), size
-
-
-def aggregate(idx: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct indices and the sum of ``weights`` at each (``O(m log m)``, one sort).
-
-    One stable argsort and a segmented sum: no inverse index and no scattered ``np.add.at``
-    (less memory and time per record than ``np.unique(..., return_inverse=True)``). ``weights``
-    may have shape ``(m,)`` or ``(m, k)`` (``k`` sums per index, still one sort).
-    """
-    idx = np.asarray(idx).ravel()
-    w = np.asarray(weights)
-    w = w.ravel() if w.ndim <= 1 else w
-    if idx.size == 0:
-        return idx[:0], np.zeros((0, *w.shape[1:]), dtype=np.int64)
-    order = np.argsort(idx, kind="stable")
-    ordered = idx[order]
-    w = w[order].astype(np.int64)
-    del order
-    first = np.empty(ordered.size, dtype=bool)
-    first[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    at = np.flatnonzero(first)
-    return ordered[at], np.add.reduceat(w, at, axis=0)
 
 
 def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +137,7 @@ class LabelledCounts:
             return cls(empty, empty, empty, size)
         if len(parts) == 1:  # already sorted and distinct
             return parts[0]
-        values = parts[0].values if len(parts) == 1 else _concat([p.values for p in parts])
+        values = parts[0].values if len(parts) == 1 else concat_indices([p.values for p in parts])
         w = np.column_stack([np.concatenate([p.zeros for p in parts]), np.concatenate([p.ones for p in parts])])
         values, sums = aggregate(values, w)
         return cls(values, sums[:, 0], sums[:, 1], size)
@@ -180,13 +158,6 @@ class LabelledCounts:
     @property
     def n_ones(self) -> int:
         return int(self.ones.sum())
-
-
-def _concat(arrays) -> np.ndarray:
-    """Concatenate index arrays, keeping Python ints exact when any part holds them."""
-    if any(a.dtype == object for a in arrays) or len({a.dtype for a in arrays}) > 1:
-        return np.concatenate([a.astype(object) for a in arrays])
-    return np.concatenate(arrays)
 
 
 def labelled_counts(x, y, size: int, *, allow_empty: bool = False) -> LabelledCounts:

@@ -45,10 +45,9 @@ import numpy as np
 
 from ..accounting import Calibration, PrivacyLedger, calibrate
 from ..errors import DataError
-from ..sanitizers.database import CountedData, SanitizedDatabase
+from ..sanitizers.database import CountedData, SanitizedDatabase, aggregate
 from ..sanitizers.thresholds import san_thresholds, san_thresholds_plan
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
-from ._sample import aggregate
 
 __all__ = [
     "BNSRectanglePlan",

@@ -168,12 +168,12 @@ def top_keys(P: np.ndarray, x_max: tuple[int, ...], directions: Directions, m: i
 
 def merge_top_keys(parts, m: int) -> list[np.ndarray] | None:
     """The top-``m`` keys per direction of the union of disjoint blocks (``None`` parts skipped)."""
-    from ._sample import _concat
+    from ..sanitizers.database import concat_indices
 
     parts = [p for p in parts if p is not None]
     if not parts:
         return None
-    return [np.sort(_concat([p[j] for p in parts]))[-m:] if m else parts[0][j][:0] for j in range(len(parts[0]))]
+    return [np.sort(concat_indices([p[j] for p in parts]))[-m:] if m else parts[0][j][:0] for j in range(len(parts[0]))]
 
 
 def run_composition(
