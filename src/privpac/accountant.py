@@ -52,7 +52,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .accounting import PrivacyLedger, _within
+from .accounting import PrivacyLedger, _within, budget_from_dict, budget_to_dict
 from .errors import BudgetExceededError, InvalidParameterError
 from .validation import check_delta, check_epsilon, check_real
 
@@ -410,25 +410,12 @@ class BudgetAccountant:
 
     def to_dict(self) -> dict:
         """The account as JSON-able data (budget, every filed release with its ledger, total)."""
-        eps, delta = self.spent
-        return {
-            "label": self.label,
-            "budget": None
-            if self.budget_epsilon is None
-            else {"epsilon": self.budget_epsilon, "delta": self.budget_delta},
-            "spent": {"epsilon": eps, "delta": delta},
-            "releases": [r.to_dict() for r in self.releases],
-        }
+        return {**budget_to_dict(self), "releases": [r.to_dict() for r in self.releases]}
 
     @classmethod
     def from_dict(cls, d: dict) -> BudgetAccountant:
         """A live accountant continuing a saved account (the inverse of :meth:`to_dict`)."""
-        budget = d.get("budget")
-        acc = cls(
-            epsilon=None if budget is None else budget["epsilon"],
-            delta=0.0 if budget is None else budget["delta"],
-            label=d.get("label", "accountant"),
-        )
+        acc = cls(**budget_from_dict(d, "accountant"))
         acc._releases = [FiledRelease.from_dict(r) for r in d.get("releases", [])]
         return acc
 

@@ -360,25 +360,15 @@ class PrivacyLedger:
     # -- reporting ------------------------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        eps, delta = self.spent
         return {
-            "label": self.label,
-            "budget": None
-            if self.budget_epsilon is None
-            else {"epsilon": self.budget_epsilon, "delta": self.budget_delta},
-            "spent": {"epsilon": eps, "delta": delta},
+            **budget_to_dict(self),
             "entries": [e.to_dict() for e in self.entries],
             **({"not_private": self.not_private} if self.not_private else {}),
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> PrivacyLedger:
-        budget = d.get("budget")
-        ledger = cls(
-            epsilon=None if budget is None else budget["epsilon"],
-            delta=0.0 if budget is None else budget["delta"],
-            label=d.get("label", "total"),
-        )
+        ledger = cls(**budget_from_dict(d, "total"))
         ledger.entries = [LedgerEntry.from_dict(e) for e in d.get("entries", [])]
         return ledger
 
@@ -537,3 +527,24 @@ def charge(
     """Charge ``ledger`` if there is one (mechanisms run standalone with ``ledger=None``)."""
     if ledger is not None:
         ledger.charge(label, epsilon, delta, mechanism, not_private=not_private)
+
+
+def budget_to_dict(account) -> dict:
+    """The header a saved ledger and a saved accountant share: label, budget (or None) and spent."""
+    eps, delta = account.spent
+    budget = account.budget_epsilon
+    return {
+        "label": account.label,
+        "budget": None if budget is None else {"epsilon": budget, "delta": account.budget_delta},
+        "spent": {"epsilon": eps, "delta": delta},
+    }
+
+
+def budget_from_dict(d: dict, default_label: str) -> dict:
+    """The constructor arguments (epsilon, delta, label) read back from :func:`budget_to_dict`'s header."""
+    budget = d.get("budget")
+    return {
+        "epsilon": None if budget is None else budget["epsilon"],
+        "delta": 0.0 if budget is None else budget["delta"],
+        "label": d.get("label", default_label),
+    }
