@@ -19,7 +19,7 @@ from privpac.optimize import (
     rec_concave_run,
     required_quality,
 )
-from privpac.optimize.recconcave import _adist_min_gap, _level_data, iterated_log2
+from privpac.optimize.recconcave import _adist_min_gap, _level_data, iterated_log2, log_star_from_log2
 from privpac.random import SeededRandom
 from privpac.stepfunc import StepFunction
 
@@ -259,3 +259,23 @@ def test_exact_check_is_not_vacuous():
     P = _law(a, 8.0, 4.0, 1e-6, N=2, constants="paper")
     Q = _law(b, 8.0, 4.0, 1e-6, N=2, constants="paper")
     assert 0.1 < exact_epsilon(P, Q, 1e-6) <= 4.0
+
+
+def _spec_log_star(x: int) -> int:
+    """The spec's log* (BMNS section 0): ``ceil(log2 .)`` until the value is ``<= 1``, in integers."""
+    count = 0
+    while x > 1:
+        x, count = (x - 1).bit_length(), count + 1  # ceil(log2 x), exactly
+    return count
+
+
+def test_one_log_star_agrees_with_the_specs_rounded_definition():
+    towers = [2, 4, 16, 2**16]
+    near = [t + j for t in towers for j in (-1, 0, 1)] + [2**65536 + j for j in (-1, 0, 1)]
+    for x in [*range(1, 5000), *near, 2**64, 2**1000 + 7]:
+        assert log_star(x) == _spec_log_star(x), x
+        if 2 <= x < 2**50:
+            # from a float log2 x: exact while the float tells x from the tower next to it (the
+            # docstring's caveat: log2(2^65536 + 1) rounds to 65536.0, one below the spec's answer)
+            assert log_star_from_log2(math.log2(x)) == _spec_log_star(x), x
+    assert log_star_from_log2(0.0) == 0 and log_star_from_log2(0.5) == 1

@@ -53,6 +53,7 @@ import math
 from ..errors import InvalidParameterError, PrivpacError
 from ..formatting import fmt_int
 from ..learners.halfspace_tukey import blumer_realizable
+from ..optimize.recconcave import log_star, log_star_from_log2
 from ..validation import check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
 
@@ -63,8 +64,6 @@ __all__ = [
     "integer_root",
     "lb_convex_hull",
     "learn_halfspace_sizes",
-    "log_star",
-    "log_star_from_log2",
     "nty_reference",
     "paper_log2_extended_domain",
     "privpac_find_tukey_sizes",
@@ -79,22 +78,6 @@ _PAPER = "Beimel, Moran, Nissim, Stemmer, COLT 2019"
 # ---------------------------------------------------------------------------------------------
 # Public arithmetic
 # ---------------------------------------------------------------------------------------------
-
-
-def log_star_from_log2(l2: float) -> int:
-    """``log* T`` from ``log2 T`` (spec section 0: ``ceil(log2 .)`` until the value is ``<= 1``)."""
-    if l2 <= 0:
-        return 0
-    count, v = 1, math.ceil(l2)
-    while v > 1:
-        v, count = math.ceil(log2(v)), count + 1
-    return count
-
-
-def log_star(x: int) -> int:
-    """``log* x`` for a Python int ``x >= 1`` (exact first step: ``ceil(log2 x) = (x-1).bit_length()``)."""
-    x = check_int(x, "x", low=1)
-    return log_star_from_log2((x - 1).bit_length()) if x > 1 else 0
 
 
 def integer_root(x: int, d: int, *, up: bool = False) -> int:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidParameterError
+from ..optimize.recconcave import log_star
 from ..validation import check_delta, check_epsilon, check_int, check_probability
 from .generalization import dkw_threshold_sample_size, uniform_convergence_sample_size
 from .registry import Bound, register_bound
@@ -72,14 +73,6 @@ def log2_domain(domain_size: int) -> float:
     return math.log2(size)
 
 
-def _log_star(x: float) -> int:
-    count = 0
-    while x > 1:
-        x = log2(x)
-        count += 1
-    return count
-
-
 def _ilog(x: float, n: int) -> float:
     for _ in range(n):
         x = log2(x)
@@ -117,7 +110,7 @@ def rec_concave_promises(domain_size: int, alpha: float, beta: float, epsilon: f
     alpha, beta, epsilon, delta = _common(alpha, beta, epsilon, delta)
     N = check_int(N, "N", low=1)
     T = check_int(domain_size, "domain_size", low=2)
-    L = max(1, _log_star(T))
+    L = max(1, log_star(T))
     out = {}
     if N <= L:
         out["stated (Thm 3.15)"] = (
@@ -195,8 +188,8 @@ def learn_thresholds_stated(domain_size: int, alpha: float, beta: float, epsilon
     alpha, beta, epsilon, delta = _common(alpha, beta, epsilon, delta)
     N = check_int(N, "N", low=1)
     T = check_int(domain_size, "domain_size", low=2)
-    if N > max(1, _log_star(T)):
-        raise InvalidParameterError(f"Thm 3.18 needs 1 <= N <= log*(2^d) = {_log_star(T)}, got N={N}")
+    if N > max(1, log_star(T)):
+        raise InvalidParameterError(f"Thm 3.18 needs 1 <= N <= log*(2^d) = {log_star(T)}, got N={N}")
     rc = 8.0**N * 72.0 * N / (alpha * epsilon) * (log2(12.0 * N / (beta * delta)) + _ilog(T, N))
     gen = 200.0 / alpha**2 * ln(4.0 / (alpha * beta))
     return {"RecConcave term": rc, "generalization term (Thm 2.14)": gen, "stated": max(rc, gen)}
@@ -222,7 +215,7 @@ def learn_thresholds_library(
 
 
 def _thresholds_bound(domain_size, alpha, beta, epsilon, delta, N=None):
-    L = max(1, _log_star(check_int(domain_size, "domain_size", low=2)))
+    L = max(1, log_star(check_int(domain_size, "domain_size", low=2)))
     out = {}
     for n in sorted({1, 2, L} if N is None else {N}):
         if n <= L:
@@ -306,7 +299,7 @@ def san_thresholds_sizes(
     cal = san_thresholds_calibration(alpha, beta, epsilon, delta)
     d = log2_domain(domain_size)
     c, e, dm, bm = cal["calls"], cal["epsilon_each"], cal["delta_each"], cal["beta_each"]
-    L = max(1, _log_star(d))
+    L = max(1, log_star(d))
     stated_rc = 8.0**L * 60.0 * c / (alpha * e) * L * log2(12.0 * L / (bm * e * dm))
     choosing = 1024.0 / (alpha * e) * ln(2048.0 / (alpha * bm * e * dm))
     laplace = 16.0 * c / (alpha * e) * ln(2.0 / bm)

@@ -38,7 +38,7 @@ import math
 
 from ..errors import InvalidParameterError
 from ..learners.feasibility_halfspaces import blumer_sample_size
-from ..optimize.recconcave import log_star
+from ..optimize.recconcave import log_star, log_star_from_log2
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
 
@@ -50,7 +50,6 @@ __all__ = [
     "kmst_lower_bounds",
     "kmst_pac_sample_size",
     "kmst_rec_concave_promise",
-    "log_star_from_log2",
 ]
 
 _REF = "Kaplan, Mansour, Stemmer, Tsfadia 2020"
@@ -60,17 +59,6 @@ COMPOSITIONS = ("advanced", "basic")
 def _grid_X(domain_size) -> int:
     G = check_int(domain_size, "domain_size", low=2)
     return G // 2
-
-
-def log_star_from_log2(log2_n: float) -> int:
-    """``log*(N)`` from ``log2(N)`` (``N >= 2``): ``1 + log*(log2 N)``.
-
-    Exact unless ``log2 N`` is within float rounding of a tower value (16, 65536, ...); the
-    domains here are far from those.
-    """
-    if log2_n <= 0:
-        return 0
-    return 1 + log_star(float(log2_n))
 
 
 def def44_domain_log2(D: int, log2_X: float, i: int | None = None) -> float:

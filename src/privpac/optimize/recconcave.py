@@ -101,6 +101,7 @@ __all__ = [
     "iterated_log2",
     "levels",
     "log_star",
+    "log_star_from_log2",
     "plan_rec_concave",
     "rec_concave",
     "rec_concave_run",
@@ -125,15 +126,33 @@ _SUB_ALPHA = 0.25
 def log_star(x) -> int:
     """How many times ``log2`` must be applied to ``x`` before the result is ``<= 1``.
 
-    ``log_star(16) = 3``, ``log_star(2**16) = 4``, ``log_star(2**64) = 5``; any Python int works.
+    ``log_star(16) = 3``, ``log_star(2**16) = 4``, ``log_star(2**64) = 5``; any Python int works,
+    exactly (``log_star(2**65536 + 1) = 6``, where a float ``log2`` would round to the tower and say 5).
     """
     if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating):
         raise InvalidParameterError(f"log_star needs a number, got {x!r}")
     count = 0
+    if isinstance(x, int | np.integer):
+        x = int(x)
+        while x > 1:  # exact for any int: log* x = 1 + log* ceil(log2 x) (see log_star_from_log2)
+            x, count = (x - 1).bit_length(), count + 1
+        return count
     while x > 1:
         x = math.log2(x)
         count += 1
     return count
+
+
+def log_star_from_log2(l2: float) -> int:
+    """``log* T`` from ``l2 = log2 T`` (``0`` when ``l2 <= 0``): ``1 + log_star(l2)``.
+
+    The spec's definition rounds up at every step (``ceil(log2 .)`` until the value is ``<= 1``, BMNS
+    section 0); it gives the same number, because ``log* y <= k`` exactly when ``y`` is at most the
+    tower ``2^2^...^2`` of height ``k``, an integer, and ``ceil(y)`` is at most an integer exactly when
+    ``y`` is (checked in tests/test_recconcave.py). A float ``l2`` within rounding of a tower (``log2``
+    of ``2^65536 + 1`` is ``65536.0``) gives the tower's value; pass exact sizes to :func:`log_star`.
+    """
+    return 0 if l2 <= 0 else 1 + log_star(float(l2))
 
 
 def iterated_log2(x, n: int) -> float:
