@@ -21,16 +21,14 @@ from privpac.estimators import PrivateFeasibilityHalfspaceClassifier, PrivateLin
 from privpac.geometry.exact_lp import hull_slice_range
 from privpac.geometry.feasibility import candidate_depths, candidate_levels, depth
 from privpac.io import load_model, save_model
-from privpac.learners.feasibility_halfspaces import halfspace_candidates
-from privpac.learners.linear_feasibility import (
+from privpac.learners.feasibility_candidates import (
     MAX_CANDIDATE_WORK,
     candidate_denominator_bounds,
     candidate_set,
-    coordinate_quality,
-    find_deep_point,
-    plan_find_deep_point,
     random_candidates,
 )
+from privpac.learners.feasibility_halfspaces import halfspace_candidates
+from privpac.learners.linear_feasibility import coordinate_quality, find_deep_point, plan_find_deep_point
 
 
 def _system(gen, m, D, X, C):

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..learners.center_point import MAX_POINTS_2D, MAX_POINTS_3D
 from ..learners.center_point import SUPPORTED_DIMENSIONS as TUKEY_DIMENSIONS
-from ..learners.linear_feasibility import MAX_CANDIDATE_WORK, MAX_CONSTRAINTS_3D, MAX_DISTINCT_ROWS_2D
+from ..learners.feasibility_candidates import MAX_CANDIDATE_WORK
+from ..learners.linear_feasibility import MAX_CONSTRAINTS_3D, MAX_DISTINCT_ROWS_2D
 from ..learners.linear_feasibility import SUPPORTED_DIMENSIONS as FEASIBILITY_DIMENSIONS
 from ..optimize.recconcave import BASE_CASE_MAX
 

@@ -24,6 +24,7 @@ from ..domains import IntegerDomain, box_lattice, domain_text, integer_box
 from ..errors import InvalidParameterError, UtilityWarning
 from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.center_point import check_points_in_box
+from ..learners.feasibility_candidates import engine_candidate_depths, engine_constraints
 from ..learners.feasibility_halfspaces import (
     DUALS,
     LEARNERS,
@@ -34,13 +35,7 @@ from ..learners.feasibility_halfspaces import (
     learn_halfspace,
     plan_halfspace_learner,
 )
-from ..learners.linear_feasibility import (
-    OPTIMIZERS,
-    candidate_levels,
-    engine_candidate_depths,
-    engine_constraints,
-    run_find_deep_point,
-)
+from ..learners.linear_feasibility import OPTIMIZERS, candidate_levels, run_find_deep_point
 from ..random import as_random_source
 from ..validation import (
     check_array,
@@ -315,7 +310,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
 
     def _fit_engine_candidates(self, X, y, G: int, candidates, ledger, rng, lattice=None):
         """Engine data over public candidates: one validating count pass, the plan, then one depth pass
-        (:func:`~privpac.learners.linear_feasibility.engine_candidate_depths`); no record leaves its partition."""
+        (:func:`~privpac.learners.feasibility_candidates.engine_candidate_depths`); no record leaves its partition."""
         d = int(self.n_features_in_)
         self.classes_ = np.asarray(self.labels)
         dual = "margin-1" if self.mode == "margin-1" else "paper"

@@ -27,20 +27,22 @@ import numpy as np
 from ..domains import Grid, IntegerDomain, Lattice, box_lattice, domain_text, integer_box
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
+from ..learners.feasibility_candidates import (
+    CandidateSet,
+    candidate_set,
+    check_candidate_size,
+    engine_candidate_depths,
+    engine_constraints,
+    random_candidates,
+)
 from ..learners.linear_feasibility import (
     DOMAINS,
     OPTIMIZERS,
-    CandidateSet,
     candidate_levels,
-    candidate_set,
-    check_candidate_size,
     check_public_size,
     check_system,
-    engine_candidate_depths,
-    engine_constraints,
     find_deep_point,
     plan_find_deep_point,
-    random_candidates,
     run_find_deep_point,
 )
 from ..random import as_random_source
@@ -315,7 +317,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         validated), refused above :func:`check_engine_size`, and only then brought to the driver in
         row order (:func:`~privpac.estimators.base.engine_rows`), where the fit runs as in memory.
         With ``candidates`` the records never leave their partitions: one pass returns the
-        candidates' exact depths (:func:`~privpac.learners.linear_feasibility.engine_candidate_depths`).
+        candidates' exact depths (:func:`~privpac.learners.feasibility_candidates.engine_candidate_depths`).
         """
         ledger, rng, space = self._begin_fit()
         if b is None:

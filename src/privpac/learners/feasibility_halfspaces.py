@@ -132,7 +132,7 @@ def halfspace_candidates(n: int, d: int, X: int, rng=None, *, resolution: int = 
     classifies ``x`` correctly with ``<a, x> != w``. Every entry lies in ``[-C, C]``,
     ``C = d resolution X`` (returned as the set's bound).
     """
-    from .linear_feasibility import CandidateSet
+    from .feasibility_candidates import CandidateSet
 
     n = check_int(n, "n_candidates", low=1)
     d = check_int(d, "d", low=1)
@@ -264,7 +264,7 @@ def plan_halfspace_learner(
 ) -> HalfspaceLearnerPlan:
     """The accuracies, noise, grid and sufficient sample size of a run (public inputs only).
 
-    ``candidates``: a public :class:`~privpac.learners.linear_feasibility.CandidateSet` of halfspaces
+    ``candidates``: a public :class:`~privpac.learners.feasibility_candidates.CandidateSet` of halfspaces
     ``(a, w)`` (``d + 1`` columns; :func:`halfspace_candidates`): FindDeepPoint over it (any ``d``;
     spec 6.5 option 1). Not with the paper's PAC learner, whose noise rescales the records.
     """

@@ -216,22 +216,18 @@ from ..geometry.feasibility import (
 )
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
-from ..random import as_random_source, uniform_array
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
 from .center_point import check_points_in_box
 from .coordinatewise import choose_coordinates, coordinate_budget
+from .feasibility_candidates import (
+    LARGE_MARGIN_HINT,
+    CandidateSet,
+    candidate_denominator_bounds,
+    check_candidate_size,
+)
 
 __all__ = [
-    "MAX_CANDIDATE_WORK",
-    "CandidateSet",
-    "EngineConstraints",
-    "engine_candidate_depths",
-    "engine_constraints",
-    "candidate_denominator_bounds",
-    "candidate_set",
-    "check_candidate_size",
-    "random_candidates",
     "DOMAINS",
     "OPTIMIZERS",
     "FindDeepPointPlan",
@@ -273,95 +269,6 @@ MAX_CONSTRAINTS_3D = 1_000
 #: vertices at the guarantee's 42,000, so the cap stays here.
 MAX_DISTINCT_ROWS_2D = 10_000
 
-_LARGE_MARGIN_HINT = (
-    "for larger or higher-dimensional data with a margin use the large-margin learner "
-    "(privpac.estimators.PrivateHalfspaceClassifier; spec kmst-halfspaces 6.5 option 3)"
-)
-
-
-#: Public envelope of the candidate-set oracle (spec 6.5 option 1): at most this many integer
-#: multiply-adds ``n_candidates * m * (D + 1)`` for the depths (one BLAS product in blocks). Measured
-#: (``benchmarks/feasibility_candidates.py --only scale``): 7e10 took 33 s and 835 MB (``m = 10^6``,
-#: ``10^4`` candidates, ``D = 6``), so a fit at the cap takes one to two minutes of one core.
-MAX_CANDIDATE_WORK = 2 * 10**11
-
-
-@dataclass(frozen=True)
-class CandidateSet:
-    """A public finite candidate set ``P`` for the score ``f_P(S, x) = depth_S(x) 1[x in P]`` (spec 6.5 option 1).
-
-    Attributes
-    ----------
-    points : numpy.ndarray
-        ``(n, D)`` exact integers (``int64``, or Python ints beyond ``2**62``).
-    bound : int
-        A public ``C >= max |entry|``: every level set is inside ``[-C, C]^D``.
-    """
-
-    points: np.ndarray
-    bound: int
-
-    @property
-    def size(self) -> int:
-        return int(self.points.shape[0])
-
-    @property
-    def dimension(self) -> int:
-        return int(self.points.shape[1])
-
-
-def candidate_set(points, bound: int | None = None) -> CandidateSet:
-    """A :class:`CandidateSet` from public integer points (``bound``: default their largest entry, at least 1).
-
-    The candidates are public (a grid, a net, random points drawn without the data): reading their
-    largest entry reads nothing private. Raises :class:`~privpac.errors.DataError` for non-integer or
-    empty input, :class:`~privpac.errors.DomainError` for an entry beyond a given ``bound``.
-    """
-    P, largest = as_integer_points(points, "candidates")
-    if bound is None:
-        return CandidateSet(P, max(1, int(largest)))
-    bound = check_int(bound, "candidate_bound", low=1)
-    if largest > bound:
-        raise DomainError(f"a candidate has an entry {largest} outside [-{bound}, {bound}] (candidate_bound)")
-    return CandidateSet(P, bound)
-
-
-def random_candidates(n: int, D: int, bound: int, rng=None) -> CandidateSet:
-    """``n`` public integer points drawn uniformly from ``[[-bound, bound]]^D`` (independently of any data)."""
-    n = check_int(n, "n_candidates", low=1)
-    D = check_int(D, "D", low=1)
-    bound = check_int(bound, "candidate_bound", low=1)
-    u = uniform_array((n, D), as_random_source(rng))
-    P = np.minimum(np.floor(u * (2 * bound + 1)), 2 * bound).astype(np.int64) - bound
-    return CandidateSet(P, bound)
-
-
-def candidate_denominator_bounds(C: int, D: int) -> tuple[int, ...]:
-    """``(Q_1, ..., Q_D)`` for a candidate set in ``[[-C, C]]^D``: every level-interval end is in the domains.
-
-    An end of coordinate ``i``'s level interval at the prefix ``s / t`` is the optimum of the LP
-    ``min / max sum_j y_j p_j,i / t`` over ``sum_j y_j (p_j,(<i), 1) = (s, t)``, ``y >= 0``
-    (:func:`~privpac.geometry.exact_lp.hull_slice_range` with denominators 1), attained at a basic
-    solution: by Cramer's rule ``p / (t q)`` with ``q`` the absolute value of a minor of the
-    ``i x i`` matrix whose columns are ``(p_j,(<i), 1)``. Hadamard's bound (each column's norm at
-    most ``sqrt((i - 1) C^2 + 1)``, and at least 1, so smaller minors obey it too) gives
-    ``Q_i = floor(((i - 1) C^2 + 1)^(i / 2))``; ``Q_1 = 1`` (the ends are candidate coordinates).
-    """
-    C = check_int(C, "candidate_bound", low=1)
-    D = check_int(D, "D", low=1)
-    return tuple(math.isqrt(((i - 1) * C * C + 1) ** i) for i in range(1, D + 1))
-
-
-def check_candidate_size(m: int, n_candidates: int, D: int) -> None:
-    """Refuse, from public sizes, a candidate-set run above :data:`MAX_CANDIDATE_WORK`."""
-    work = int(n_candidates) * int(m) * (int(D) + 1)
-    if work > MAX_CANDIDATE_WORK:
-        raise InvalidParameterError(
-            f"FindDeepPoint over {n_candidates:,} public candidates and m = {m:,} constraints in D = {D} needs "
-            f"{work:.3g} multiply-adds for the depths, above MAX_CANDIDATE_WORK = {MAX_CANDIDATE_WORK:.3g}: use "
-            f"fewer candidates, a public random subsample of the constraints, or {_LARGE_MARGIN_HINT}"
-        )
-
 
 def _check_dimension(D: int) -> int:
     D = check_int(D, "D", low=1)
@@ -369,7 +276,7 @@ def _check_dimension(D: int) -> int:
         raise InvalidParameterError(
             f"FindDeepPoint is implemented exactly for D <= 3 only, got D = {D} (A has {D} columns): for D >= 4 "
             "the exact level sets (convex hulls of an arrangement's levels) are out of reach (spec kmst-halfspaces "
-            f"6.2, 6.5); {_LARGE_MARGIN_HINT}"
+            f"6.2, 6.5); {LARGE_MARGIN_HINT}"
         )
     return D
 
@@ -394,14 +301,14 @@ def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: i
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
                 f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
                 f"their square (about 2.5e7 vertices and 1.7 GB at 10,000); use a public random subsample of at most "
-                f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {_LARGE_MARGIN_HINT}"
+                f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:
         raise InvalidParameterError(
             f"FindDeepPoint in D = 3 is exact up to m = {MAX_CONSTRAINTS_3D} constraints, got m = {m}: the exact "
             f"oracle keeps up to C(m + 6, 3) = {math.comb(m + 6, 3):,} arrangement vertices and solves an LP per level "
             f"(spec kmst-halfspaces 6.2, 6.5); use a public random subsample of at most {MAX_CONSTRAINTS_3D} "
-            f"constraints, or {_LARGE_MARGIN_HINT}"
+            f"constraints, or {LARGE_MARGIN_HINT}"
         )
 
 
@@ -848,72 +755,3 @@ def run_find_deep_point(plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLe
         rng=rng,
     )
     return FindDeepPointResult(solution, plan)
-
-
-# ---------------------------------------------------------------------------------------------
-# Constraints on an engine (Dask, Spark): candidate depths summed where the records live
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EngineConstraints:
-    """Constraints that live on an engine, read only through :mod:`privpac.backends` passes.
-
-    ``prepare(start, *block)`` is the caller's public per-record map, applied to every row block where
-    it lives (``start``: the block's first row, for error messages): it validates the block (an entry
-    outside the public bound raises) and returns the block's constraints ``(A, b)`` as exact integer
-    arrays (``None`` for an empty block). Deterministic, no randomness. Build with
-    :func:`engine_constraints`, which counts ``m`` exactly.
-    """
-
-    backend: object
-    columns: tuple
-    prepare: object
-    m: int
-    D: int
-
-
-class _BlockRows:
-    """How many constraints a block holds, after ``prepare`` validated it."""
-
-    def __init__(self, prepare):
-        self.prepare = prepare
-
-    def __call__(self, start, *block) -> int:
-        system = self.prepare(start, *block)
-        return 0 if system is None else int(system[0].shape[0])
-
-
-class _BlockDepths:
-    """The exact depths of the candidates on one block's constraints (a sum over records)."""
-
-    def __init__(self, prepare, points: np.ndarray):
-        self.prepare, self.points = prepare, points
-
-    def __call__(self, *block) -> np.ndarray:
-        system = self.prepare(0, *block)  # validated by the count pass already
-        if system is None:
-            return np.zeros(self.points.shape[0], dtype=np.int64)
-        return candidate_depths(system[0], system[1], self.points)
-
-
-def _sum_counts(parts) -> np.ndarray:
-    return np.sum([np.asarray(p, dtype=np.int64) for p in parts], axis=0)
-
-
-def engine_constraints(columns: tuple, prepare, D: int) -> EngineConstraints:
-    """Wrap engine data, validating and counting every block in one exact pass (before any budget is spent)."""
-    from ..backends import backend_for
-
-    backend = backend_for(columns[0])
-    m = int(backend.map_merge_rows(_BlockRows(prepare), sum, *columns))
-    if m == 0:
-        raise DataError("the constraints are empty: at least one is needed")
-    return EngineConstraints(backend, tuple(columns), prepare, m, check_int(D, "D", low=1))
-
-
-def engine_candidate_depths(data: EngineConstraints, points: np.ndarray) -> np.ndarray:
-    """``depth_S(p)`` of every public candidate, one pass: each block returns its exact integer counts,
-    merged by sums (the same bits on every engine and partitioning). Only ``|P|`` integers reach the
-    driver, whatever ``m`` is."""
-    return np.asarray(data.backend.map_merge(_BlockDepths(data.prepare, points), _sum_counts, *data.columns))
