@@ -130,6 +130,7 @@ __all__ = [
     "find_tukey",
     "net_directions",
     "plan_find_tukey",
+    "sufficient_n_over",
     "promise_values",
 ]
 
@@ -284,6 +285,25 @@ def _domain_bounds(B: int, d: int, depth: str = "tukey") -> tuple[int, ...]:
     return tuple(out)
 
 
+def sufficient_n_over(bounds, mode: str, d: int, beta, eps0, delta0, alpha0, beta0, promises, n: int) -> int:
+    """FindTukey's sufficient sample size over per-coordinate domains of sizes ``bounds`` (public inputs only).
+
+    ``mode="exponential"`` (spec B3): ``n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta))`` for the
+    largest domain; ``"recconcave"``: RecConcave's required quality over each domain, scaled by that
+    coordinate's promise ``promises[i] / n``. One formula for the exact domains
+    (:func:`plan_find_tukey`) and the directional ones (:func:`privpac.learners.halfspace_tukey.plan_learn_halfspace`).
+    """
+    if mode == "exponential":
+        log_d = max(math.log(b) for b in bounds)
+        need = 2 * (d + 1) * (2.0 / (alpha0 * eps0)) * (log_d + math.log(d / beta))
+    else:
+        need = 0.0
+        for i, size in enumerate(bounds):
+            req = required_quality(size - 1, alpha0, beta0, eps0, delta0, levels(size - 1))
+            need = max(need, req / float(promises[i] / n))
+    return math.ceil(need)
+
+
 def plan_find_tukey(
     n: int,
     d: int,
@@ -316,15 +336,7 @@ def plan_find_tukey(
     alpha0, beta0 = 1.0 / (2 * d), beta / d
     promises = tuple(promise_values(n, d))
     bounds = _domain_bounds(B, d, depth)
-    if mode == "exponential":
-        # Spec B3: n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta)).
-        log_d = max(math.log(b) for b in bounds)
-        need = 2 * (d + 1) * (2.0 / (alpha0 * eps0)) * (log_d + math.log(d / beta))
-    else:
-        need = 0.0
-        for i, size in enumerate(bounds):
-            req = required_quality(size - 1, alpha0, beta0, eps0, delta0, levels(size - 1))
-            need = max(need, req / float(promises[i] / n))
+    need = sufficient_n_over(bounds, mode, d, beta, eps0, delta0, alpha0, beta0, promises, n)
     return FindTukeyPlan(
         n=n,
         d=d,
@@ -341,7 +353,7 @@ def plan_find_tukey(
         total=total,
         promises=promises,
         domain_bounds=bounds,
-        sufficient_n=math.ceil(need),
+        sufficient_n=need,
         depth=depth,
     )
 

@@ -84,7 +84,6 @@ from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
-from ..optimize.recconcave import levels, required_quality
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_labels, check_probability
 from .center_point import (
@@ -97,6 +96,7 @@ from .center_point import (
     find_tukey,
     n_net_directions,
     plan_find_tukey,
+    sufficient_n_over,
 )
 from .coordinatewise import choose_coordinates
 from .exponential import em_learner
@@ -239,17 +239,19 @@ class LearnHalfSpacePlan:
 
 
 def _sufficient_directional(plan: FindTukeyPlan, M: int, B: int, D: int) -> int:
-    """FindTukey's sufficient size over the directional domains (same formulas as ``plan_find_tukey``)."""
-    bounds = _directional_bounds(M, B, D)
-    if plan.mode == "exponential":
-        log_d = max(math.log(b) for b in bounds)
-        need = 2 * (D + 1) * (2.0 / (plan.alpha0 * plan.epsilon0)) * (log_d + math.log(D / plan.beta))
-    else:
-        need = 0.0
-        for i, size in enumerate(bounds):
-            req = required_quality(size - 1, plan.alpha0, plan.beta0, plan.epsilon0, plan.delta0, levels(size - 1))
-            need = max(need, req / float(plan.promises[i] / plan.n))
-    return math.ceil(need)
+    """FindTukey's sufficient size over the directional domains (the formula of ``plan_find_tukey``)."""
+    return sufficient_n_over(
+        _directional_bounds(M, B, D),
+        plan.mode,
+        D,
+        plan.beta,
+        plan.epsilon0,
+        plan.delta0,
+        plan.alpha0,
+        plan.beta0,
+        plan.promises,
+        plan.n,
+    )
 
 
 def max_default_chunks(d: int, B: int, depth: str = "tukey") -> int:
