@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import DataError, EngineError
-from .validation import _module, check_int, is_engine_collection
+from .validation import check_int, is_engine_collection, module_root
 
 __all__ = [
     "NumpyBackend",
@@ -589,10 +589,10 @@ def _run_probe(sc) -> tuple:
 
         for module in modules:
             try:
-                importlib.import_module(module)
+                importlib.importmodule_root(module)
             except ImportError as exc:
                 return ("missing", exc.name or module, sys.executable)
-        return ("ok", importlib.import_module("privpac").__version__, sys.executable)
+        return ("ok", importlib.importmodule_root("privpac").__version__, sys.executable)
 
     try:
         return sc.parallelize([0], 1).map(probe).collect()[0]
@@ -921,13 +921,13 @@ class SparkBackend:
 
 
 def is_spark_frame(obj) -> bool:
-    return _module(obj) == "pyspark" and hasattr(obj, "mapInArrow")
+    return module_root(obj) == "pyspark" and hasattr(obj, "mapInArrow")
 
 
 def backend_for(X):
     """The backend that computes statistics of ``X`` where it lives."""
     if is_engine_collection(X):
         return SparkBackend() if is_spark_frame(X) else DaskBackend()
-    if _module(X) == "pyspark":
+    if module_root(X) == "pyspark":
         raise TypeError(f"unsupported Spark object {type(X).__name__}: pass a pyspark.sql.DataFrame")
     return NumpyBackend()

@@ -16,7 +16,8 @@ import numpy as np
 from .errors import DataError, InvalidParameterError
 
 
-def _module(obj) -> str:
+def module_root(obj) -> str:
+    """The top-level package an object's type comes from (``"dask"``, ``"pyspark"``, ``"numpy"``...)."""
     return type(obj).__module__.split(".")[0]
 
 
@@ -24,7 +25,7 @@ def is_engine_collection(obj) -> bool:
     """True for data that lives on an engine (Dask, Spark), which validation must not materialise.
 
     Read from the object's type alone: no engine is imported to answer."""
-    return _module(obj) in ("dask", "dask_expr") or (_module(obj) == "pyspark" and hasattr(obj, "mapInArrow"))
+    return module_root(obj) in ("dask", "dask_expr") or (module_root(obj) == "pyspark" and hasattr(obj, "mapInArrow"))
 
 
 def _is_real_number(x) -> bool:

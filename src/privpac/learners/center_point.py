@@ -285,7 +285,7 @@ def _domain_bounds(B: int, d: int, depth: str = "tukey") -> tuple[int, ...]:
     return tuple(out)
 
 
-def sufficient_n_over(bounds, mode: str, d: int, beta, eps0, delta0, alpha0, beta0, promises, n: int) -> int:
+def sufficient_n_over(bounds, mode: str, d: int, *, beta, eps0, delta0, alpha0, beta0, promises, n: int) -> int:
     """FindTukey's sufficient sample size over per-coordinate domains of sizes ``bounds`` (public inputs only).
 
     ``mode="exponential"`` (spec B3): ``n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta))`` for the
@@ -336,7 +336,9 @@ def plan_find_tukey(
     alpha0, beta0 = 1.0 / (2 * d), beta / d
     promises = tuple(promise_values(n, d))
     bounds = _domain_bounds(B, d, depth)
-    need = sufficient_n_over(bounds, mode, d, beta, eps0, delta0, alpha0, beta0, promises, n)
+    need = sufficient_n_over(
+        bounds, mode, d, beta=beta, eps0=eps0, delta0=delta0, alpha0=alpha0, beta0=beta0, promises=promises, n=n
+    )
     return FindTukeyPlan(
         n=n,
         d=d,

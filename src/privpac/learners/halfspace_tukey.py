@@ -244,13 +244,13 @@ def _sufficient_directional(plan: FindTukeyPlan, M: int, B: int, D: int) -> int:
         _directional_bounds(M, B, D),
         plan.mode,
         D,
-        plan.beta,
-        plan.epsilon0,
-        plan.delta0,
-        plan.alpha0,
-        plan.beta0,
-        plan.promises,
-        plan.n,
+        beta=plan.beta,
+        eps0=plan.epsilon0,
+        delta0=plan.delta0,
+        alpha0=plan.alpha0,
+        beta0=plan.beta0,
+        promises=plan.promises,
+        n=plan.n,
     )
 
 

@@ -149,10 +149,11 @@ def log_star_from_log2(l2: float) -> int:
     The spec's definition rounds up at every step (``ceil(log2 .)`` until the value is ``<= 1``, BMNS
     section 0); it gives the same number, because ``log* y <= k`` exactly when ``y`` is at most the
     tower ``2^2^...^2`` of height ``k``, an integer, and ``ceil(y)`` is at most an integer exactly when
-    ``y`` is (checked in tests/test_recconcave.py). A float ``l2`` within rounding of a tower (``log2``
-    of ``2^65536 + 1`` is ``65536.0``) gives the tower's value; pass exact sizes to :func:`log_star`.
+    ``y`` is (checked in tests/test_recconcave.py). So the first step rounds ``l2`` up and the rest is
+    exact integer arithmetic; only a ``l2`` already rounded by its caller (``log2`` of ``2^65536 + 1`` is
+    the float ``65536.0``) can land on a tower: pass exact sizes to :func:`log_star`.
     """
-    return 0 if l2 <= 0 else 1 + log_star(float(l2))
+    return 0 if l2 <= 0 else 1 + log_star(math.ceil(l2))
 
 
 def iterated_log2(x, n: int) -> float:
