@@ -589,10 +589,10 @@ def _run_probe(sc) -> tuple:
 
         for module in modules:
             try:
-                importlib.importmodule_root(module)
+                importlib.import_module(module)
             except ImportError as exc:
                 return ("missing", exc.name or module, sys.executable)
-        return ("ok", importlib.importmodule_root("privpac").__version__, sys.executable)
+        return ("ok", importlib.import_module("privpac").__version__, sys.executable)
 
     try:
         return sc.parallelize([0], 1).map(probe).collect()[0]
