@@ -131,9 +131,12 @@ def _block_halfplanes(
     phi = _pseudo_angles(dx, dy)
     phi[zero] = 7.0  # copies of a_i sort last, below the next row's offset
     order = np.argsort(phi, axis=1)
-    sx = np.take_along_axis(dx, order, axis=1)
-    sy = np.take_along_axis(dy, order, axis=1)
-    sphi = np.take_along_axis(phi, order, axis=1)
+    # gathers from the points (a few hundred kB, cache-resident) rather than from the block's arrays
+    ax, ay = np.ascontiguousarray(A[:, 0]), np.ascontiguousarray(A[:, 1])
+    sx = np.take(ax, order) - ax[rows][:, None]
+    sy = np.take(ay, order) - ay[rows][:, None]
+    del dx, dy
+    sphi = np.take(phi.ravel(), order + (np.arange(b) * n)[:, None])
     col = np.arange(n)[None, :]
     valid = col < m[:, None]
     h = _halves(sx, sy)
@@ -207,15 +210,18 @@ def _block_halfplanes(
     total = cum[rs, n]
     cbase = rs * (n + 1)
 
-    def weight_before(q):  # multiplicity of the doubled positions < q (q in [0, 2m])
-        return np.where(q > mr, total + cumf[cbase + np.maximum(q - mr, 0)], cumf[cbase + np.minimum(q, mr)])
+    def weight_before(q, k=slice(None)):  # multiplicity of the doubled positions < q (q in [0, 2m]) of rows k
+        wrapped = q > mr[k]
+        return cumf[cbase[k] + np.where(wrapped, q - mr[k], q)] + np.where(wrapped, total[k], 0)
 
     q = e - 1
-    on_line = (q >= ge) & (lc == 0)
-    arc = weight_before(e) - weight_before(ge)  # points in (theta_s, theta_s + pi]
-    opp_start = gsf[lf] + np.where(q >= mr, mr, 0)  # the group at theta_s + pi, when on the line
-    opposite = np.where(on_line, weight_before(e) - weight_before(np.where(on_line, opp_start, e)), 0)
-    t = arc - opposite + 1
+    before_e = weight_before(e)
+    arc = before_e - cumf[cbase + ge]  # points in (theta_s, theta_s + pi] (the group end ge is at most m)
+    on = np.flatnonzero((q >= ge) & (lc == 0))  # the last group lies on the line: it is not strictly left
+    if len(on):
+        opp_start = gsf[lf[on]] + np.where(q[on] >= mr[on], mr[on], 0)  # the group at theta_s + pi
+        arc[on] -= before_e[on] - weight_before(opp_start, on)
+    t = arc + 1
     keep = t <= tmax
     return t[keep].astype(np.int32), rows[rs[keep]].astype(np.int32), order.ravel()[fs[keep]].astype(np.int32)
 
@@ -246,9 +252,12 @@ class _Polygon:
                 det, X, Y = -det, -X, -Y
             V.append((X, Y, det))
         self.V = V
-        self.vmax = max(max(abs(x), abs(y), w) for x, y, w in V) if len(V) < 8 else max(
-            abs(min(min(v[0], v[1]) for v in V)), max(max(v[0], v[1], v[2]) for v in V))
-        self.Va = np.array(V, dtype=np.int64 if self.vmax < INT64_SAFE else object).reshape(-1, 3)
+        self.Va = _integer_rows(V)
+        if self.Va.dtype == object:
+            self.vmax = max(max(abs(x), abs(y), w) for x, y, w in V)
+        else:
+            self.vmax = int(np.abs(self.Va).max()) if self.Va.size else 0
+        self._array = None
 
     def _signs(self, a, b, c) -> np.ndarray:
         """Sign of ``a X + b Y - c W`` per vertex (rows of ``a, b, c`` against every vertex), exactly."""
@@ -333,8 +342,22 @@ class _Polygon:
         return out[0], out[1]
 
     def array(self) -> np.ndarray:
-        big = max(max(abs(v) for v in line) for line in self.lines)
-        return np.array(self.lines, dtype=np.int64 if big < INT64_SAFE else object)
+        """The lines as rows ``(a, b, c)`` (computed once per polygon: the lines change only with the vertices)."""
+        if self._array is None:
+            self._array = _integer_rows(self.lines)
+        return self._array
+
+
+def _integer_rows(rows) -> np.ndarray:
+    """Rows of integers as an ``int64`` array when every entry is below ``INT64_SAFE`` in absolute value, else
+    as Python integers (``object``)."""
+    try:
+        arr = np.array(rows, dtype=np.int64).reshape(-1, 3)
+    except OverflowError:
+        return np.array(rows, dtype=object).reshape(-1, 3)
+    if arr.size and ((arr >= INT64_SAFE) | (arr <= -INT64_SAFE)).any():
+        return np.array(rows, dtype=object).reshape(-1, 3)
+    return arr
 
 
 def _line_order(lines: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
@@ -548,7 +571,8 @@ class PlanarDepthRegions:
         tmax = (n + int(w.max())) // 2
         t, i, j = self._pair_halfplanes(P, w, tmax)
         A = P
-        order = np.argsort(t, kind="stable")
+        # a stable sort by level; on 16-bit keys numpy's stable sort is a radix sort (same permutation)
+        order = np.argsort(t.astype(np.uint16) if tmax < 2**16 else t, kind="stable")
         t, i, j = t[order], i[order], j[order]
         ends = np.searchsorted(t, np.arange(1, tmax + 2), side="left")
 
@@ -565,6 +589,11 @@ class PlanarDepthRegions:
             b = A[jj, 0] - A[ii, 0]
             c = a * A[ii, 0] + b * A[ii, 1]
             lines = axis(r)
+            if not prev.empty and len(prev.lines) >= 3 and len(a):
+                # a line that leaves no vertex of D_(r-1) outside contains D_(r-1), hence D_r: only the
+                # lines that cut D_(r-1) can bound D_r (exact test, as every other)
+                cut = _violated(prev, a, b, c)
+                a, b, c = a[cut], b[cut], c[cut]
             if len(a) == 0 and r > 1 and not prev.empty and not any(_outside(v, ln) for ln in lines for v in prev.V):
                 self.extents.append(self.extents[-1])  # nothing new cuts D_(r-1): D_r is the same polygon
                 self.polygons.append(self.polygons[-1])
