@@ -19,7 +19,8 @@ from privpac.cli import main
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import PrivateFeasibilityHalfspaceClassifier, PrivateLinearFeasibility
 from privpac.geometry.exact_lp import hull_slice_range
-from privpac.geometry.feasibility import candidate_depths, candidate_levels, depth
+from privpac.geometry.feasibility import candidate_depths, depth
+from privpac.geometry.point_levels import candidate_levels
 from privpac.io import load_model, save_model
 from privpac.learners.feasibility_candidates import (
     MAX_CANDIDATE_WORK,

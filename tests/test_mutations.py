@@ -410,7 +410,7 @@ def _slice_missing_a_vertex_on_the_line(monkeypatch):
     """The slice of a level's hull at ``x_1 = x*_1`` built from the crossing edges only: a hull vertex lying
     on the line itself is missed (``PointLevels._slice``), so a level whose hull only touches the line
     reads as empty there and the nested slices break."""
-    from privpac.geometry import feasibility as geometry_feasibility
+    from privpac.geometry import point_levels as geometry_point_levels
 
     def _slice(self, level, t, side):
         hull = self._projected_hulls()[level]
@@ -423,13 +423,14 @@ def _slice_missing_a_vertex_on_the_line(monkeypatch):
         for a, j in enumerate(hull):
             r = hull[(a + 1) % len(hull)]
             if side[j] * side[r] < 0:
-                (x0, y0), (x1, y1) = geometry_feasibility._point2(self.P[j], self.q[j]), geometry_feasibility._point2(
-                    self.P[r], self.q[r]
+                (x0, y0), (x1, y1) = (
+                    geometry_point_levels._point2(self.P[j], self.q[j]),
+                    geometry_point_levels._point2(self.P[r], self.q[r]),
                 )
                 ys.append(y0 + (t - x0) * (y1 - y0) / (x1 - x0))
         return (min(ys), max(ys)) if ys else None
 
-    monkeypatch.setattr(geometry_feasibility.PointLevels, "_slice", _slice)
+    monkeypatch.setattr(geometry_point_levels.PointLevels, "_slice", _slice)
 
 
 def _candidates_trimmed_by_depth(monkeypatch):
