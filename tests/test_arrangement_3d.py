@@ -21,12 +21,8 @@ import pytest
 from privpac.geometry import feasibility as F
 from privpac.geometry import point_levels as PL
 from privpac.geometry._exact import exact_signs
-from privpac.geometry.exact_lp import (
-    _standard,
-    hull_slice_range,
-    hull_slice_ranges,
-    minimize_over_columns,
-)
+from privpac.geometry.hull_lp import hull_slice_range, hull_slice_ranges
+from privpac.geometry.standard_lp import _standard, minimize_over_columns
 
 
 def _systems(seed: int, count: int):

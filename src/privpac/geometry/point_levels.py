@@ -9,7 +9,7 @@ reducing the sample complexity" (NeurIPS 2020), Def 3.1 and Fig. 2 (FindDeepPoin
   reads the nested level intervals of its per-coordinate quality ``Q_i``: the arrangement's vertices
   with their depths by line sweeps (:mod:`privpac.geometry.arrangement`), answered per prefix by
   :class:`PointLevels`: prefix extrema (``i = 1``), exact 2-D hulls of the projections (``i = 2``)
-  and certified exact LPs by column generation (``i = 3``, :mod:`privpac.geometry.exact_lp`).
+  and certified exact LPs by column generation (``i = 3``, :mod:`privpac.geometry.hull_lp`).
 * :func:`candidate_levels`: the same levels for a public finite candidate set in any dimension
   (spec 6.5 option 1), from depths of :func:`~privpac.geometry.feasibility.candidate_depths`.
 
@@ -222,9 +222,9 @@ class PointLevels:
       fool, :func:`_inside_polygon`, the rest hulled in integers, :func:`_hull_indices`);
     * ``i >= 3``: the range of ``x_i`` over ``conv(π_(<=i) V_k) ∩ {x_(<i) = p}`` per distinct depth
       value, by exact LPs over all of ``V_k`` (column generation, certified by exact pricing of every
-      point, :func:`~privpac.geometry.exact_lp.hull_slice_ranges`). Which slices are non-empty: for
+      point, :func:`~privpac.geometry.hull_lp.hull_slice_ranges`). Which slices are non-empty: for
       ``i = 3`` ``p`` lies in the level's 2-D hull; for ``i >= 4`` an exact feasibility LP
-      (:func:`~privpac.geometry.exact_lp.slice_support`), by binary search over the nested levels.
+      (:func:`~privpac.geometry.hull_lp.slice_support`), by binary search over the nested levels.
 
     Every value is exact (integer points and depths, Fraction hulls, certified LP optima).
     """
@@ -354,7 +354,7 @@ class PointLevels:
                 f"a prefix of a {self.dimension}-dimensional system has at most {self.dimension - 1} coordinates, "
                 f"got {len(p)}"
             )
-        from .exact_lp import hull_slice_ranges, slice_support
+        from .hull_lp import hull_slice_ranges, slice_support
 
         hulls = self._projected_hulls()
         # the slice of conv(V_k) is non-empty only if p[:2] is in its projection; the sets shrink with
