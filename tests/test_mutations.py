@@ -29,7 +29,9 @@ list_cases()
 # The modules themselves (the package re-exports functions under some of the same names).
 adist_module = importlib.import_module("privpac.mechanisms.adist")
 choosing_module = importlib.import_module("privpac.mechanisms.choosing")
+base2_module = importlib.import_module("privpac.mechanisms.base2")
 exponential_module = importlib.import_module("privpac.mechanisms.exponential")
+grouped_module = importlib.import_module("privpac.mechanisms.exponential_grouped")
 laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
 range_counts_module = importlib.import_module("privpac.learners.range_counts")
@@ -85,7 +87,8 @@ def _finite_em_at_twice_epsilon(monkeypatch):
 
 
 def _em_charges_nothing(monkeypatch):
-    monkeypatch.setattr(exponential_module, "charge", lambda *args, **kwargs: None)
+    for module in (exponential_module, grouped_module):
+        monkeypatch.setattr(module, "charge", lambda *args, **kwargs: None)
 
 
 def _piece_count_in_the_ledger(monkeypatch):
@@ -95,7 +98,7 @@ def _piece_count_in_the_ledger(monkeypatch):
     pieces = learners_exponential.exponential_mechanism_pieces
 
     def leaky_grouped(T, range_weights, epsilon, **kwargs):
-        offsets, env = range_weights([0, T + 1], exponential_module.exp_base(0.5))
+        offsets, env = range_weights([0, T + 1], base2_module.exp_base(0.5))
         kwargs["over"] = f"{kwargs.get('over') or T} (weight {env.mantissa[0]:.6f} 2^{env.exponent[0]})"
         return grouped(T, range_weights, epsilon, **kwargs)
 
@@ -109,8 +112,9 @@ def _piece_count_in_the_ledger(monkeypatch):
 
 def _grouped_em_at_twice_epsilon(monkeypatch):
     """Every exponential mechanism's base (the grouped draw's included) from twice its epsilon."""
-    original = exponential_module.exp_base
-    monkeypatch.setattr(exponential_module, "exp_base", lambda eps, *a, **k: original(2 * eps, *a, **k))
+    original = base2_module.exp_base
+    for module in (exponential_module, grouped_module):
+        monkeypatch.setattr(module, "exp_base", lambda eps, *a, **k: original(2 * eps, *a, **k))
 
 
 def _range_weights_without_offsets(monkeypatch):
