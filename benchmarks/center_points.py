@@ -82,7 +82,7 @@ from privpac.errors import DataError, PrivpacError, UtilityWarning
 from privpac.estimators import PrivateCenterPoint, PrivateHalfspaceClassifier, PrivateTukeyHalfspaceClassifier
 from privpac.estimators.median import coordinatewise_median
 from privpac.geometry import depth_intervals, directional_depth, tukey_depth
-from privpac.geometry.exact_lp import hull_slice_range
+from privpac.geometry.hull_lp import hull_slice_range
 from privpac.learners.center_point import MAX_POINTS_2D, MAX_POINTS_3D, net_directions
 from privpac.learners.center_point_baselines import ONE_SHOT_WORK_LIMIT, one_shot_center_point
 from privpac.learners.halfspace_tukey import generic_halfspace_learner, halfspace_predict

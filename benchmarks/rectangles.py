@@ -53,7 +53,8 @@ from privpac.bounds.rectangles import composition_sample_size, nonprivate_box_sa
 from privpac.datasets import make_rectangle_distribution
 from privpac.estimators import PrivateRectangleClassifier
 from privpac.learners.boxes import tightest_fit
-from privpac.learners.randmargins import plan_randmargins, run_randmargins
+from privpac.learners.randmargins import run_randmargins
+from privpac.learners.randmargins_plan import plan_randmargins
 from privpac.learners.rectangles_bns import bns_rectangle_plan, learn_rectangle_bns
 from privpac.learners.rectangles_composition import plan_composition, run_composition
 from privpac.optimize import ExponentialInteriorPoint, RecConcaveInteriorPoint

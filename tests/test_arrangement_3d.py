@@ -19,13 +19,10 @@ import numpy as np
 import pytest
 
 from privpac.geometry import feasibility as F
+from privpac.geometry import point_levels as PL
 from privpac.geometry._exact import exact_signs
-from privpac.geometry.exact_lp import (
-    _standard,
-    hull_slice_range,
-    hull_slice_ranges,
-    minimize_over_columns,
-)
+from privpac.geometry.hull_lp import hull_slice_range, hull_slice_ranges
+from privpac.geometry.standard_lp import _standard, minimize_over_columns
 
 
 def _systems(seed: int, count: int):
@@ -134,7 +131,7 @@ def test_vertices_depths_and_level_intervals_match_brute_force(seed):
     gen = np.random.default_rng(seed + 100)
     checked = 0
     for A, b, R in _systems(seed, 10):
-        levels = F.arrangement_levels_3d(A, b, box=R)
+        levels = PL.arrangement_levels_3d(A, b, box=R)
         verts = _brute_vertices(A, b, R)
         got = {
             tuple(Fraction(int(p), int(qq)) for p in row): int(d)
@@ -195,14 +192,14 @@ def test_the_ratio_argmin_is_exact_where_floats_tie():
     num = np.array([big + 1, big, big + 2, 3 * big], dtype=object)
     den = np.array([big, big - 1, big + 1, 3 * big + 1], dtype=object)  # floats see four 1.0s
     vals = [Fraction(int(a), int(c)) for a, c in zip(num, den)]
-    assert F._argmin_ratio(num, den) == vals.index(min(vals))
-    assert F._argmin_ratio(-num, den) == vals.index(max(vals))
+    assert PL._argmin_ratio(num, den) == vals.index(min(vals))
+    assert PL._argmin_ratio(-num, den) == vals.index(max(vals))
     gen = np.random.default_rng(7)
     for _ in range(50):
         num = gen.integers(-30, 31, size=20)
         den = gen.integers(1, 7, size=20)
         vals = [Fraction(int(a), int(c)) for a, c in zip(num, den)]
-        assert vals[F._argmin_ratio(num, den)] == min(vals)
+        assert vals[PL._argmin_ratio(num, den)] == min(vals)
 
 
 def _bounded_program(gen, N, degenerate=False):

@@ -3,7 +3,7 @@
 Spec ``kmst-halfspaces`` 6.2: the vertices of the arrangement of the constraint lines / planes and
 the box facets, each once, with their exact depths. References: plain Fraction enumerations (every
 pair or triple of lines / planes solved, depths counted one constraint at a time), and for ``D = 2``
-the per-level polygons of :func:`~privpac.geometry.feasibility.convex_levels` (the public per-level
+the per-level polygons of :func:`~privpac.geometry.convexified.convex_levels` (the public per-level
 form, the learner's former oracle). Systems: random, repeated rows (and their multiples and
 opposites), parallel rows, many lines / planes through one point, three planes through one line,
 and integers beyond ``2**62`` (the Python-integer path). Plus the sweep's own guards: the exact
@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 
 from privpac.geometry import arrangement as AR
+from privpac.geometry import convexified as CV
 from privpac.geometry import feasibility as F
+from privpac.geometry import point_levels as PL
 from privpac.learners import linear_feasibility as lf
 
 
@@ -107,8 +109,8 @@ def test_pruned_levels_have_the_same_hulls(D):
         assert pruned.items() <= full.items()
         dropped += len(full) - len(pruned)
         A_arr, _, b_arr, _ = F._system(A, b)
-        ref = F.PointLevels(*AR.arrangement_vertices(A_arr, b_arr, R), R, len(b))
-        got = (F.arrangement_levels_2d if D == 2 else F.arrangement_levels_3d)(A, b, box=R)
+        ref = PL.PointLevels(*AR.arrangement_vertices(A_arr, b_arr, R), R, len(b))
+        got = (PL.arrangement_levels_2d if D == 2 else PL.arrangement_levels_3d)(A, b, box=R)
         prefixes = [()] + [(v,) for lo, hi in ref.intervals(()) for v in (lo, (lo + hi) / 2)]
         if D == 3:
             prefixes += [(p[0], (lo + hi) / 2) for p in prefixes[1:4] for lo, hi in ref.intervals(p)[::3]]
@@ -149,8 +151,8 @@ def test_d2_levels_equal_the_convex_levels_path():
         if trial % 5 == 4:
             A, b = A // 2**62 * 3, b // 2**62 * 3  # huge R (integers beyond 2**62 stay in the brute-force test)
             R = F.bounding_box_radius(2, 9)
-        new = F.arrangement_levels_2d(A, b, box=R)
-        old = F.convex_levels(A, b, box=R)
+        new = PL.arrangement_levels_2d(A, b, box=R)
+        old = CV.convex_levels(A, b, box=R)
         assert new.intervals(()) == _old_intervals(old, ())
         ends = {v for lo, hi in new.intervals(()) for v in (lo, hi, (lo + hi) / 2)} | {Fraction(R + 1), Fraction(0)}
         for p in sorted(ends)[:: max(1, len(ends) // 6)]:
@@ -162,7 +164,7 @@ def test_seeded_fits_are_those_of_the_convex_levels_path(monkeypatch):
 
     class Old:
         def __init__(self, A, b, R):
-            self.levels = F.convex_levels(A, b, box=R)
+            self.levels = CV.convex_levels(A, b, box=R)
 
         def intervals(self, prefix, floor=0):
             return _old_intervals(self.levels, prefix)
@@ -200,13 +202,13 @@ def test_an_unsorted_float_proposal_is_sorted_again_exactly(monkeypatch):
 
 def test_the_levels_refuse_a_system_of_another_dimension():
     with pytest.raises(Exception, match="2-column"):
-        F.arrangement_levels_2d(np.zeros((2, 3), dtype=int), [0, 0], box=5)
+        PL.arrangement_levels_2d(np.zeros((2, 3), dtype=int), [0, 0], box=5)
 
 
 def _reference_hulls(P, q, d):
     """``{k: the Fraction hull of the projections of V_k}`` by the plain monotone chain, every level from scratch."""
-    pts = [(F._point2(row, qq), int(dd)) for row, qq, dd in zip(P, q, d)]
-    return {k: F._hull([p for p, dd in pts if dd >= k]) for k in sorted({dd for _, dd in pts if dd > 0})}
+    pts = [(PL._point2(row, qq), int(dd)) for row, qq, dd in zip(P, q, d)]
+    return {k: CV._hull([p for p, dd in pts if dd >= k]) for k in sorted({dd for _, dd in pts if dd > 0})}
 
 
 @pytest.mark.parametrize("D", [2, 3])
@@ -223,14 +225,14 @@ def test_level_hulls_and_slices_equal_the_fraction_hulls_of_every_level(D):
             R = F.bounding_box_radius(D, X)
         A_arr, _, b_arr, _ = F._system(A, b)
         P, q, d = AR.arrangement_vertices(A_arr, b_arr, R, prune=trial % 2 == 0)
-        levels = F.PointLevels(P, q, d, R, len(b))
+        levels = PL.PointLevels(P, q, d, R, len(b))
         want = _reference_hulls(P, q, d)
         assert {k: levels._polygon(k) for k in want} == want, (A, b)
         xs = sorted({v[0] for poly in want.values() for v in poly})
         for t in xs[:: max(1, len(xs) // 5)] + [(xs[0] + xs[-1]) / 3]:
             side: dict[int, int] = {}
             for k, poly in want.items():
-                assert levels._slice(k, t, side) == F.ConvexLevel(k, 2, None, poly, R, False).slice(t)
+                assert levels._slice(k, t, side) == CV.ConvexLevel(k, 2, None, poly, R, False).slice(t)
 
 
 def test_candidate_level_hulls_with_many_points_per_level():
@@ -239,6 +241,6 @@ def test_candidate_level_hulls_with_many_points_per_level():
     for C, n in ((50, 2000), (2**40, 800)):
         pts = gen.integers(-C, C + 1, size=(n, 2))
         depths = gen.integers(0, 6, size=n)
-        levels = F.candidate_levels(pts, depths, 5, bound=C)
+        levels = PL.candidate_levels(pts, depths, 5, bound=C)
         want = _reference_hulls(pts, np.ones(n, dtype=np.int64), depths)
         assert {k: levels._polygon(k) for k in want} == want

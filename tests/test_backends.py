@@ -972,7 +972,8 @@ def test_keyed_range_statistics_on_dask_are_the_in_memory_bits(cluster, fan_out)
     workers, the local sums computed there, the same bits as in memory for any chunking."""
     from privpac.domains import IntegerDomain
     from privpac.estimators._one_d import labelled_ranges_of
-    from privpac.mechanisms.exponential import exp_base, grouping_widths, range_edges
+    from privpac.mechanisms.base2 import exp_base
+    from privpac.mechanisms.exponential_grouped import grouping_widths, range_edges
 
     x, y = _data(5000, seed=2)
     x[:700] = x[3]  # a value shared by every chunk

@@ -1,4 +1,4 @@
-"""Exact linear programs (``privpac.geometry.exact_lp``) against brute-force vertex enumeration.
+"""Exact linear programs (``privpac.geometry.exact_lp``, ``hull_lp``, ``standard_lp``) against vertex enumeration.
 
 * random bounded integer systems in 2-D and 3-D: the HiGHS-certified answer, the exact simplex
   alone, and the best feasible vertex agree, and every certificate re-checks from scratch;
@@ -19,14 +19,14 @@ from privpac.errors import InvalidParameterError
 from privpac.geometry.exact_lp import (
     check_certificate,
     coordinate_range,
-    hull_slice_range,
     maximize,
     minimize,
 )
+from privpac.geometry.hull_lp import hull_slice_range
 
 
 def _solve(mat, vec):
-    from privpac.geometry.exact_lp import _solve as solve
+    from privpac.geometry.standard_lp import _solve as solve
 
     return solve([[Fraction(int(v)) for v in row] for row in mat], [Fraction(v) for v in vec])
 
@@ -156,7 +156,7 @@ def _hull_slice_brute(points, prefix):
 
 
 def _solve_frac(mat, vec):
-    from privpac.geometry.exact_lp import _solve as solve
+    from privpac.geometry.standard_lp import _solve as solve
 
     return solve(mat, vec)
 
@@ -202,7 +202,7 @@ def test_inputs_are_checked():
 
 def test_the_float_filter_signs_reduced_costs_exactly():
     """The float-filtered sign test of the reduced costs equals the all-integer one, near zero too."""
-    from privpac.geometry.exact_lp import _float_view, _negative_columns
+    from privpac.geometry.standard_lp import _float_view, _negative_columns
 
     gen = np.random.default_rng(9)
     for trial in range(200):
@@ -225,10 +225,11 @@ def test_the_float_filter_signs_reduced_costs_exactly():
 def test_pricing_in_float_blocks_and_the_lazy_negated_cost(monkeypatch):
     """Columns priced block by block (no float copy of every column) give the all-integer signs, and the
     nested slice ranges over int64 levels (the lazily negated maximum's cost) are those of the single LPs."""
-    from privpac.geometry import exact_lp
-    from privpac.geometry.exact_lp import _float_view, _negative_columns, hull_slice_ranges, slice_support
+    from privpac.geometry import standard_lp
+    from privpac.geometry.hull_lp import hull_slice_ranges, slice_support
+    from privpac.geometry.standard_lp import _float_view, _negative_columns
 
-    monkeypatch.setattr(exact_lp, "_PRICE_BLOCK", 7)
+    monkeypatch.setattr(standard_lp, "_PRICE_BLOCK", 7)
     gen = np.random.default_rng(19)
     for trial in range(40):
         n, m = int(gen.integers(1, 4)), int(gen.integers(1, 60))

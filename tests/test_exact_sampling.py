@@ -24,7 +24,9 @@ from privpac.learners._sample import labelled_counts
 from privpac.learners.exponential import em_point_quality, point_range_weights, threshold_range_weights
 from privpac.learners.range_counts import labelled_ranges
 from privpac.learners.thresholds import threshold_quality
+from privpac.mechanisms import base2 as b2
 from privpac.mechanisms import exponential as em
+from privpac.mechanisms import exponential_grouped as eg
 from privpac.random import (
     bernoulli,
     bernoulli_exp2,
@@ -163,10 +165,10 @@ FLAT_RUNS = [(name, 1.0) for name in FLAT_CASES] + [
 @pytest.mark.parametrize("name, epsilon", FLAT_RUNS)
 def test_flat_mechanism_is_exact(name, epsilon):
     q = FLAT_CASES[name]
-    base = em.exp_base(epsilon, 1)
+    base = b2.exp_base(epsilon, 1)
     ones = np.ones(q.size, dtype=np.int64)
-    plan = em._flat_plan(q, ones, base)
-    law = accepted_law(draw_law(lambda s: em._flat_attempt(plan, s)))
+    plan = b2._flat_plan(q, ones, base)
+    law = accepted_law(draw_law(lambda s: b2._flat_attempt(plan, s)))
     assert_same_law(law, independent_law(q - q.max(), ones, base.eta))
 
 
@@ -182,8 +184,8 @@ def test_step_mechanism_is_exact(name):
     starts, values, T = STEP_CASES[name]
     f = StepFunction(np.asarray(starts, dtype=object if T >= 2**62 else np.int64), np.asarray(values), T)
     q, candidate, base = em._step_parts(f, 0.8, 1.0)
-    plan = em._flat_plan(q, f.lengths(), base, candidate)
-    law = accepted_law(draw_law(lambda s: em._flat_attempt(plan, s)))
+    plan = b2._flat_plan(q, f.lengths(), base, candidate)
+    law = accepted_law(draw_law(lambda s: b2._flat_attempt(plan, s)))
     assert_same_law(law, independent_law(q - q.max(), f.lengths(), base.eta))
 
 
@@ -192,15 +194,15 @@ def test_real_qualities_and_masks_are_exact():
     f = StepFunction(np.asarray([0, 3, 4, 9]), np.asarray([2.5, -np.inf, 0.25, -7.75]), 20)
     q, candidate, base = em._step_parts(f, 1.0, 1.0)
     assert base.sensitivity == 1025 and q.tolist() == [2560, 0, 256, -7936] and candidate.tolist() == [1, 0, 1, 1]
-    plan = em._flat_plan(q, f.lengths(), base, candidate)
-    law = accepted_law(draw_law(lambda s: em._flat_attempt(plan, s)))
+    plan = b2._flat_plan(q, f.lengths(), base, candidate)
+    law = accepted_law(draw_law(lambda s: b2._flat_attempt(plan, s)))
     d = np.where(candidate, q - 2560, 0)
     assert_same_law(law, independent_law(d, np.where(candidate, f.lengths(), 0), base.eta))
 
 
 def _grouped_law(T, weights, base, fan_out):
-    widths = em.grouping_widths(T, fan_out)
-    return accepted_law(draw_law(lambda s: em._grouped_attempt(T, widths, weights, base, s)))
+    widths = eg.grouping_widths(T, fan_out)
+    return accepted_law(draw_law(lambda s: eg._grouped_attempt(T, widths, weights, base, s)))
 
 
 @pytest.mark.parametrize("fan_out", [2, 3, 7, 64])
@@ -211,8 +213,8 @@ def test_grouped_mechanism_is_exactly_the_flat_one(fan_out):
     values = rng.integers(-5, 6, starts.size)
     values[2] = -3000  # a piece of weight 2^-3000 relative
     f = StepFunction(starts, values, T)
-    base = em.exp_base(1.1, 1)
-    law = _grouped_law(T, lambda e, b: em.step_range_weights(f, e, b), base, fan_out)
+    base = b2.exp_base(1.1, 1)
+    law = _grouped_law(T, lambda e, b: eg.step_range_weights(f, e, b), base, fan_out)
     dense = f.to_dense().astype(np.int64)
     assert_same_law(law, independent_law(dense - dense.max(), np.ones(T + 1, dtype=np.int64), base.eta))
 
@@ -226,7 +228,7 @@ def test_learners_range_weights_give_the_flat_law_exactly(fan_out):
     sample = labelled_ranges(x, y, size)
     below = threshold_quality(counts, None, size)
     both = StepFunction.concat([below, StepFunction(below.starts, counts.n - below.values, below.T, validate=False)])
-    base = em.exp_base(0.9, 1)
+    base = b2.exp_base(0.9, 1)
     for f, weights in [
         (both, threshold_range_weights(sample, (+1, -1))),
         (em_point_quality(counts, None, size), point_range_weights(sample)),
@@ -238,11 +240,11 @@ def test_learners_range_weights_give_the_flat_law_exactly(fan_out):
 
 def test_the_harness_catches_a_sampler_at_twice_its_epsilon(monkeypatch):
     q = FLAT_CASES["ties and a weight below e^-745"]
-    base = em.exp_base(1.0, 1)
+    base = b2.exp_base(1.0, 1)
     ones = np.ones(q.size, dtype=np.int64)
-    doubled = em.ExpBase(2 * base.K, base.M, 2.0, 1)
-    plan = em._flat_plan(q, ones, doubled)
-    law = accepted_law(draw_law(lambda s: em._flat_attempt(plan, s)))
+    doubled = b2.ExpBase(2 * base.K, base.M, 2.0, 1)
+    plan = b2._flat_plan(q, ones, doubled)
+    law = accepted_law(draw_law(lambda s: b2._flat_attempt(plan, s)))
     with pytest.raises(AssertionError):
         assert_same_law(law, independent_law(q - q.max(), ones, base.eta))
 
@@ -250,9 +252,9 @@ def test_the_harness_catches_a_sampler_at_twice_its_epsilon(monkeypatch):
 def test_the_audit_law_is_the_exact_law():
     """The float law the audits enumerate with is the exact law, rounded once."""
     for q in FLAT_CASES.values():
-        base = em.exp_base(1.0, 1)
+        base = b2.exp_base(1.0, 1)
         ones = np.ones(q.size, dtype=np.int64)
-        view = em._law(q - q.max(), ones, base)
+        view = b2._law(q - q.max(), ones, base)
         exact = independent_law(q - q.max(), ones, base.eta)
         for t, (lo, hi) in exact.items():
             assert abs(view[t] - float(lo)) <= 1e-14 * float(hi) + 1e-300
@@ -260,8 +262,8 @@ def test_the_audit_law_is_the_exact_law():
 
 def test_eta_is_rounded_down_and_stated():
     for eps, sens in [(1.0, 1), (0.01, 1), (3.0, 1025), (50.0, 2)]:
-        base = em.exp_base(eps, sens)
-        assert base.eta * em.LN2_UPPER <= Fraction(eps) / (2 * sens)  # never more than epsilon
+        base = b2.exp_base(eps, sens)
+        assert base.eta * b2.LN2_UPPER <= Fraction(eps) / (2 * sens)  # never more than epsilon
         assert base.epsilon_used > eps * (1 - 2**-14)  # and hardly less
         assert f"{base.K}/2^{base.M}" in base.describe()
 
@@ -293,7 +295,7 @@ def test_flat_threshold_learner_gives_the_threshold_law():
     below = [int(np.sum((x < j) == (y == 1))) for j in range(SIZE_SMALL + 1)]
     q = np.asarray(below + [x.size - v for v in below])
     outs = [(j, "below") for j in range(SIZE_SMALL + 1)] + [(j, "above") for j in range(SIZE_SMALL + 1)]
-    expected = {outs[t]: p for t, p in exponential_law(q - q.max(), np.ones(q.size), em.exp_base(0.7).eta).items()}
+    expected = {outs[t]: p for t, p in exponential_law(q - q.max(), np.ones(q.size), b2.exp_base(0.7).eta).items()}
     assert_same_law(_public_law(program), expected)
 
 
@@ -302,7 +304,7 @@ def test_flat_point_learner_gives_the_point_law():
 
     x, y = np.asarray(X_SMALL), np.asarray(Y_SMALL)
     q = np.asarray([int(np.sum((x == j) == (y == 1))) for j in range(SIZE_SMALL)])
-    expected = exponential_law(q - q.max(), np.ones(q.size), em.exp_base(1.3).eta)
+    expected = exponential_law(q - q.max(), np.ones(q.size), b2.exp_base(1.3).eta)
     assert_same_law(_public_law(lambda s: em_learn_points(X_SMALL, Y_SMALL, SIZE_SMALL, 1.3, rng=s).point), expected)
 
 
@@ -321,7 +323,7 @@ def test_choosing_mechanism_gives_its_law():
             lambda s: choosing_mechanism(scores, m, alpha, 0.1, eps, 1e-3, unsafe_skip_precondition=True, rng=s)
         )
     go_lo, go_hi = laplace_exceeds_interval(Fraction(4) / Fraction(eps), -(-int(alpha * m) // 2) - 5)
-    em_law = exponential_law(np.asarray([0, -2, -4]), np.ones(3), em.exp_base(eps / 2).eta)
+    em_law = exponential_law(np.asarray([0, -2, -4]), np.ones(3), b2.exp_base(eps / 2).eta)
     expected = {None: (1 - go_hi, 1 - go_lo)}
     expected.update({k: (go_lo * lo, go_hi * hi) for k, (lo, hi) in zip("abc", em_law.values())})
     assert set(law) == set(expected)
@@ -332,7 +334,7 @@ def test_choosing_mechanism_gives_its_law():
 def test_real_qualities_far_from_zero_keep_their_sensitivity():
     """Counts of 10^11 records (the BNS learner on multiplicities): shifted by their top and clamped
     2^40 grid steps below it, a quality whose neighbours still differ by at most DISCRETISATION + 1."""
-    from privpac.mechanisms.exponential import DISCRETISATION, integer_qualities
+    from privpac.mechanisms.base2 import DISCRETISATION, integer_qualities
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -346,5 +348,5 @@ def test_real_qualities_far_from_zero_keep_their_sensitivity():
         assert np.abs((a + top_a) - (b + top_b)).max() <= sens
         near = np.floor(q * DISCRETISATION) >= top_a - 2**40 + 1
         assert np.array_equal(a[near], (np.floor(q * DISCRETISATION) - top_a)[near])  # exact where it matters
-    with pytest.raises(em.InvalidParameterError, match="too large"):
+    with pytest.raises(b2.InvalidParameterError, match="too large"):
         integer_qualities(np.array([2.0**50]), 1.0)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from privpac.errors import DataError, InvalidParameterError
-from privpac.geometry.feasibility import bounding_box_radius, cdepth, convex_superlevel_set, depth
+from privpac.geometry.convexified import cdepth, convex_superlevel_set
+from privpac.geometry.feasibility import bounding_box_radius, depth
 
 # ---------------------------------------------------------------------------------------------
 # depth (spec 8, item 1)

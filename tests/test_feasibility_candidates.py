@@ -18,8 +18,9 @@ from click.testing import CliRunner
 from privpac.cli import main
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import PrivateFeasibilityHalfspaceClassifier, PrivateLinearFeasibility
-from privpac.geometry.exact_lp import hull_slice_range
-from privpac.geometry.feasibility import candidate_depths, candidate_levels, depth
+from privpac.geometry.feasibility import candidate_depths, depth
+from privpac.geometry.hull_lp import hull_slice_range
+from privpac.geometry.point_levels import candidate_levels
 from privpac.io import load_model, save_model
 from privpac.learners.feasibility_candidates import (
     MAX_CANDIDATE_WORK,
@@ -296,17 +297,17 @@ def test_the_release_over_candidates_depends_on_public_inputs_only(kind):
 def test_the_truncated_quality_solves_no_lp_below_tau(monkeypatch):
     """Spec 3.7 item 3's saving: with RecConcave's public ``tau`` the levels ``<= tau`` get no LP, and
     the truncated quality ``max(Q_i, tau)`` is the one computed from every level."""
-    import privpac.geometry.exact_lp as exact_lp
+    import privpac.geometry.hull_lp as hull_lp
     from privpac.geometry.rational_domain import interval_quality
 
     solved = []
-    original = exact_lp.hull_slice_ranges
+    original = hull_lp.hull_slice_ranges
 
     def counting(P, q, prefix, counts, **kwargs):
         solved.append(len(counts))
         return original(P, q, prefix, counts, **kwargs)
 
-    monkeypatch.setattr(exact_lp, "hull_slice_ranges", counting)
+    monkeypatch.setattr(hull_lp, "hull_slice_ranges", counting)
     gen = np.random.default_rng(14)
     compared = 0  # prefixes where the cut solved fewer level LPs than the full list
     for _ in range(6):

@@ -24,14 +24,9 @@ from click.testing import CliRunner
 from privpac.cli import main
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import MODELS, PrivateFeasibilityHalfspaceClassifier, PrivateLinearFeasibility
-from privpac.geometry.feasibility import (
-    arrangement_levels_3d,
-    bounding_box_radius,
-    cdepth,
-    convex_levels,
-    convex_superlevel_set,
-    depth,
-)
+from privpac.geometry.convexified import cdepth, convex_levels, convex_superlevel_set
+from privpac.geometry.feasibility import bounding_box_radius, depth
+from privpac.geometry.point_levels import arrangement_levels_3d
 from privpac.io import load_model, save_model
 from privpac.learners.linear_feasibility import (
     MAX_CONSTRAINTS_3D,

@@ -132,10 +132,10 @@ def test_step_exponential_huge_domain():
 
 def test_step_exponential_reads_huge_lengths_a_chunk_at_a_time(monkeypatch):
     import privpac.stepfunc as stepfunc
-    from privpac.mechanisms.exponential import _length_parts, _StepLengths
+    from privpac.mechanisms.base2 import _length_parts, _StepLengths
 
     monkeypatch.setattr(stepfunc, "CHUNK", 3)
-    monkeypatch.setattr("privpac.mechanisms.exponential.STEP_CHUNK", 3)
+    monkeypatch.setattr("privpac.mechanisms.base2.STEP_CHUNK", 3)
     src = SeededRandom(5)
     starts = np.empty(11, dtype=object)
     starts[:] = [0, *sorted(src.randbits(4000) for _ in range(10))]

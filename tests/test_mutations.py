@@ -29,7 +29,9 @@ list_cases()
 # The modules themselves (the package re-exports functions under some of the same names).
 adist_module = importlib.import_module("privpac.mechanisms.adist")
 choosing_module = importlib.import_module("privpac.mechanisms.choosing")
+base2_module = importlib.import_module("privpac.mechanisms.base2")
 exponential_module = importlib.import_module("privpac.mechanisms.exponential")
+grouped_module = importlib.import_module("privpac.mechanisms.exponential_grouped")
 laplace_module = importlib.import_module("privpac.mechanisms.laplace")
 learners_exponential = importlib.import_module("privpac.learners.exponential")
 range_counts_module = importlib.import_module("privpac.learners.range_counts")
@@ -85,7 +87,8 @@ def _finite_em_at_twice_epsilon(monkeypatch):
 
 
 def _em_charges_nothing(monkeypatch):
-    monkeypatch.setattr(exponential_module, "charge", lambda *args, **kwargs: None)
+    for module in (exponential_module, grouped_module):
+        monkeypatch.setattr(module, "charge", lambda *args, **kwargs: None)
 
 
 def _piece_count_in_the_ledger(monkeypatch):
@@ -95,7 +98,7 @@ def _piece_count_in_the_ledger(monkeypatch):
     pieces = learners_exponential.exponential_mechanism_pieces
 
     def leaky_grouped(T, range_weights, epsilon, **kwargs):
-        offsets, env = range_weights([0, T + 1], exponential_module.exp_base(0.5))
+        offsets, env = range_weights([0, T + 1], base2_module.exp_base(0.5))
         kwargs["over"] = f"{kwargs.get('over') or T} (weight {env.mantissa[0]:.6f} 2^{env.exponent[0]})"
         return grouped(T, range_weights, epsilon, **kwargs)
 
@@ -109,8 +112,9 @@ def _piece_count_in_the_ledger(monkeypatch):
 
 def _grouped_em_at_twice_epsilon(monkeypatch):
     """Every exponential mechanism's base (the grouped draw's included) from twice its epsilon."""
-    original = exponential_module.exp_base
-    monkeypatch.setattr(exponential_module, "exp_base", lambda eps, *a, **k: original(2 * eps, *a, **k))
+    original = base2_module.exp_base
+    for module in (exponential_module, grouped_module):
+        monkeypatch.setattr(module, "exp_base", lambda eps, *a, **k: original(2 * eps, *a, **k))
 
 
 def _range_weights_without_offsets(monkeypatch):
@@ -410,7 +414,7 @@ def _slice_missing_a_vertex_on_the_line(monkeypatch):
     """The slice of a level's hull at ``x_1 = x*_1`` built from the crossing edges only: a hull vertex lying
     on the line itself is missed (``PointLevels._slice``), so a level whose hull only touches the line
     reads as empty there and the nested slices break."""
-    from privpac.geometry import feasibility as geometry_feasibility
+    from privpac.geometry import point_levels as geometry_point_levels
 
     def _slice(self, level, t, side):
         hull = self._projected_hulls()[level]
@@ -423,13 +427,14 @@ def _slice_missing_a_vertex_on_the_line(monkeypatch):
         for a, j in enumerate(hull):
             r = hull[(a + 1) % len(hull)]
             if side[j] * side[r] < 0:
-                (x0, y0), (x1, y1) = geometry_feasibility._point2(self.P[j], self.q[j]), geometry_feasibility._point2(
-                    self.P[r], self.q[r]
+                (x0, y0), (x1, y1) = (
+                    geometry_point_levels._point2(self.P[j], self.q[j]),
+                    geometry_point_levels._point2(self.P[r], self.q[r]),
                 )
                 ys.append(y0 + (t - x0) * (y1 - y0) / (x1 - x0))
         return (min(ys), max(ys)) if ys else None
 
-    monkeypatch.setattr(geometry_feasibility.PointLevels, "_slice", _slice)
+    monkeypatch.setattr(geometry_point_levels.PointLevels, "_slice", _slice)
 
 
 def _candidates_trimmed_by_depth(monkeypatch):

@@ -11,18 +11,9 @@ from privpac.bounds.rectangles import plan_sample_size
 from privpac.datasets import make_rectangle_distribution
 from privpac.errors import BudgetExceededError, DataError, InvalidParameterError, PaperLiteralWarning
 from privpac.learners.boxes import BoxHypothesis, as_grid_points, direction_values
-from privpac.learners.randmargins import (
-    RandMarginsPlan,
-    calibrate_randmargins,
-    draw_tags,
-    merge_windows,
-    plan_randmargins,
-    position_tags,
-    randmargins,
-    run_randmargins,
-    tag_key,
-    window_statistic,
-)
+from privpac.learners.randmargins import randmargins, run_randmargins
+from privpac.learners.randmargins_plan import RandMarginsPlan, calibrate_randmargins, plan_randmargins
+from privpac.learners.randmargins_windows import draw_tags, merge_windows, position_tags, tag_key, window_statistic
 from privpac.learners.rectangles_composition import plan_composition
 from privpac.random import SeededRandom
 

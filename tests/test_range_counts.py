@@ -20,14 +20,13 @@ from privpac.learners.exponential import (
 )
 from privpac.learners.range_counts import labelled_ranges
 from privpac.learners.thresholds import threshold_quality
-from privpac.mechanisms.exponential import (
+from privpac.mechanisms.base2 import GRID, exp_base
+from privpac.mechanisms.exponential import step_piece_probabilities
+from privpac.mechanisms.exponential_grouped import (
     FAN_OUT,
-    GRID,
-    exp_base,
     exponential_mechanism_grouped,
     grouping,
     grouping_widths,
-    step_piece_probabilities,
     step_range_weights,
 )
 from privpac.random import SeededRandom

@@ -9,14 +9,16 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import privpac.learners.randmargins as rm
+import privpac.learners.randmargins_plan as rm_plan
+import privpac.learners.randmargins_windows as rm_windows
 from privpac.audit import AuditCase, NeighbourPair, exact_check, run_audit
 from privpac.audit.cases_rectangles import NoisyCountInteriorPoint, few_positives_pair
 from privpac.audit.randmargins_exact import randmargins_exact_privacy
 from privpac.cli import main
 from privpac.errors import PaperLiteralWarning
 from privpac.learners.boxes import as_grid_points, direction_values
-from privpac.learners.randmargins import SENTINEL, RandMarginsPlan, plan_randmargins, run_randmargins
+from privpac.learners.randmargins import run_randmargins
+from privpac.learners.randmargins_plan import SENTINEL, RandMarginsPlan, plan_randmargins
 from privpac.mechanisms import exponential_mechanism
 from privpac.mechanisms.margins import margin_window_cdf, margin_window_pmf, margin_window_sf
 from privpac.optimize import ExponentialInteriorPoint
@@ -125,7 +127,7 @@ def test_the_code_samples_the_law_the_engine_computes(monkeypatch):
     plan = _tiny_plan()
     records = np.vstack([TINY_COMMON, [[3]]])
     tags = np.arange(records.shape[0], dtype=np.uint64) % np.uint64(plan.K)
-    monkeypatch.setattr(rm, "position_tags", lambda key, rows, bits: tags[np.asarray(rows, dtype=np.int64)])
+    monkeypatch.setattr(rm_windows, "position_tags", lambda key, rows, bits: tags[np.asarray(rows, dtype=np.int64)])
     keys = _direction_keys(plan, records)
     law = {}
     for _, p1, a, dm, prob in _brute_force_round(plan, keys[0], frozenset(range(len(records))), True):
@@ -282,7 +284,7 @@ def test_plans_used_by_the_audits_state_the_audited_claim():
     assert pair.dataset.plan.epsilon == pytest.approx(8.0) and pair.dataset.plan.delta == 1e-3
     assert isinstance(pair.dataset.plan.ip, NoisyCountInteriorPoint)
     default = plan_randmargins(1.0, 1e-6, 15, dimension=2, neighbours="add-remove")
-    assert default.epsilon_call == pytest.approx(1.0 / rm.paid_rounds(1e-6))
+    assert default.epsilon_call == pytest.approx(1.0 / rm_plan.paid_rounds(1e-6))
     assert direction_values(as_grid_points([[3, 4]], (15, 15)), (15, 15), default.directions, 3).tolist() == [11]
 
 

@@ -31,7 +31,8 @@ from privpac.estimators import (
 )
 from privpac.io import load_model, model_from_dict, model_to_dict, save_model
 from privpac.learners.point import learn_point
-from privpac.learners.randmargins import plan_randmargins, run_randmargins
+from privpac.learners.randmargins import run_randmargins
+from privpac.learners.randmargins_plan import plan_randmargins
 from privpac.random import SeededRandom
 
 pytestmark = pytest.mark.filterwarnings("ignore::privpac.errors.UtilityWarning")

@@ -481,7 +481,7 @@ def test_the_vectorised_sweep_is_the_exact_sweep():
 def test_depth_at_least_one_exactly_on_the_convex_hull_by_an_exact_lp():
     # Spec section 9 item 1: td(x) >= 1 iff x in conv(S). Membership by an exact LP (the V-form slice
     # of conv(S) at x_(<d), a certified rational optimum), shared with no depth code.
-    from privpac.geometry.exact_lp import hull_slice_range
+    from privpac.geometry.hull_lp import hull_slice_range
 
     rng = random.Random(31)
     inside = outside = 0

@@ -25,7 +25,7 @@ from ..learners.exponential import em_learner
 from ..learners.point import learn_point
 from ..learners.thresholds import learn_thresholds, threshold_quality
 from ..mechanisms.adist import adist_plan
-from ..mechanisms.exponential import grouping
+from ..mechanisms.exponential_grouped import grouping
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
 from ..optimize.recconcave import rec_concave
 from .registry import ENGINE_GAP, AuditCase, Branch, NeighbourPair, register
@@ -597,7 +597,7 @@ register(
         delta=0.0,
         trials=4_000,
         reference="Kasiviswanathan et al. 2008; Beimel, Nissim, Stemmer, section 2.5.2 (grouped draw: "
-        "privpac.mechanisms.exponential)",
+        "privpac.mechanisms.exponential_grouped)",
         branches=(
             Branch(
                 "thresholds of both orientations, range by range at fan-out 4 (offsets of the label counts left of a "

@@ -36,7 +36,8 @@ import numpy as np
 from ..errors import PaperLiteralWarning
 from ..estimators.rectangles import PrivateRectangleClassifier
 from ..learners.boxes import as_grid_points
-from ..learners.randmargins import RandMarginsPlan, plan_randmargins, randmargins
+from ..learners.randmargins import randmargins
+from ..learners.randmargins_plan import RandMarginsPlan, plan_randmargins
 from ..learners.rectangles_composition import plan_composition
 from ..mechanisms.laplace import discrete_laplace_cdf, discrete_laplace_pmf, discrete_laplace_sf, laplace_mechanism
 from ..optimize.interior_point import ExponentialInteriorPoint
@@ -136,7 +137,7 @@ FEW_POSITIVES_DIRECTIONS = 4000
 class RectangleInstance:
     """A dataset of an audit pair: the positives and the public plan :func:`randmargins` builds for them.
 
-    ``plan`` is built by :func:`~privpac.learners.randmargins.plan_randmargins` from the same
+    ``plan`` is built by :func:`~privpac.learners.randmargins_plan.plan_randmargins` from the same
     arguments the release passes to :func:`~privpac.learners.randmargins.randmargins`, so the exact
     engine reads the plan the shipped function runs.
     """

@@ -113,7 +113,7 @@ NOTES: tuple[ProofNote, ...] = (
         tests=("tests/test_exact_sampling.py::test_flat_threshold_learner_gives_the_threshold_law",),
     ),
     _n(
-        "privpac.mechanisms.exponential.exponential_mechanism_grouped",
+        "privpac.mechanisms.exponential_grouped.exponential_mechanism_grouped",
         f"the caller's: {SCORES}",
         "(epsilon, 0)-DP: the same law as the flat mechanism over [0, T], drawn range by range over public ranges",
         "the range probabilities telescope to the flat law for any public grouping (module docstring)",

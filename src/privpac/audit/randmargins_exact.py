@@ -46,7 +46,8 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ..learners.boxes import as_grid_points, direction_values
-from ..learners.randmargins import SENTINEL, RandMarginsPlan, inner_window
+from ..learners.randmargins import inner_window
+from ..learners.randmargins_plan import SENTINEL, RandMarginsPlan
 from ..mechanisms.margins import margin_window_cdf, margin_window_pmf, margin_window_sf
 
 __all__ = ["ExactPrivacyBounds", "randmargins_exact_privacy"]

@@ -11,7 +11,7 @@ the VC dimension is ``D`` as well.
 * **RandMargins** (spec 5.2 items 1-6): ``beta' = beta/(4D)``, ``Delta = IP(eps_call, delta_call,
   beta')``, ``E = D ceil(6 Delta ln(1/beta'))`` misclassified training points at most, and
   ``n = max(ceil(2E/alpha), n_gen)``. Reported for the ``"paper"`` and the ``"explicit"``
-  calibrations (:func:`~privpac.learners.randmargins.calibrate_randmargins`).
+  calibrations (:func:`~privpac.learners.randmargins_plan.calibrate_randmargins`).
 * **Composition baseline** (item 7): ``k = D`` calls at the better of basic and advanced
   composition, ``Delta_0 = IP(eps_0, delta_0, beta/(2k))``, ``n = max(ceil(2 k Delta_0/alpha), n_gen)``.
 * **Generic pure learner** (item 8; Kasiviswanathan et al. 2011): the exponential mechanism over
@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidParameterError
-from ..learners.randmargins import NEIGHBOURS, _ip_domain_size, _to_add_remove, calibrate_randmargins
+from ..learners.randmargins_plan import NEIGHBOURS, _ip_domain_size, _to_add_remove, calibrate_randmargins
 from ..learners.rectangles_composition import composition_calibration
 from ..optimize.interior_point import ExponentialInteriorPoint
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
@@ -317,9 +317,9 @@ def plan_sample_size(plan, alpha: float, beta: float) -> int:
     """The sufficient sample size of spec 5.2 for a fixed plan (RandMargins or the baseline).
 
     For RandMargins the plan's per-round failure probability must be at most ``beta/(4D)`` (it is
-    for :func:`~privpac.learners.randmargins.plan_randmargins`); for the baseline ``beta/(2D)``.
+    for :func:`~privpac.learners.randmargins_plan.plan_randmargins`); for the baseline ``beta/(2D)``.
     """
-    from ..learners.randmargins import RandMarginsPlan
+    from ..learners.randmargins_plan import RandMarginsPlan
     from ..learners.rectangles_composition import CompositionPlan
 
     alpha, beta = check_probability(alpha, "alpha"), check_probability(beta, "beta")

@@ -40,7 +40,9 @@ from ..bounds.rectangles import plan_sample_size
 from ..domains import Grid, IntegerDomain, as_domain, public_rows, resolve_domain
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..learners.boxes import SHAPES, BoxHypothesis, Directions, as_grid_points
-from ..learners.randmargins import VARIANTS, merge_windows, plan_randmargins, run_randmargins, window_statistic
+from ..learners.randmargins import run_randmargins
+from ..learners.randmargins_plan import VARIANTS, plan_randmargins
+from ..learners.randmargins_windows import merge_windows, window_statistic
 from ..learners.rectangles_bns import axis_counts, learn_rectangle_bns_counted
 from ..learners.rectangles_composition import merge_top_keys, plan_composition, run_composition_tops, top_keys
 from ..optimize.interior_point import ExponentialInteriorPoint, RecConcaveInteriorPoint
@@ -304,7 +306,7 @@ class BoxSample:
 
     def randmargins_window(self, plan):
         """RandMargins' window reader (:func:`~privpac.learners.randmargins.run_randmargins`): round
-        ``j``'s alive count and top keys, one pass of :func:`~privpac.learners.randmargins.window_statistic`
+        ``j``'s alive count and top keys, one pass of :func:`~privpac.learners.randmargins_windows.window_statistic`
         over the blocks (the positives' row positions give their tags, the released references
         replay the deletions where the rows live), merged exactly on the driver. In memory the whole
         sample is one block of the same pass."""

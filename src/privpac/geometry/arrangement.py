@@ -495,7 +495,7 @@ def _cramer(N: np.ndarray, W: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np
 def _by_falling_depth(found: list, m: int) -> tuple[np.ndarray, ...]:
     """The blocks' arrays (tuples whose last array is the depth) in one set of arrays, sorted by falling
     depth (stable: block order, then order within a block), each block freed once placed: a counting
-    sort, so the levels (:class:`~privpac.geometry.feasibility.PointLevels`) share these arrays instead
+    sort, so the levels (:class:`~privpac.geometry.point_levels.PointLevels`) share these arrays instead
     of sorting a copy."""
     sizes = np.zeros(m + 2, dtype=np.int64)  # per key m - depth
     for f in found:

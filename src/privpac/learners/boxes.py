@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DataError, InvalidParameterError
-from ..validation import check_choice, check_int
+from ..validation import check_choice, check_int, check_labels
 
 __all__ = [
     "SHAPES",
@@ -36,6 +36,7 @@ __all__ = [
     "as_grid_points",
     "check_x_max",
     "direction_values",
+    "grid_positives",
     "tightest_fit",
     "grid_dtype",
 ]
@@ -123,6 +124,23 @@ def as_grid_points(X, x_max: tuple[int, ...], name: str = "X") -> np.ndarray:
             if int(m) > top:
                 raise DataError(f"{name}[:, {i}] contains {int(m)}, outside the domain [0, {top}]")
     return np.asfortranarray(arr.astype(dtype, copy=False))
+
+
+def grid_positives(X, y, x_max, plan_for):
+    """``(plan_for(x_max), positives)``: the rectangle learners' common reading of labelled grid points.
+
+    Checks, in this order, that ``X`` is 2-D, the domain ``x_max`` (:func:`check_x_max`), the
+    learner's public plan (``plan_for(x_max)``, so a bad budget is refused before the data is read),
+    the grid points (:func:`as_grid_points`) and the labels in {0, 1}; returns the positives as a
+    Fortran-ordered array (only they are read by the learners).
+    """
+    if np.ndim(X) != 2:
+        raise DataError(f"X must be 2-dimensional (n, d), got shape {np.shape(X)} (use X.reshape(-1, 1) for d = 1)")
+    x_max = check_x_max(x_max, np.shape(X)[1])
+    plan = plan_for(x_max)
+    P = as_grid_points(X, x_max)
+    y01 = check_labels(y, (0, 1), P.shape[0])
+    return plan, np.asfortranarray(P[y01 == 1])
 
 
 @dataclass(frozen=True)

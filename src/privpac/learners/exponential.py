@@ -14,7 +14,7 @@ thresholds ``|C| = size + 1`` and the class is sampled through its step-function
 ``q(c_j) = #negatives - neg(j) + pos(j)``: no cost proportional to the domain size.
 
 The threshold and point learners draw the mechanism range by range
-(:func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`) from range statistics of
+(:func:`~privpac.mechanisms.exponential_grouped.exponential_mechanism_grouped`) from range statistics of
 the sample (:mod:`privpac.learners.range_counts`), computed where it lives: the same law as the
 flat draw over the whole step function, with the driver holding ``O(fan_out)`` numbers per level
 instead of every distinct value.
@@ -27,16 +27,9 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..errors import DataError
 from ..formatting import fmt_int
-from ..mechanisms.exponential import (
-    Envelope,
-    envelope_scale,
-    envelope_segment_sums,
-    exponential_mechanism,
-    exponential_mechanism_grouped,
-    exponential_mechanism_pieces,
-    exponential_mechanism_step,
-    grouping_requested,
-)
+from ..mechanisms.base2 import Envelope, envelope_scale, envelope_segment_sums
+from ..mechanisms.exponential import exponential_mechanism, exponential_mechanism_pieces, exponential_mechanism_step
+from ..mechanisms.exponential_grouped import exponential_mechanism_grouped, grouping_requested
 from ..random import as_random_source, uniform_int
 from ..stepfunc import StepFunction
 from ..validation import check_epsilon
@@ -142,7 +135,7 @@ def em_learner(predictions, y, epsilon: float, *, ledger: PrivacyLedger | None =
 
 def threshold_range_weights(sample: LabelledRanges, signs: tuple[int, ...]):
     """The range weights of the thresholds of one or both orientations, for
-    :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`.
+    :func:`~privpac.mechanisms.exponential_grouped.exponential_mechanism_grouped`.
 
     The candidates are ``len(signs)`` consecutive copies of ``[0, size]``: ``+1`` scores ``Q(j)``
     (``[x < j]``), ``-1`` scores ``n - Q(j)`` (``[x >= j]``). A range's weight is
@@ -266,7 +259,7 @@ def point_range_weights(sample: LabelledRanges):
     """The range weights of the point functions on ``[0, size - 1]``: offset ``n_0`` and the local sum
     ``(|R| - d_R) + sum_{v in R} 2^(eta (ones(v) - zeros(v)))`` per range
     (:mod:`privpac.learners.range_counts`); a one-point range has its own quality as offset and
-    local sum 1. For :func:`~privpac.mechanisms.exponential.exponential_mechanism_grouped`."""
+    local sum 1. For :func:`~privpac.mechanisms.exponential_grouped.exponential_mechanism_grouped`."""
 
     def weights(edges, base):
         st = sample.range_stats(edges, ("spike",), base)

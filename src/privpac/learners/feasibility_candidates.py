@@ -106,7 +106,7 @@ def candidate_denominator_bounds(C: int, D: int) -> tuple[int, ...]:
 
     An end of coordinate ``i``'s level interval at the prefix ``s / t`` is the optimum of the LP
     ``min / max sum_j y_j p_j,i / t`` over ``sum_j y_j (p_j,(<i), 1) = (s, t)``, ``y >= 0``
-    (:func:`~privpac.geometry.exact_lp.hull_slice_range` with denominators 1), attained at a basic
+    (:func:`~privpac.geometry.hull_lp.hull_slice_range` with denominators 1), attained at a basic
     solution: by Cramer's rule ``p / (t q)`` with ``q`` the absolute value of a minor of the
     ``i x i`` matrix whose columns are ``(p_j,(<i), 1)``. Hadamard's bound (each column's norm at
     most ``sqrt((i - 1) C^2 + 1)``, and at least 1, so smaller minors obey it too) gives

@@ -24,9 +24,9 @@ has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is th
    (Def 3.3), computed exactly from the nested level intervals
    ``I_k = {t : (p, t) in pi_{<=i}(conv(V_k))}`` (spec 6.2: ``V_k`` are the arrangement vertices of
    depth ``>= k``, box facets included): the level interval itself for ``D = 1``
-   (:func:`~privpac.geometry.feasibility.convex_levels`); for ``D = 2, 3`` the vertices and their
+   (:func:`~privpac.geometry.convexified.convex_levels`); for ``D = 2, 3`` the vertices and their
    depths come from line sweeps (:mod:`privpac.geometry.arrangement`) and
-   :class:`~privpac.geometry.feasibility.PointLevels` answers the ``x_1``-range of ``conv(V_k)`` for
+   :class:`~privpac.geometry.point_levels.PointLevels` answers the ``x_1``-range of ``conv(V_k)`` for
    ``i = 1``, the slice at ``x_1 = x*_1`` of the 2-D hull of its projection for ``i = 2``, and exact
    LPs for ``i = 3``. Never the paper's App. B.2 breakpoint list, which computes a different
    function (flag 5: Lemma 4.3/B.2 are false for ``i >= 2``);
@@ -76,7 +76,7 @@ of the step function collapse to the constant ``tau_i`` (``interval_quality(...,
   RecConcave run.
 
 The levels at or below ``tau_i`` get no LP (``coordinate_quality`` passes ``tau_i`` on to
-:meth:`~privpac.geometry.feasibility.PointLevels.intervals`, whose entries there are never read by
+:meth:`~privpac.geometry.point_levels.PointLevels.intervals`, whose entries there are never read by
 the truncated quality); the vertices and their depths are still all computed.
 
 Why the domain holds a maximiser (property (P), Requirement 3.6)
@@ -163,7 +163,7 @@ Beyond the exact envelope (``D >= 4``, or more constraints than the ``D = 2, 3``
 of the paper applies verbatim to this score:
 
 * *Levels*: ``conv{z : f_P(S, z) >= k} = conv(P_k)``, ``P_k = {p in P : depth_S(p) >= k}``: the same
-  nested-hull machinery as the exact oracle (:class:`~privpac.geometry.feasibility.PointLevels`:
+  nested-hull machinery as the exact oracle (:class:`~privpac.geometry.point_levels.PointLevels`:
   prefix extrema, exact 2-D hull slices, certified LPs; for a prefix of three or more coordinates an
   exact feasibility LP by binary search over the nested levels).
 * *Domains* (property (P)): an end of coordinate ``i``'s level interval at the prefix ``s/t`` is a
@@ -206,14 +206,9 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..errors import DataError, DomainError, InvalidParameterError
 from ..geometry._exact import as_integer_points
-from ..geometry.feasibility import (
-    arrangement_levels_2d,
-    arrangement_levels_3d,
-    bounding_box_radius,
-    candidate_depths,
-    candidate_levels,
-    convex_levels,
-)
+from ..geometry.convexified import convex_levels
+from ..geometry.feasibility import bounding_box_radius, candidate_depths
+from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
 from ..optimize.recconcave import levels, required_quality
 from ..stepfunc import StepFunction
@@ -562,12 +557,12 @@ def level_intervals(convex, prefix: tuple[Fraction, ...], D: int, floor: int = 0
     """The nested level intervals ``I_1 ⊇ I_2 ⊇ ...`` of ``Q_i``, ``i = len(prefix) + 1``, up to the first empty one.
 
     ``convex`` is :func:`system_levels` of the system: the boxed levels of
-    :func:`~privpac.geometry.feasibility.convex_levels` for ``D = 1``, a
-    :class:`~privpac.geometry.feasibility.PointLevels` (:func:`~privpac.geometry.feasibility.arrangement_levels_2d`,
-    :func:`~privpac.geometry.feasibility.arrangement_levels_3d`) for ``D = 2, 3`` and for a candidate
+    :func:`~privpac.geometry.convexified.convex_levels` for ``D = 1``, a
+    :class:`~privpac.geometry.point_levels.PointLevels` (:func:`~privpac.geometry.point_levels.arrangement_levels_2d`,
+    :func:`~privpac.geometry.point_levels.arrangement_levels_3d`) for ``D = 2, 3`` and for a candidate
     set. Exact. ``floor``: the public truncation level of :func:`coordinate_quality`; the entries at
     levels ``<= floor`` may then be any nested value (no LP is solved there,
-    :meth:`~privpac.geometry.feasibility.PointLevels.intervals`), which the truncated quality never reads.
+    :meth:`~privpac.geometry.point_levels.PointLevels.intervals`), which the truncated quality never reads.
     """
     if not isinstance(convex, list):  # PointLevels: D = 2, 3, or a candidate set in any D
         return convex.intervals(tuple(prefix), floor)
@@ -673,7 +668,7 @@ def find_deep_point(
         Run on the score ``f_P(S, x) = depth_S(x) 1[x in P]`` of a public finite set ``P``
         (:func:`candidate_set`, :func:`random_candidates`) instead of the exact boxed depth: any
         ``D``, cost ``|P| m D`` for the depths plus the exact hull and LP machinery over ``P``
-        (:func:`~privpac.geometry.feasibility.candidate_levels`). Not the paper's algorithm: its
+        (:func:`~privpac.geometry.point_levels.candidate_levels`). Not the paper's algorithm: its
         utility is relative to ``max_(p in P) depth_S(p)`` (module docstring, "Over a public
         candidate set").
     depth_promise : int, optional
@@ -730,7 +725,7 @@ def run_find_deep_point(plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLe
     ``levels_of`` is the only place the constraints are read: it is called once, after the whole
     plan is charged to ``ledger``, and returns the system's levels in the form
     :func:`level_intervals` reads (:func:`system_levels`, or
-    :func:`~privpac.geometry.feasibility.candidate_levels` of depths computed in memory or merged over
+    :func:`~privpac.geometry.point_levels.candidate_levels` of depths computed in memory or merged over
     an engine's blocks). Everything else is public.
     """
     if ledger is None:

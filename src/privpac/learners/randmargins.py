@@ -70,502 +70,37 @@ If every interior-point call succeeds, the box contains no point outside the pos
 with probability ``1 - beta`` (:mod:`privpac.bounds.rectangles`). Time ``O(n D)`` plus ``D`` interior
 points on ``Delta`` keys; memory ``O(n d)``.
 
-Tags and engines
-----------------
-The tie-break tag of a positive is a function of its row position in the sample and a key drawn
-once from the learner's tag stream (:func:`position_tags`, counter-based Philox4x64), never of its
-values or label. Each round reads only the alive count and the ``k_j`` largest alive keys
-(:func:`window_statistic`, merged exactly by :func:`merge_windows`), so the same rounds run block by
-block where the data lives (``run_randmargins(window_reader=...)``, Dask and Spark through
-:class:`~privpac.estimators.rectangles.BoxSample`) and release the same references as in memory.
+The public plan is :mod:`privpac.learners.randmargins_plan`; each round's window is read by
+:mod:`privpac.learners.randmargins_windows` (tie-break tags from row positions, alive counts and top
+keys merged exactly over blocks), in memory or where the data lives.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..accounting import PrivacyLedger
-from ..errors import DataError, InvalidParameterError, PaperLiteralWarning
+from ..errors import InvalidParameterError, PaperLiteralWarning
 from ..mechanisms.margins import margin_window_sizes
-from ..optimize.interior_point import ExponentialInteriorPoint, InteriorPoint
+from ..optimize.interior_point import InteriorPoint
 from ..random import as_random_source
-from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
-from .boxes import BoxHypothesis, Directions, as_grid_points, check_x_max, direction_values
+from .boxes import BoxHypothesis, direction_values, grid_positives
+from .randmargins_plan import _INT64_KEYS, SENTINEL, RandMarginsPlan, plan_randmargins
+from .randmargins_windows import BlockReplay, position_tags, tag_key, window_statistic
 
 __all__ = [
-    "VARIANTS",
-    "CALIBRATIONS",
-    "NEIGHBOURS",
-    "SENTINEL",
-    "RandMarginsCalibration",
-    "RandMarginsPlan",
     "RandMarginsResult",
     "RandMarginsTrace",
-    "calibrate_randmargins",
-    "plan_randmargins",
+    "inner_window",
     "run_randmargins",
     "randmargins",
-    "draw_tags",
-    "inner_window",
-    "merge_windows",
-    "position_tags",
-    "tag_key",
-    "window_statistic",
-    "paid_rounds",
 ]
 
-VARIANTS = ("robust", "paper-literal")
 #: How the ledger records the paper-literal variant.
 NOT_PRIVATE_LITERAL = "erratum RM-R4: paper-literal RandMargins is not private when few positives remain"
-CALIBRATIONS = ("explicit", "paper")
-NEIGHBOURS = ("replace-one", "add-remove")
-SENTINEL = -1  # "below everything": deletes every point, decodes to the empty box
-_INT64_KEYS = 2**62  # keys below this go to the interior point as int64
-
-
-def paid_rounds(delta_game: float) -> float:
-    """``5 ln(1/delta_game) + 31``: exposed rounds, except with probability ``delta_game``.
-
-    Lemma A.1 bounds the adversary's score by ``gamma`` except with probability
-    ``exp(-gamma/5 + 6)``; ``gamma = 5 ln(1/delta_game) + 30`` makes that ``delta_game``, and the
-    round in which ``x'`` is deleted adds one.
-    """
-    return 5.0 * math.log(1.0 / delta_game) + 31.0
-
-
-@dataclass(frozen=True)
-class RandMarginsCalibration:
-    """Per-call privacy parameters for a target (epsilon, delta) under add/remove neighbours."""
-
-    mode: str
-    epsilon: float
-    delta: float
-    n_directions: int
-    pure: bool
-    epsilon_call: float
-    delta_call: float
-    exposed_rounds: float  # rounds charged by the proof
-
-
-def calibrate_randmargins(
-    epsilon: float, delta: float, n_directions: int, *, pure: bool = True, mode: str = "explicit"
-) -> RandMarginsCalibration:
-    """Target (epsilon, delta) (add/remove) -> per-call interior-point parameters (spec 4.3).
-
-    ``pure`` says whether the interior-point algorithm ignores delta. See the module docstring
-    for the formulas. Golden values (epsilon = 1, delta = 1e-6): ``paper`` with D = 10 gives
-    ``epsilon_call = 8.764e-4, delta_call = 8.33e-8``; ``explicit`` pure gives ``9.992e-3, 0``.
-    """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    D = check_int(n_directions, "n_directions", low=1)
-    check_choice(mode, "calibration", CALIBRATIONS)
-    if mode == "paper":
-        if not pure:
-            # Erratum RM-R8: with an approximate interior point each round's loss exceeds 2 eps_call
-            # with probability up to 2 delta_call / (1 - e^-eps_call), far above the delta/(D+2) the
-            # paper charges (about 8.6e-4 against 3.8e-7 at eps = 1, delta = 1e-6, d = 1).
-            raise InvalidParameterError(
-                "calibration='paper' needs a pure interior point: with an approximate one (RecConcave) the "
-                "paper's per-call delta/(D+2) under-charges the rounds' bad events (erratum RM-R8). Use "
-                "calibration='explicit', which charges what the proof supports, or a pure interior point"
-            )
-        delta_call = delta / (D + 2)
-        if delta_call >= math.exp(-2.0):
-            raise InvalidParameterError(
-                f"the paper's calibration needs delta/(D+2) < e^-2 (Theorem 3.2), got {delta_call:.4g}"
-            )
-        rounds = 35.0 * math.log(1.0 / delta_call)
-        eps_call = epsilon / (2.0 * rounds)
-        if eps_call >= 1.0:
-            raise InvalidParameterError(
-                f"the paper's calibration needs a per-call epsilon < 1 (Theorem 3.2), got {eps_call:.4g}"
-            )
-        return RandMarginsCalibration(mode, epsilon, delta, D, pure, eps_call, delta_call, rounds)
-    if pure:
-        rounds = paid_rounds(delta)
-        return RandMarginsCalibration(mode, epsilon, delta, D, True, epsilon / rounds, 0.0, rounds)
-    rounds = paid_rounds(delta / 2.0)
-    eps_call = epsilon / (2.0 * rounds)
-    delta_call = delta * (-math.expm1(-eps_call)) / (4.0 * D)
-    return RandMarginsCalibration(mode, epsilon, delta, D, False, eps_call, delta_call, rounds)
-
-
-def _to_add_remove(epsilon: float, delta: float, neighbours: str) -> tuple[float, float]:
-    """The add/remove target that gives (epsilon, delta) in the requested neighbour notion."""
-    if neighbours == "add-remove":
-        return epsilon, delta
-    # Group privacy over remove-then-add: (e, d) add/remove -> (2e, (1 + e^e) d) replace-one.
-    shrink = math.exp(-epsilon / 2.0)
-    delta_ar = delta * shrink / (1.0 + shrink)  # delta / (1 + e^(eps/2)) without overflow
-    if delta_ar <= 0.0:
-        raise InvalidParameterError(f"epsilon={epsilon} is too large for the replace-one conversion")
-    return epsilon / 2.0, delta_ar
-
-
-@dataclass(frozen=True)
-class RandMarginsPlan:
-    """Everything RandMargins fixes before reading data: public, data-independent.
-
-    ``epsilon, delta`` is the stated guarantee under ``neighbours``.
-    """
-
-    variant: str
-    shape: str
-    x_max: tuple[int, ...]
-    tie_break_bits: int
-    epsilon_call: float
-    delta_call: float
-    beta_call: float
-    window: int
-    mu: float
-    ip: InteriorPoint
-    epsilon: float
-    delta: float
-    neighbours: str
-    calibration: str  # "explicit", "paper" or "raw"
-
-    @property
-    def directions(self) -> Directions:
-        return Directions(self.shape, len(self.x_max))
-
-    @property
-    def n_directions(self) -> int:
-        return self.directions.n_directions
-
-    @property
-    def robust(self) -> bool:
-        return self.variant == "robust"
-
-    @property
-    def K(self) -> int:
-        """Number of tie-break tags (1: tags off)."""
-        return 1 << self.tie_break_bits
-
-    def key_range(self, column: int) -> tuple[int, int]:
-        """``[lo, hi]`` of the interior-point domain in a direction reading ``column``."""
-        if self.robust:
-            return SENTINEL, (self.x_max[column] + 1) * self.K - 1
-        return 0, self.x_max[column]
-
-    @property
-    def ip_domain_size(self) -> int:
-        lo, hi = self.key_range(int(np.argmax(self.x_max)))
-        return hi - lo + 1
-
-    @classmethod
-    def from_raw(
-        cls,
-        epsilon_call: float,
-        beta_call: float,
-        x_max,
-        *,
-        shape: str = "box",
-        delta_call: float = 0.0,
-        ip: InteriorPoint | None = None,
-        variant: str = "robust",
-        tie_break_bits: int = 32,
-        delta: float = 1e-6,
-        dimension: int | None = None,
-    ) -> RandMarginsPlan:
-        """A plan from per-call parameters (tests and audits: a small ``Delta``).
-
-        The stated guarantee is the add/remove one of the explicit calibration at ``delta``:
-        ``epsilon = epsilon_call (5 ln(1/delta) + 31)`` for a pure interior point, and
-        ``2 epsilon_call (5 ln(2/delta) + 31)`` for an approximate one (whose per-call delta must
-        then leave ``delta/2`` for the game).
-        """
-        ip = ExponentialInteriorPoint() if ip is None else ip
-        _check_ip(ip)
-        epsilon_call = check_epsilon(epsilon_call, "epsilon_call")
-        delta_call = check_delta(delta_call, "delta_call")
-        beta_call = check_probability(beta_call, "beta_call")
-        if beta_call >= 0.25:
-            raise InvalidParameterError(f"beta_call must be < 1/4 (the privacy proof uses it), got {beta_call}")
-        delta = check_delta(delta, allow_zero=False)
-        check_choice(variant, "variant", VARIANTS)
-        check_choice(shape, "shape", ("box", "orthant"))
-        x_max = check_x_max(x_max, dimension)
-        bits = _check_bits(tie_break_bits, variant)
-        D = Directions(shape, len(x_max)).n_directions
-        if ip.is_pure:
-            eps_total = epsilon_call * paid_rounds(delta)
-        else:
-            bad = 2.0 * D * delta_call / (-math.expm1(-epsilon_call))
-            if bad > delta / 2.0:
-                raise InvalidParameterError(
-                    f"delta_call={delta_call:.3g} leaves no room for delta={delta:.3g}: the {D} rounds' "
-                    f"bad events already have probability {bad:.3g} > delta/2"
-                )
-            eps_total = 2.0 * epsilon_call * paid_rounds(delta / 2.0)
-        domain = _ip_domain_size(x_max, bits, variant)
-        window = int(ip.sample_complexity(epsilon_call, delta_call, beta_call, domain))
-        return cls(
-            variant=variant,
-            shape=shape,
-            x_max=x_max,
-            tie_break_bits=bits,
-            epsilon_call=epsilon_call,
-            delta_call=delta_call,
-            beta_call=beta_call,
-            window=window,
-            mu=4.0 * window * math.log(1.0 / beta_call),
-            ip=ip,
-            epsilon=eps_total,
-            delta=delta,
-            neighbours="add-remove",
-            calibration="raw",
-        )
-
-    def lines(self) -> list[str]:
-        return [
-            f"RandMargins ({self.variant}, {self.calibration} calibration): {self.n_directions} directions "
-            f"({self.shape}), interior point: {getattr(self.ip, 'name', type(self.ip).__name__)}",
-            f"  per call: epsilon={self.epsilon_call:.6g}, delta={self.delta_call:.3g}, beta={self.beta_call:.3g}; "
-            f"window Delta={self.window}, mean margin mu={self.mu:.6g}, tie-break bits={self.tie_break_bits}",
-            f"  guarantee: ({self.epsilon:.6g}, {self.delta:.3g})-DP, {self.neighbours} neighbours",
-        ]
-
-
-def _check_ip(ip) -> None:
-    if not isinstance(ip, InteriorPoint):
-        raise InvalidParameterError(
-            f"ip must follow privpac.optimize.InteriorPoint (is_pure, sample_complexity, __call__), got {ip!r}"
-        )
-
-
-def _check_bits(tie_break_bits, variant: str) -> int:
-    bits = check_int(tie_break_bits, "tie_break_bits", low=0, high=64)
-    if variant == "paper-literal" and bits != 0:
-        return 0  # the printed algorithm has no tags
-    return bits
-
-
-def _ip_domain_size(x_max: tuple[int, ...], bits: int, variant: str) -> int:
-    top = max(x_max)
-    if variant == "robust":
-        return (top + 1) * (1 << bits) + 1  # keys [-1, (x_max + 1) K - 1]
-    return top + 1
-
-
-def plan_randmargins(
-    epsilon: float,
-    delta: float,
-    x_max,
-    *,
-    shape: str = "box",
-    beta: float = 0.1,
-    ip: InteriorPoint | None = None,
-    calibration: str = "explicit",
-    variant: str = "robust",
-    tie_break_bits: int = 32,
-    neighbours: str = "replace-one",
-    dimension: int | None = None,
-) -> RandMarginsPlan:
-    """Fix every public parameter of RandMargins for a total (epsilon, delta).
-
-    Parameters
-    ----------
-    epsilon, delta : float
-        Total privacy budget (``delta > 0``) under ``neighbours``.
-    x_max : int or sequence of int
-        Largest grid index per feature (public).
-    shape : {"box", "orthant"}
-        General boxes (``2d`` directions) or the paper's anchored class (``d`` directions).
-    beta : float
-        Failure probability of the learner; each round uses ``beta' = beta / (4D)``.
-    ip : InteriorPoint
-        Interior-point plug-in (default: :class:`ExponentialInteriorPoint`).
-    calibration : {"explicit", "paper"}
-    variant : {"robust", "paper-literal"}
-    tie_break_bits : int
-        ``K = 2^bits`` tags per direction (robust only; 0 turns tags off, which assumes distinct
-        coordinates per direction).
-    neighbours : {"replace-one", "add-remove"}
-    """
-    ip = ExponentialInteriorPoint() if ip is None else ip
-    _check_ip(ip)
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    beta = check_probability(beta, "beta")
-    check_choice(variant, "variant", VARIANTS)
-    check_choice(shape, "shape", ("box", "orthant"))
-    check_choice(neighbours, "neighbours", NEIGHBOURS)
-    x_max = check_x_max(x_max, dimension)
-    bits = _check_bits(tie_break_bits, variant)
-    D = Directions(shape, len(x_max)).n_directions
-    eps_ar, delta_ar = _to_add_remove(epsilon, delta, neighbours)
-    cal = calibrate_randmargins(eps_ar, delta_ar, D, pure=ip.is_pure, mode=calibration)
-    beta_call = beta / (4.0 * D)
-    domain = _ip_domain_size(x_max, bits, variant)
-    window = int(ip.sample_complexity(cal.epsilon_call, cal.delta_call, beta_call, domain))
-    return RandMarginsPlan(
-        variant=variant,
-        shape=shape,
-        x_max=x_max,
-        tie_break_bits=bits,
-        epsilon_call=cal.epsilon_call,
-        delta_call=cal.delta_call,
-        beta_call=beta_call,
-        window=window,
-        mu=4.0 * window * math.log(1.0 / beta_call),
-        ip=ip,
-        epsilon=epsilon,
-        delta=delta,
-        neighbours=neighbours,
-        calibration=calibration,
-    )
-
-
-def tag_key(rng=None) -> np.ndarray:
-    """The key of the tie-break tag stream: two 64-bit words drawn once, independently of the data."""
-    return as_random_source(rng).random_words(2)
-
-
-def position_tags(key: np.ndarray, rows, bits: int) -> np.ndarray:
-    """The tags of the records at row positions ``rows``: the top ``bits`` bits of word ``r`` of the
-    Philox4x64 stream keyed by ``key`` (uint64; zeros when ``bits == 0``).
-
-    Counter-based, so a block of rows computes its own tags where it lives and every engine and
-    partitioning gives the same tag to the same row. A tag depends on the key and the row position
-    only, never on a value or a label: RandMargins is private conditionally on any such tags (they
-    only order equal coordinates; the exact audit checks it with fixed tags), and the key is drawn
-    from the learner's own stream.
-    """
-    rows = np.asarray(rows, dtype=np.int64)
-    if bits == 0 or rows.size == 0:
-        return np.zeros(rows.shape, dtype=np.uint64)
-    lo, hi = int(rows.min()), int(rows.max())
-    gen = np.random.Philox(key=np.asarray(key, dtype=np.uint64))
-    gen.advance(lo // 4)  # four 64-bit words per counter step
-    words = gen.random_raw(hi - lo + 1 + lo % 4)[lo % 4 :].astype(np.uint64)[rows - lo]
-    return words >> np.uint64(64 - bits) if bits < 64 else words
-
-
-def draw_tags(n: int, bits: int, rng=None) -> np.ndarray:
-    """Tags for the rows ``0 .. n - 1`` under a fresh key from ``rng`` (:func:`position_tags`)."""
-    return position_tags(tag_key(rng), np.arange(int(n)), bits)
-
-
-def _direction_keys(P: np.ndarray, u: np.ndarray, plan: RandMarginsPlan, j: int):
-    """Keys ``v K + u`` of the points ``P`` in direction ``j`` (int64, or Python ints beyond ``2^62``)."""
-    v = direction_values(P, plan.x_max, plan.directions, j)
-    lo_key, hi_key = plan.key_range(plan.directions.column(j))
-    keys = _ip_keys(v, u, plan.K, 0, hi_key)
-    return keys if isinstance(keys, np.ndarray) else np.asarray(keys, dtype=object).reshape(-1)
-
-
-def window_statistic(
-    P: np.ndarray, rows, key: np.ndarray, plan: RandMarginsPlan, j: int, references, k: int, replay=None
-):
-    """Round ``j`` of RandMargins on one block of positives: ``(alive, top)``.
-
-    ``P``: the block's positive grid points, ``rows``: their row positions in the whole sample,
-    ``references``: the interior points released in rounds ``0 .. j - 1``. The deletions of those
-    rounds are replayed (a point is deleted once its key reaches a released reference; a sentinel
-    deletes everything), then ``alive`` counts the points still alive and ``top`` holds their
-    ``min(k, alive)`` largest keys in direction ``j``, ascending. Deterministic and random-free: a
-    kernel that runs where the block lives; :func:`merge_windows` combines blocks exactly.
-    ``replay``: a :class:`BlockReplay` of this block carrying the deletions from round to round
-    (the same alive set, without replaying the earlier rounds).
-    """
-    if replay is None:
-        u = position_tags(key, rows, plan.tie_break_bits)
-        alive = _alive_after(P, u, plan, list(references))
-    else:
-        u, alive = replay.u, replay.alive_after(list(references))
-    keys = _direction_keys(P[alive], u[alive], plan, j)
-    return int(keys.size), _top(keys, k)
-
-
-#: Entries of one ``points x rounds`` key matrix of :func:`_alive_after` (bounds its memory).
-_REPLAY_ENTRIES = 1 << 22
-
-
-class BlockReplay:
-    """One block's deletions carried from round to round: each round applies only the references
-    released since the last (in memory, where the block stays between rounds; an engine task
-    replays them all with :func:`_alive_after`, the same comparisons)."""
-
-    def __init__(self, P: np.ndarray, rows, key: np.ndarray, plan: RandMarginsPlan):
-        self.P, self.plan = P, plan
-        self.u = position_tags(key, rows, plan.tie_break_bits)
-        self.alive = np.ones(P.shape[0], dtype=bool)
-        self.applied = 0
-
-    def alive_after(self, references: list) -> np.ndarray:
-        new = references[self.applied :]
-        if new:
-            idx = np.flatnonzero(self.alive)
-            self.alive[idx] = _alive_after(self.P[idx], self.u[idx], self.plan, new, first=self.applied)
-            self.applied = len(references)
-        return self.alive
-
-
-def _alive_after(P: np.ndarray, u: np.ndarray, plan: RandMarginsPlan, references: list, first: int = 0) -> np.ndarray:
-    """Which points survive the deletions of the rounds ``first, first + 1, ...`` that released ``references``.
-
-    A point dies in round ``i`` when its key in direction ``i`` reaches ``references[i]``; in the
-    robust variant a sentinel deletes everything. All rounds are compared at once (a
-    ``points x rounds`` key matrix, in row slices), so replaying ``j`` rounds is one vectorised pass,
-    not ``j``; keys beyond int64 take the exact Python-integer loop.
-    """
-    n = P.shape[0]
-    if plan.robust and any(ref == SENTINEL for ref in references):
-        return np.zeros(n, dtype=bool)
-    alive = np.ones(n, dtype=bool)
-    if not references or n == 0:
-        return alive
-    if P.dtype != object and plan.key_range(int(np.argmax(plan.x_max)))[1] < _INT64_KEYS:
-        rounds = np.arange(first, first + len(references))
-        cols = rounds % plan.directions.dimension  # Directions.column and .mirrored, for every round at once
-        mirrored = rounds >= plan.directions.dimension
-        x_max = np.asarray(plan.x_max, dtype=np.int64)[cols]
-        refs = np.asarray(references, dtype=np.int64)
-        tags = u.astype(np.int64)
-        step = max(1, _REPLAY_ENTRIES // len(refs))
-        for s in range(0, n, step):
-            values = P[s : s + step][:, cols].astype(np.int64)
-            values = np.where(mirrored, x_max - values, values)
-            alive[s : s + step] = np.all(values * np.int64(plan.K) + tags[s : s + step, None] < refs, axis=1)
-        return alive
-    for i, ref in enumerate(references, start=first):
-        alive &= np.asarray(_direction_keys(P, u, plan, i) < ref, dtype=bool)
-        if not alive.any():
-            break
-    return alive
-
-
-def _top(keys: np.ndarray, k: int) -> np.ndarray:
-    """The ``min(k, len(keys))`` largest of ``keys``, ascending (an exact order: integers)."""
-    if k <= 0 or keys.size == 0:
-        return keys[:0]
-    if keys.size > k:
-        keys = (
-            np.partition(keys, keys.size - k)[keys.size - k :]
-            if keys.dtype != object
-            else np.asarray(sorted(keys.tolist())[-k:], dtype=object)
-        )
-    return np.sort(keys) if keys.dtype != object else np.asarray(sorted(keys.tolist()), dtype=object)
-
-
-def merge_windows(parts, k: int):
-    """Combine blocks' :func:`window_statistic`: the alive counts add, the tops keep the ``k`` largest."""
-    parts = list(parts)
-    alive = sum(p[0] for p in parts)
-    tops = [p[1] for p in parts if len(p[1])]
-    if not tops:
-        return alive, np.zeros(0, dtype=np.int64)
-    joined = (
-        np.concatenate(tops)
-        if all(t.dtype != object for t in tops)
-        else np.asarray([int(x) for t in tops for x in t], dtype=object)
-    )
-    return alive, _top(joined, k)
 
 
 def _rank_slice(x: np.ndarray, lo: int, hi: int) -> np.ndarray:
@@ -639,16 +174,6 @@ class RandMarginsResult:
     window_sizes: np.ndarray  # k_j; releasing them costs nothing (the proof releases w)
     plan: RandMarginsPlan
     trace: RandMarginsTrace | None = None
-
-
-def _ip_keys(v: np.ndarray, u: np.ndarray, K: int, n_dummies: int, hi: int):
-    """Keys ``v * K + u`` (with ``n_dummies`` copies of -1 in front) for the interior point."""
-    if hi < _INT64_KEYS:
-        keys = v.astype(np.int64) * np.int64(K) + u.astype(np.int64)
-        if n_dummies:
-            keys = np.concatenate([np.full(n_dummies, SENTINEL, dtype=np.int64), keys])
-        return keys
-    return [SENTINEL] * n_dummies + [a * K + b for a, b in zip(v.tolist(), u.tolist())]
 
 
 def _with_dummies(inner: np.ndarray, n_dummies: int, hi: int):
@@ -815,27 +340,21 @@ def randmargins(
     ``X`` holds grid indices (shape ``(n, d)``), ``y`` labels in {0, 1}; only the positives are
     read. Returns a :class:`RandMarginsResult`; ``result.hypothesis.predict(X)`` classifies.
     """
-    if np.ndim(X) != 2:
-        raise DataError(f"X must be 2-dimensional (n, d), got shape {np.shape(X)} (use X.reshape(-1, 1) for d = 1)")
-    x_max = check_x_max(x_max, np.shape(X)[1])
-    plan = plan_randmargins(
-        epsilon,
-        delta,
+    plan, positives = grid_positives(
+        X,
+        y,
         x_max,
-        shape=shape,
-        beta=beta,
-        ip=ip,
-        calibration=calibration,
-        variant=variant,
-        tie_break_bits=tie_break_bits,
-        neighbours=neighbours,
+        lambda x_max: plan_randmargins(
+            epsilon,
+            delta,
+            x_max,
+            shape=shape,
+            beta=beta,
+            ip=ip,
+            calibration=calibration,
+            variant=variant,
+            tie_break_bits=tie_break_bits,
+            neighbours=neighbours,
+        ),
     )
-    P = as_grid_points(X, x_max)
-    y01 = _labels01(y, P.shape[0])
-    return run_randmargins(np.asfortranarray(P[y01 == 1]), plan, rng=rng, ledger=ledger, debug=debug)
-
-
-def _labels01(y, n: int) -> np.ndarray:
-    from ..validation import check_labels
-
-    return check_labels(y, (0, 1), n)
+    return run_randmargins(positives, plan, rng=rng, ledger=ledger, debug=debug)

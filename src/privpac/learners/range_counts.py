@@ -3,7 +3,7 @@ for thresholds and point functions, computed where the sample lives.
 
 Beimel, Nissim, Stemmer, section 2.5.2 (the exponential-mechanism learner; Kasiviswanathan et al.
 2008) over thresholds and point functions, drawn range by range
-(:func:`privpac.mechanisms.exponential.exponential_mechanism_grouped`). The driver asks, once per
+(:func:`privpac.mechanisms.exponential_grouped.exponential_mechanism_grouped`). The driver asks, once per
 level, for the weights of at most ``fan_out`` public ranges; it never holds the sample's distinct
 values.
 
@@ -17,8 +17,8 @@ Threshold quality (:func:`privpac.learners.thresholds.threshold_quality`):
 ``W(R) = 2^(eta Q(a)) sum_{j in R} 2^(eta local_R(j))``: an exact integer offset from counts times
 a local sum. The other orientation's quality ``n - Q(j)`` has offset ``n - Q(a)`` and the local
 sum of ``2^(-eta local_R(j))``, from the same records. The local sums are float *upper bounds*
-(:func:`privpac.mechanisms.exponential.envelope_sums`): the exact sampler only proposes from them
-and decides exactly (:mod:`privpac.mechanisms.exponential`).
+(:func:`privpac.mechanisms.base2.envelope_sums`): the exact sampler only proposes from them
+and decides exactly (:mod:`privpac.mechanisms.base2`).
 
 Point quality (:func:`privpac.learners.exponential.em_point_quality`):
 ``q(j) = n_0 + ones(j) - zeros(j)``: the offset is ``n_0`` for every range, and the local sum is
@@ -51,7 +51,7 @@ import functools
 import numpy as np
 
 from ..backends import NumpyBackend
-from ..mechanisms.exponential import Envelope, ExpBase, envelope_sums, length_parts
+from ..mechanisms.base2 import Envelope, ExpBase, envelope_sums, length_parts
 from ._sample import LabelledCounts
 
 __all__ = ["KEY_GROUPS", "LabelledRanges", "RangeStats", "labelled_ranges", "in_memory_ranges"]
@@ -66,7 +66,7 @@ KINDS = ("plus", "minus", "spike")
 
 class RangeStats:
     """Per range: ``zeros``, ``ones`` (int64 label counts of the records with ``x`` in the range),
-    the local sums asked for (``local[kind]``, :class:`~privpac.mechanisms.exponential.Envelope`), and
+    the local sums asked for (``local[kind]``, :class:`~privpac.mechanisms.base2.Envelope`), and
     ``below = (zeros, ones)`` of the records left of the first range."""
 
     def __init__(self, zeros, ones, local: dict, below: tuple[int, int]):

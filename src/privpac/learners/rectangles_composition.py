@@ -44,11 +44,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting import Calibration, PrivacyLedger, advanced_composition_inverse, calibrate
-from ..errors import DataError, InvalidParameterError
+from ..errors import InvalidParameterError
 from ..optimize.interior_point import ExponentialInteriorPoint, InteriorPoint
 from ..random import as_random_source
-from ..validation import check_choice, check_delta, check_epsilon, check_labels, check_probability
-from .boxes import BoxHypothesis, Directions, as_grid_points, check_x_max, direction_values
+from ..validation import check_choice, check_delta, check_epsilon, check_probability
+from .boxes import BoxHypothesis, Directions, check_x_max, direction_values, grid_positives
 
 __all__ = [
     "CompositionPlan",
@@ -232,10 +232,7 @@ def rectangles_composition(
     ledger: PrivacyLedger | None = None,
 ) -> CompositionResult:
     """Learn a box with the composition baseline from labelled grid points (positives only are read)."""
-    if np.ndim(X) != 2:
-        raise DataError(f"X must be 2-dimensional (n, d), got shape {np.shape(X)} (use X.reshape(-1, 1) for d = 1)")
-    x_max = check_x_max(x_max, np.shape(X)[1])
-    plan = plan_composition(epsilon, delta, x_max, shape=shape, beta=beta, ip=ip, form=form)
-    P = as_grid_points(X, x_max)
-    y01 = check_labels(y, (0, 1), P.shape[0])
-    return run_composition(np.asfortranarray(P[y01 == 1]), plan, rng=rng, ledger=ledger)
+    plan, positives = grid_positives(
+        X, y, x_max, lambda x_max: plan_composition(epsilon, delta, x_max, shape=shape, beta=beta, ip=ip, form=form)
+    )
+    return run_composition(positives, plan, rng=rng, ledger=ledger)

@@ -3,12 +3,10 @@ the ledger it is given before drawing any noise. Learners and optimisers compose
 never draw noise themselves."""
 
 from .adist import ADIST_VARIANTS, AdistPlan, adist, adist_plan, adist_release_probability
+from .base2 import ExpBase, exp_base
 from .choosing import ChoosingPlan, choosing_mechanism, choosing_min_size, choosing_plan
 from .exponential import (
-    ExpBase,
-    exp_base,
     exponential_mechanism,
-    exponential_mechanism_grouped,
     exponential_mechanism_pieces,
     exponential_mechanism_step,
     exponential_probabilities,
@@ -16,6 +14,7 @@ from .exponential import (
     sample_log_weights,
     step_piece_probabilities,
 )
+from .exponential_grouped import exponential_mechanism_grouped
 from .gaussian import (
     GaussianNoise,
     bst14_noise_std,
