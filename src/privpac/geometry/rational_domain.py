@@ -110,8 +110,9 @@ def _as_fraction(v) -> Fraction:
 
 
 class _CandidateDomain:
-    """What the candidate domains share: positive integer parameters (the dataclass fields), and
-    indices, membership and rank read off ``size``, ``count_lt``, ``count_le`` and ``canonical_pair``."""
+    """What the candidate domains share: positive integer parameters (the dataclass fields), values in
+    ``[-B, B]``, and counts, indices, membership and rank read off ``size``, ``_count_lt``, ``_count_le``
+    (called for ``v`` in ``[-B, B]`` only) and ``canonical_pair``."""
 
     def __post_init__(self):
         for f in fields(self):
@@ -120,6 +121,24 @@ class _CandidateDomain:
     @property
     def max_index(self) -> int:
         return self.size - 1
+
+    def count_le(self, v) -> int:
+        """Number of indices with value ``<= v`` (exact; every value lies in ``[-B, B]``)."""
+        v = _as_fraction(v)
+        if v < -self.B:
+            return 0
+        if v >= self.B:
+            return self.size
+        return self._count_le(v)
+
+    def count_lt(self, v) -> int:
+        """Number of indices with value ``< v`` (exact; every value lies in ``[-B, B]``)."""
+        v = _as_fraction(v)
+        if v <= -self.B:
+            return 0
+        if v > self.B:
+            return self.size
+        return self._count_lt(v)
 
     def first_index(self, v) -> int:
         """The first index valued ``v`` (the first valued above ``v`` if ``v`` is not a member)."""
@@ -169,23 +188,13 @@ class RationalDomain(_CandidateDomain):
         # sum over q of (B t q + 1): the pairs with p <= 0 ... shifted; see count_le.
         return self.B * self.t * self.Q * (self.Q + 1) // 2 + self.Q
 
-    def count_le(self, v) -> int:
-        """Number of pairs with value ``<= v``: ``sum_q (floor(a t q / b) + B t q + 1)`` for ``v = a/b``."""
-        v = _as_fraction(v)
-        if v < -self.B:
-            return 0
-        if v >= self.B:
-            return self.size
+    def _count_le(self, v: Fraction) -> int:
+        # sum_q (floor(a t q / b) + B t q + 1) for v = a/b
         a, b = v.numerator, v.denominator
         return self._base() + floor_sum(self.Q + 1, b, a * self.t, 0)
 
-    def count_lt(self, v) -> int:
-        """Number of pairs with value ``< v``: ``sum_q (ceil(a t q / b) + B t q)``."""
-        v = _as_fraction(v)
-        if v <= -self.B:
-            return 0
-        if v > self.B:
-            return self.size
+    def _count_lt(self, v: Fraction) -> int:
+        # sum_q (ceil(a t q / b) + B t q)
         a, b = v.numerator, v.denominator
         return self._base() - self.Q - floor_sum(self.Q + 1, b, -a * self.t, 0)
 
@@ -354,23 +363,11 @@ class SimplestFractionDomain(_CandidateDomain):
     def _cell(self, v: Fraction) -> int:
         return math.floor(v * self.t * self.U * self.U)
 
-    def count_lt(self, v) -> int:
-        """Number of indices with value ``< v``."""
-        v = _as_fraction(v)
-        if v <= -self.B:
-            return 0
-        if v > self.B:
-            return self.size
+    def _count_lt(self, v: Fraction) -> int:
         z = self._cell(v)  # every z' < z decodes below v, every z' > z above
         return z + self._half + (1 if self.decode(z) < v else 0)
 
-    def count_le(self, v) -> int:
-        """Number of indices with value ``<= v``."""
-        v = _as_fraction(v)
-        if v < -self.B:
-            return 0
-        if v >= self.B:
-            return self.size
+    def _count_le(self, v: Fraction) -> int:
         z = self._cell(v)
         return z + self._half + (1 if self.decode(z) <= v else 0)
 
