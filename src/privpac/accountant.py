@@ -52,7 +52,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .accounting import PrivacyLedger, _within, budget_from_dict, budget_to_dict
+from .accounting import PrivacyLedger, _within, budget_from_dict, budget_to_dict, total_spent_line
 from .errors import BudgetExceededError, InvalidParameterError
 from .validation import check_delta, check_epsilon, check_real
 
@@ -389,13 +389,7 @@ class BudgetAccountant:
             eps, delta = self.reserved
             out.append(f"  {pending} release(s) running: reserved epsilon={eps:.6g}, delta={delta:.3g}")
         eps, delta = _total((r.epsilon, r.delta) for r in releases)
-        if self.budget_epsilon is None:
-            out.append(f"total spent: epsilon={eps:.6g}, delta={delta:.3g}")
-        else:
-            out.append(
-                f"total spent: epsilon={eps:.6g}, delta={delta:.3g} "
-                f"(budget epsilon={self.budget_epsilon:.6g}, delta={self.budget_delta:.3g})"
-            )
+        out.append(total_spent_line(self, eps, delta))
         return out
 
     def __str__(self) -> str:

@@ -389,13 +389,7 @@ class PrivacyLedger:
         if self.not_private:
             out.append(f"total: NOT PRIVATE, no (epsilon, delta) guarantee holds ({self.not_private})")
             return out
-        if self.budget_epsilon is None:
-            out.append(f"total spent: epsilon={eps:.6g}, delta={delta:.3g}")
-        else:
-            out.append(
-                f"total spent: epsilon={eps:.6g}, delta={delta:.3g} "
-                f"(budget epsilon={self.budget_epsilon:.6g}, delta={self.budget_delta:.3g})"
-            )
+        out.append(total_spent_line(self, eps, delta))
         return out
 
     def __str__(self) -> str:
@@ -527,6 +521,14 @@ def charge(
     """Charge ``ledger`` if there is one (mechanisms run standalone with ``ledger=None``)."""
     if ledger is not None:
         ledger.charge(label, epsilon, delta, mechanism, not_private=not_private)
+
+
+def total_spent_line(account, epsilon: float, delta: float) -> str:
+    """The last line a ledger's and an accountant's report share: the total spent and the budget, if any."""
+    line = f"total spent: epsilon={epsilon:.6g}, delta={delta:.3g}"
+    if account.budget_epsilon is None:
+        return line
+    return f"{line} (budget epsilon={account.budget_epsilon:.6g}, delta={account.budget_delta:.3g})"
 
 
 def budget_to_dict(account) -> dict:

@@ -23,14 +23,11 @@ seconds per dataset).
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from ..estimators.feasibility_halfspaces import PrivateFeasibilityHalfspaceClassifier
-from ..formatting import fraction_from_text
 from .registry import AuditCase, Branch, NeighbourPair, register
-from .release import fit_release, mask_release
+from .release import fit_release, grid_labels_view
 
 # (learner, mode, label, (X, y), (X', y'))
 _PAIRS = [
@@ -55,10 +52,7 @@ def _views(release, data):
     learner, mode, _ = data
     if (learner, mode) != ("pac", "paper"):
         return [("discrete", release)]
-    state = json.loads(release)["model"]["state"]
-    a, c = fraction_from_text(state["coef"][0]), fraction_from_text(state["intercept"])
-    labels = "".join("+" if a * x + c >= 0 else "-" for x in (-1, 0, 1))
-    return [("discrete", f"labels on -1, 0, 1: {labels} {mask_release(release, _VALUES)}")]
+    return grid_labels_view(release, _VALUES)
 
 
 def _pairs(eps, delta):

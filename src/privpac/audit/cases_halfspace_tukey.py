@@ -15,14 +15,11 @@ rationals) gives too many paths to enumerate.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from ..estimators.halfspace_tukey import PrivateTukeyHalfspaceClassifier
-from ..formatting import fraction_from_text
 from .registry import AuditCase, Branch, NeighbourPair, register
-from .release import fit_release, mask_release
+from .release import fit_release, grid_labels_view
 
 _X = [[-1], [1], [-1], [1]]
 _T = [[-1], [1], [-1], [1], [-1], [1]]
@@ -52,10 +49,7 @@ def _views(release, data):
     with the rationals masked (a post-processing, so a violation in the view is one in the release)."""
     if data[0] != "tukey":
         return [("discrete", release)]
-    state = json.loads(release)["model"]["state"]
-    a, c = fraction_from_text(state["coef"][0]), fraction_from_text(state["intercept"])
-    labels = "".join("+" if a * x + c >= 0 else "-" for x in (-1, 0, 1))
-    return [("discrete", f"labels on -1, 0, 1: {labels} {mask_release(release, _VALUES)}")]
+    return grid_labels_view(release, _VALUES)
 
 
 def _release(data, rng, eps, delta):

@@ -284,19 +284,30 @@ def _boosted_pairs(eps, delta):
     ]
 
 
-register(
-    AuditCase(
-        name="margin-boosted-selection",
-        description="PrivateHalfspaceClassifier.fit, faithful with optimizer='net': 4 net-mechanism runs + "
-        "exponential-mechanism pick, corrected split, all charged",
-        release=_release(variant="faithful", optimizer="net", beta=BOOST_BETA),
+def _boosted_case(name: str, description: str, variant: str, split: str, **fields) -> AuditCase:
+    """The estimator with optimizer='net' at ``variant``; its law, the boosted selection of ``split``."""
+    return AuditCase(
+        name=name,
+        description=description,
+        release=_release(variant=variant, optimizer="net", beta=BOOST_BETA),
         pairs=_boosted_pairs,
         epsilon=2.0,
         delta=1e-9,  # the net mechanism is pure: a tiny delta keeps the claim sharp
         trials=4_000,
         exact=False,
         views=_net_views,
-        law=lambda data, eps, delta: boosted_net_distribution(data, eps, "corrected"),
+        law=lambda data, eps, delta: boosted_net_distribution(data, eps, split),
+        **fields,
+    )
+
+
+register(
+    _boosted_case(
+        "margin-boosted-selection",
+        "PrivateHalfspaceClassifier.fit, faithful with optimizer='net': 4 net-mechanism runs + "
+        "exponential-mechanism pick, corrected split, all charged",
+        "faithful",
+        "corrected",
         reference="Nguyen, Ullman, Zakynthinou 2020, Algorithm 3 lines 7-11 (erratum E-NUZ1 fixed)",
         branches=(
             Branch(
@@ -311,18 +322,12 @@ register(
     )
 )
 register(
-    AuditCase(
-        name="margin-uncharged-selection",
-        description="PrivateHalfspaceClassifier.fit, variant='paper-literal' with optimizer='net': runs at epsilon/k, "
+    _boosted_case(
+        "margin-uncharged-selection",
+        "PrivateHalfspaceClassifier.fit, variant='paper-literal' with optimizer='net': runs at epsilon/k, "
         "final pick charged nothing",
-        release=_release(variant="paper-literal", optimizer="net", beta=BOOST_BETA),
-        pairs=_boosted_pairs,
-        epsilon=2.0,
-        delta=1e-9,  # the net mechanism is pure: a tiny delta keeps the claim sharp
-        trials=4_000,
-        exact=False,
-        views=_net_views,
-        law=lambda data, eps, delta: boosted_net_distribution(data, eps, "paper-literal"),
+        "paper-literal",
+        "paper-literal",
         expect_violation=True,
         reference="Nguyen, Ullman, Zakynthinou 2020, Algorithm 3 line 11 (erratum E-NUZ1)",
         branches=(Branch("the paper's accounting: the pick charged nothing (E-NUZ1)", ("12 identical records",)),),

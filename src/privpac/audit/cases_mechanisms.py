@@ -209,16 +209,34 @@ def _choosing_release(counts, rng, eps, delta):
     )
 
 
+def heavy_point_pairs(m: int, a: int = 0, b: int = 1) -> list[NeighbourPair]:
+    """Two neighbours of ``m`` records on the points ``a`` and ``b`` that every choosing-based release is
+    audited on: a singleton beside a heavy point against none, and two heavy points one record apart."""
+    half = m // 2
+    return [
+        NeighbourPair(f"a singleton beside a heavy point vs none (m={m})", {a: m - 1, b: 1}, {a: m}),
+        NeighbourPair(
+            f"two heavy points, one record moves (m={m})", {a: half, b: m - half}, {a: half + 1, b: m - half - 1}
+        ),
+    ]
+
+
+def refused_pair(m: int) -> NeighbourPair:
+    """The singleton pair at ``m - 1`` records, one below a size precondition ``m``: it must be refused."""
+    return NeighbourPair(
+        f"one record below the privacy precondition (m={m - 1}): must be refused",
+        {0: m - 2, 1: 1},
+        {0: m - 1},
+        refuse=PreconditionError,
+    )
+
+
 def _choosing_pairs(eps, delta):
     m = _choosing_m(eps, delta)
     half = m // 2
     border = math.ceil(CHOOSING_ALPHA * m / 4)
-    below = m - 1
     return [
-        NeighbourPair(f"a singleton beside a heavy point vs none (m={m})", {0: m - 1, 1: 1}, {0: m}),
-        NeighbourPair(
-            f"two heavy points, one record moves (m={m})", {0: half, 1: m - half}, {0: half + 1, 1: m - half - 1}
-        ),
+        *heavy_point_pairs(m),
         NeighbourPair(
             f"heaviest score at alpha*m/4 with a fresh singleton (m={m})",
             {0: border, **{i: 1 for i in range(1, m - border + 1)}},
@@ -236,12 +254,7 @@ def _choosing_pairs(eps, delta):
             {**{i: 1 for i in range(m - 2)}, m - 2: 2},
             empirical=False,  # a fresh singleton is chosen with probability about delta: checked exactly
         ),
-        NeighbourPair(
-            f"one record below the privacy precondition (m={below}): must be refused",
-            {0: below - 1, 1: 1},
-            {0: below},
-            refuse=PreconditionError,
-        ),
+        refused_pair(m),
     ]
 
 

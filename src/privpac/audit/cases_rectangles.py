@@ -261,19 +261,30 @@ def _rm_pairs(variant: str):
     return pairs
 
 
-register(
-    AuditCase(
-        name="randmargins",
-        description="randmargins (robust: dummies, sentinel, tie-break tags), the library's default, add/remove "
-        "neighbours",
+def _rm_case(name: str, description: str, variant: str, epsilon: float, delta: float, **fields) -> AuditCase:
+    """randmargins at ``variant`` on its pairs: empirical views and the exact privacy loss of the plan."""
+    return AuditCase(
+        name=name,
+        description=description,
         release=_rm_release,
-        pairs=_rm_pairs("robust"),
-        epsilon=8.0,
-        delta=1e-3,
+        pairs=_rm_pairs(variant),
+        epsilon=epsilon,
+        delta=delta,
         trials=1_500,
         exact=False,
         views=_rm_views,
         exact_pair=_rm_exact_pair,
+        **fields,
+    )
+
+
+register(
+    _rm_case(
+        "randmargins",
+        "randmargins (robust: dummies, sentinel, tie-break tags), the library's default, add/remove neighbours",
+        "robust",
+        8.0,
+        1e-3,
         reference="Sadigurschi and Stemmer, Algorithm 1, Thm 3.2, with errata R4/R5 (spec ss-rectangles 3.8)",
         branches=(
             Branch(
@@ -292,17 +303,12 @@ register(
     )
 )
 register(
-    AuditCase(
-        name="randmargins-paper-literal",
-        description="randmargins(variant='paper-literal') (no dummies): not private when few positives remain",
-        release=_rm_release,
-        pairs=_rm_pairs("paper-literal"),
-        epsilon=1.0,
-        delta=1e-6,
-        trials=1_500,
-        exact=False,
-        views=_rm_views,
-        exact_pair=_rm_exact_pair,
+    _rm_case(
+        "randmargins-paper-literal",
+        "randmargins(variant='paper-literal') (no dummies): not private when few positives remain",
+        "paper-literal",
+        1.0,
+        1e-6,
         expect_violation=True,
         reference="Sadigurschi and Stemmer, Algorithm 1, Lemma 3.4 (erratum R4)",
         branches=(Branch("the rounds without dummies (erratum R4)", ("few positives",)),),

@@ -27,7 +27,6 @@ import math
 import numpy as np
 
 from ..domains import Grid
-from ..errors import PreconditionError
 from ..estimators.label_private import LabelPrivateClassifier
 from ..estimators.rectangles import PrivateRectangleClassifier
 from ..estimators.sanitizers import KPointSanitizer, PointSanitizer, ThresholdSanitizer
@@ -35,6 +34,7 @@ from ..learners.rectangles_bns import bns_rectangle_plan
 from ..mechanisms.choosing import choosing_plan
 from ..sanitizers.points import san_points_plan
 from ..sanitizers.thresholds import san_thresholds_plan
+from .cases_mechanisms import heavy_point_pairs, refused_pair
 from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import fit_release, mask_release
 
@@ -127,24 +127,31 @@ def _san_pairs(alpha):
         m = math.ceil(san_points_plan(alpha, SAN_BETA, eps, delta, "tuned").min_size)
         half = m // 2
         return [
-            NeighbourPair(f"a singleton beside a heavy point vs none (m={m})", {0: m - 1, 1: 1}, {0: m}),
-            NeighbourPair(
-                f"two heavy points, one record moves (m={m})", {0: half, 1: m - half}, {0: half + 1, 1: m - half - 1}
-            ),
+            *heavy_point_pairs(m),
             NeighbourPair(
                 f"two heavy points, one record moves and the heavier changes (m={m})",
                 {0: m - half, 1: half},
                 {0: m - half - 1, 1: half + 1},
             ),
-            NeighbourPair(
-                f"one record below the privacy precondition (m={m - 1}): must be refused",
-                {0: m - 2, 1: 1},
-                {0: m - 1},
-                refuse=PreconditionError,
-            ),
+            refused_pair(m),
         ]
 
     return pairs
+
+
+#: The branches of SanPoints' release, which KPointSanitizer runs at alpha/k.
+_SAN_POINTS_BRANCHES = (
+    Branch(
+        "the choosing rounds: which heavy points are released, in which order",
+        ("the heavier changes",),
+        ("SanPoints' rounds by an exact argmax",),
+    ),
+    Branch(
+        "the noisy count of each released point (Laplace, sensitivity 1)",
+        ("two heavy points, one record moves (",),
+        ("sanitizer counts released without noise",),
+    ),
+)
 
 
 def _point_sanitizer(alpha, unsafe=False):
@@ -176,16 +183,7 @@ register(
         trials=3_000,
         reference="Beimel, Nissim, Stemmer, Fig. 9, Thm 4.6",
         branches=(
-            Branch(
-                "the choosing rounds: which heavy points are released, in which order",
-                ("the heavier changes",),
-                ("SanPoints' rounds by an exact argmax",),
-            ),
-            Branch(
-                "the noisy count of each released point (Laplace, sensitivity 1)",
-                ("two heavy points, one record moves (",),
-                ("sanitizer counts released without noise",),
-            ),
+            *_SAN_POINTS_BRANCHES,
             Branch(
                 "the size precondition of its choosing calls (refused below it)",
                 ("below the privacy precondition",),
@@ -213,18 +211,7 @@ register(
         law=_san_law(KPOINT_ALPHA / KPOINT_K),
         trials=2_000,
         reference="Beimel, Nissim, Stemmer, Fig. 10, Thm 4.7",
-        branches=(
-            Branch(
-                "the choosing rounds: which heavy points are released, in which order",
-                ("the heavier changes",),
-                ("SanPoints' rounds by an exact argmax",),
-            ),
-            Branch(
-                "the noisy count of each released point (Laplace, sensitivity 1)",
-                ("two heavy points, one record moves (",),
-                ("sanitizer counts released without noise",),
-            ),
-        ),
+        branches=_SAN_POINTS_BRANCHES,
     )
 )
 
@@ -377,14 +364,7 @@ def _thr_views(release, data):
 
 
 def _thr_pairs(eps, delta):
-    m = math.ceil(san_thresholds_plan(THR_ALPHA, THR_BETA, eps, delta, DOMAIN).min_size)
-    half = m // 2
-    return [
-        NeighbourPair(f"a singleton beside a heavy point vs none (m={m})", {3: m - 1, 12: 1}, {3: m}),
-        NeighbourPair(
-            f"two heavy points, one record moves (m={m})", {3: half, 12: m - half}, {3: half + 1, 12: m - half - 1}
-        ),
-    ]
+    return heavy_point_pairs(math.ceil(san_thresholds_plan(THR_ALPHA, THR_BETA, eps, delta, DOMAIN).min_size), 3, 12)
 
 
 register(

@@ -32,7 +32,6 @@ Cases live in modules listed in ``CASE_MODULES`` and register themselves on impo
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +41,7 @@ from tqdm.auto import tqdm
 
 from ..errors import InvalidParameterError, PrivpacError
 from ..random import audit_source
+from ..registry import LazyRegistry
 from ..validation import check_delta, check_epsilon, check_int
 from .empirical import AuditResult, audit_outputs
 from .enumeration import ExactLaw, NotEnumerable, exact_law
@@ -224,34 +224,20 @@ class AuditReport:
         }
 
 
-_REGISTRY: dict[str, AuditCase] = {}
-_loaded = False
+_CASES: LazyRegistry[AuditCase] = LazyRegistry("audit", CASE_MODULES)
 
 
 def register(case: AuditCase) -> AuditCase:
     """Add a case (a later registration under the same name replaces the earlier one)."""
-    _REGISTRY[case.name] = case
-    return case
-
-
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for module in CASE_MODULES:
-            importlib.import_module(module)
+    return _CASES.add(case.name, case)
 
 
 def list_cases() -> list[AuditCase]:
-    _load()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+    return _CASES.entries()
 
 
 def get_case(name: str) -> AuditCase:
-    _load()
-    if name not in _REGISTRY:
-        raise InvalidParameterError(f"no audit named {name!r}; available: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]
+    return _CASES.get(name)
 
 
 def _md(text: str) -> str:

@@ -180,3 +180,15 @@ def cell_view(release: Release, key: str, cell_width: Fraction = Fraction(1, 2))
     state = json.loads(release)["model"]["state"]
     cell = tuple(math.floor(fraction_from_text(v) / cell_width) for v in state[key])
     return [("discrete", f"cell {cell} {mask_release(release, {key, key + '_', 'summary'})}")]
+
+
+def grid_labels_view(release: Release, masked: frozenset[str]) -> list[tuple[str, str]]:
+    """A discrete view of a fitted halfspace ``a x + c >= 0`` in d = 1 with exact rational ``coef`` and
+    ``intercept``: its labels on the grid points -1, 0, 1 beside the release with the fields ``masked``
+    (the rationals almost never repeat). A post-processing of the release, as :func:`cell_view`."""
+    from ..formatting import fraction_from_text
+
+    state = json.loads(release)["model"]["state"]
+    a, c = fraction_from_text(state["coef"][0]), fraction_from_text(state["intercept"])
+    labels = "".join("+" if a * x + c >= 0 else "-" for x in (-1, 0, 1))
+    return [("discrete", f"labels on -1, 0, 1: {labels} {mask_release(release, masked)}")]

@@ -50,6 +50,7 @@ from ..learners.dp_erm import MarginHingeLoss, boosting_rounds
 from ..learners.jl_projection import paper_projection_dim
 from ..validation import check_delta, check_epsilon, check_int, check_probability, check_real
 from .registry import Bound, register_bound
+from .search import smallest_feasible
 
 __all__ = [
     "margin_approx_sample_size",
@@ -63,23 +64,6 @@ def _gen_ok(n: int, m: int, alpha: float, beta: float) -> bool:
     return math.log(4.0) + (m + 1) * math.log(2.0 * n) - alpha * n / 32.0 <= math.log(beta / 4.0)
 
 
-def _smallest(feasible, start: int = 1) -> int:
-    """Smallest n with feasible(n), assuming feasibility is monotone from some point (doubling, then bisection)."""
-    hi = max(start, 1)
-    while not feasible(hi):
-        hi *= 2
-        if hi > 2**80:
-            raise OverflowError("no sample size below 2^80 meets the conditions")
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if feasible(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def margin_pure_sample_size(epsilon: float, alpha: float, beta: float, margin: float) -> dict:
     """Theorem 4 (pure learner): headline rate and the explicit n of spec 5.1."""
     epsilon = check_epsilon(epsilon)
@@ -91,7 +75,7 @@ def margin_pure_sample_size(epsilon: float, alpha: float, beta: float, margin: f
         em = (2.0 / (n * epsilon)) * (m * math.log(1.0 + 20.0 / gamma) + math.log(4.0 / beta))
         return em <= alpha / 4.0 and _gen_ok(n, m, alpha, beta)
 
-    n = _smallest(ok)
+    n = smallest_feasible(ok)
     return {
         "stated": 1.0 / (alpha * epsilon * gamma**2),
         "explicit": n,
@@ -118,7 +102,7 @@ def margin_approx_sample_size(epsilon: float, delta: float, alpha: float, beta: 
         select = (2.0 * loss.value_range / eps_em) * math.log(8.0 * k / beta)
         return (sgd + select) / n <= alpha / 4.0
 
-    n = _smallest(ok)
+    n = smallest_feasible(ok)
     return {
         "stated": 1.0 / (alpha * epsilon * gamma**2),
         "explicit": n,

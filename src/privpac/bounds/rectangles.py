@@ -33,6 +33,7 @@ from ..learners.rectangles_composition import composition_calibration
 from ..optimize.interior_point import ExponentialInteriorPoint
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
+from .search import first_feasible
 
 __all__ = [
     "generalization_sample_size",
@@ -190,16 +191,9 @@ def randmargins_crossover(
 
     if not rm_wins(max_directions):
         return None
-    lo, hi = 1, max_directions
-    if rm_wins(lo):
-        return lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if rm_wins(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    if rm_wins(1):
+        return 1
+    return first_feasible(rm_wins, 1, max_directions)
 
 
 def _safe(fn, **kw):

@@ -13,12 +13,12 @@ statement); lower bounds are what every algorithm of the class needs.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import InvalidParameterError
+from ..registry import LazyRegistry
 
 __all__ = ["Bound", "register_bound", "get_bound", "list_bounds", "evaluate_bound", "BOUND_MODULES"]
 
@@ -46,35 +46,21 @@ class Bound:
         return list(inspect.signature(self.compute).parameters)
 
 
-_REGISTRY: dict[str, Bound] = {}
-_loaded = False
+_BOUNDS: LazyRegistry[Bound] = LazyRegistry("bound", BOUND_MODULES)
 
 
 def register_bound(bound: Bound) -> Bound:
     if bound.kind not in ("upper", "lower"):
         raise InvalidParameterError(f"bound kind must be 'upper' or 'lower', got {bound.kind!r}")
-    _REGISTRY[bound.name] = bound
-    return bound
-
-
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for module in BOUND_MODULES:
-            importlib.import_module(module)
+    return _BOUNDS.add(bound.name, bound)
 
 
 def list_bounds() -> list[Bound]:
-    _load()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+    return _BOUNDS.entries()
 
 
 def get_bound(name: str) -> Bound:
-    _load()
-    if name not in _REGISTRY:
-        raise InvalidParameterError(f"no bound named {name!r}; available: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]
+    return _BOUNDS.get(name)
 
 
 def evaluate_bound(name: str, **params) -> dict:

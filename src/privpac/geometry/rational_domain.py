@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 
 import numpy as np
@@ -109,8 +109,60 @@ def _as_fraction(v) -> Fraction:
     raise InvalidParameterError(f"a domain value must be an int or a Fraction (exact), got {type(v).__name__} {v!r}")
 
 
+class _CandidateDomain:
+    """What the candidate domains share: positive integer parameters (the dataclass fields), values in
+    ``[-B, B]``, and counts, indices, membership and rank read off ``size``, ``_count_lt``, ``_count_le``
+    (called for ``v`` in ``[-B, B]`` only) and ``canonical_pair``."""
+
+    def __post_init__(self):
+        for f in fields(self):
+            check_int(getattr(self, f.name), f.name, low=1)
+
+    @property
+    def max_index(self) -> int:
+        return self.size - 1
+
+    def count_le(self, v) -> int:
+        """Number of indices with value ``<= v`` (exact; every value lies in ``[-B, B]``)."""
+        v = _as_fraction(v)
+        if v < -self.B:
+            return 0
+        if v >= self.B:
+            return self.size
+        return self._count_le(v)
+
+    def count_lt(self, v) -> int:
+        """Number of indices with value ``< v`` (exact; every value lies in ``[-B, B]``)."""
+        v = _as_fraction(v)
+        if v <= -self.B:
+            return 0
+        if v > self.B:
+            return self.size
+        return self._count_lt(v)
+
+    def first_index(self, v) -> int:
+        """The first index valued ``v`` (the first valued above ``v`` if ``v`` is not a member)."""
+        return self.count_lt(v)
+
+    def last_index(self, v) -> int:
+        """The last index valued ``v`` (the last valued below ``v`` if ``v`` is not a member)."""
+        return self.count_le(v) - 1
+
+    def __contains__(self, v) -> bool:
+        try:
+            self.canonical_pair(v)
+        except InvalidParameterError:
+            return False
+        return True
+
+    def rank(self, v) -> int:
+        """The index of a member (its first index; the canonical pair for :class:`RationalDomain`)."""
+        self.canonical_pair(v)
+        return self.first_index(v)
+
+
 @dataclass(frozen=True)
-class RationalDomain:
+class RationalDomain(_CandidateDomain):
     """The ordered multiset ``D`` of pairs ``(p, q)``, ``1 <= q <= Q``, ``|p| <= B t q``, valued ``p/(t q)``.
 
     Indices ``0 .. size - 1`` follow the order (value, then ``q``). A rational value ``v`` in the
@@ -122,18 +174,9 @@ class RationalDomain:
     t: int
     Q: int
 
-    def __post_init__(self):
-        check_int(self.B, "B", low=1)
-        check_int(self.t, "t", low=1)
-        check_int(self.Q, "Q", low=1)
-
     @property
     def size(self) -> int:
         return self.B * self.t * self.Q * (self.Q + 1) + self.Q
-
-    @property
-    def max_index(self) -> int:
-        return self.size - 1
 
     @property
     def max_denominator(self) -> int:
@@ -145,23 +188,13 @@ class RationalDomain:
         # sum over q of (B t q + 1): the pairs with p <= 0 ... shifted; see count_le.
         return self.B * self.t * self.Q * (self.Q + 1) // 2 + self.Q
 
-    def count_le(self, v) -> int:
-        """Number of pairs with value ``<= v``: ``sum_q (floor(a t q / b) + B t q + 1)`` for ``v = a/b``."""
-        v = _as_fraction(v)
-        if v < -self.B:
-            return 0
-        if v >= self.B:
-            return self.size
+    def _count_le(self, v: Fraction) -> int:
+        # sum_q (floor(a t q / b) + B t q + 1) for v = a/b
         a, b = v.numerator, v.denominator
         return self._base() + floor_sum(self.Q + 1, b, a * self.t, 0)
 
-    def count_lt(self, v) -> int:
-        """Number of pairs with value ``< v``: ``sum_q (ceil(a t q / b) + B t q)``."""
-        v = _as_fraction(v)
-        if v <= -self.B:
-            return 0
-        if v > self.B:
-            return self.size
+    def _count_lt(self, v: Fraction) -> int:
+        # sum_q (ceil(a t q / b) + B t q)
         a, b = v.numerator, v.denominator
         return self._base() - self.Q - floor_sum(self.Q + 1, b, -a * self.t, 0)
 
@@ -177,26 +210,6 @@ class RationalDomain:
                 f"{v} is not in the domain: |v| <= {self.B} and v * {self.t} with denominator <= {self.Q} are needed"
             )
         return p, q
-
-    def __contains__(self, v) -> bool:
-        try:
-            self.canonical_pair(v)
-        except InvalidParameterError:
-            return False
-        return True
-
-    def first_index(self, v) -> int:
-        """Index of the first pair valued ``v`` (of the first pair valued above ``v`` if ``v`` is not a member)."""
-        return self.count_lt(v)
-
-    def last_index(self, v) -> int:
-        """Index of the last pair valued ``v`` (of the last pair valued below ``v`` if ``v`` is not a member)."""
-        return self.count_le(v) - 1
-
-    def rank(self, v) -> int:
-        """The index of a member's canonical pair (its first index)."""
-        self.canonical_pair(v)
-        return self.first_index(v)
 
     def index_of_pair(self, p: int, q: int) -> int:
         """The index of the pair ``(p, q)`` itself (ties in value are ordered by ``q``)."""
@@ -293,7 +306,7 @@ def simplest_fraction(lo, hi, *, lo_closed: bool = True, hi_closed: bool = True)
 
 
 @dataclass(frozen=True)
-class SimplestFractionDomain:
+class SimplestFractionDomain(_CandidateDomain):
     """The integer "mode C" candidate domain of Kaplan, Mansour, Stemmer, Tsfadia (spec 3.7 item 5, 6.3).
 
     Indices ``k = 0 .. size - 1`` stand for the integers ``z = k - B t U^2`` in
@@ -315,11 +328,6 @@ class SimplestFractionDomain:
     t: int
     U: int
 
-    def __post_init__(self):
-        check_int(self.B, "B", low=1)
-        check_int(self.t, "t", low=1)
-        check_int(self.U, "U", low=1)
-
     @property
     def _half(self) -> int:
         return self.B * self.t * self.U * self.U
@@ -327,10 +335,6 @@ class SimplestFractionDomain:
     @property
     def size(self) -> int:
         return 2 * self._half + 1
-
-    @property
-    def max_index(self) -> int:
-        return self.size - 1
 
     @property
     def max_denominator(self) -> int:
@@ -359,33 +363,13 @@ class SimplestFractionDomain:
     def _cell(self, v: Fraction) -> int:
         return math.floor(v * self.t * self.U * self.U)
 
-    def count_lt(self, v) -> int:
-        """Number of indices with value ``< v``."""
-        v = _as_fraction(v)
-        if v <= -self.B:
-            return 0
-        if v > self.B:
-            return self.size
+    def _count_lt(self, v: Fraction) -> int:
         z = self._cell(v)  # every z' < z decodes below v, every z' > z above
         return z + self._half + (1 if self.decode(z) < v else 0)
 
-    def count_le(self, v) -> int:
-        """Number of indices with value ``<= v``."""
-        v = _as_fraction(v)
-        if v < -self.B:
-            return 0
-        if v >= self.B:
-            return self.size
+    def _count_le(self, v: Fraction) -> int:
         z = self._cell(v)
         return z + self._half + (1 if self.decode(z) <= v else 0)
-
-    def first_index(self, v) -> int:
-        """Index of ``v`` if it is a member, else of the first member above it."""
-        return self.count_lt(v)
-
-    def last_index(self, v) -> int:
-        """Index of ``v`` if it is a member, else of the last member below it."""
-        return self.count_le(v) - 1
 
     def canonical_pair(self, v) -> tuple[int, int]:
         """``(s, u)`` with ``v = s / (t u)`` and ``u`` the denominator ``phi`` produced; raises for a non-member."""
@@ -402,18 +386,6 @@ class SimplestFractionDomain:
         if c.denominator <= self.U:
             return c.numerator, c.denominator
         return z, self.U * self.U
-
-    def __contains__(self, v) -> bool:
-        try:
-            self.canonical_pair(v)
-        except InvalidParameterError:
-            return False
-        return True
-
-    def rank(self, v) -> int:
-        """The index of a member."""
-        self.canonical_pair(v)
-        return self.first_index(v)
 
     def implicit(self, name: str = "mode C") -> ImplicitOrderedDomain:
         """The same set as a :class:`~privpac.domains.ImplicitOrderedDomain`."""

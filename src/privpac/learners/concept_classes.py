@@ -47,20 +47,28 @@ class ConceptClass:
         return repr(h)
 
 
-def _sorted_split(x, y):
+def _sorted_split(H, x, y):
+    """The sorted positive and negative points, and the candidates ``j`` of ``H`` as one array."""
     x = np.asarray(x) if not isinstance(x, np.ndarray) else x
     y = np.asarray(y)
-    return np.sort(x[y == 1]), np.sort(x[y == 0])
+    pos, neg = np.sort(x[y == 1]), np.sort(x[y == 0])
+    js = np.asarray(list(H), dtype=object if pos.dtype == object or neg.dtype == object else np.int64)
+    return pos, neg, js
 
 
-class Thresholds(ConceptClass):
-    """THRESH over ``[0, size - 1]``: ``c_j(x) = 1`` iff ``x < j``, ``j in [0, size]``. VC = 1."""
+class _IndexedClass(ConceptClass):
+    """A VC-1 class over ``[0, size - 1]`` with one concept ``c_j`` per integer ``j``."""
 
-    name = "thresholds"
     vc_dim = 1
 
     def __init__(self, size: int):
         self.size = check_int(size, "domain size", low=1)
+
+
+class Thresholds(_IndexedClass):
+    """THRESH over ``[0, size - 1]``: ``c_j(x) = 1`` iff ``x < j``, ``j in [0, size]``. VC = 1."""
+
+    name = "thresholds"
 
     def projections(self, B):
         """``c_0`` and ``c_{b+1}`` for every ``b`` in ``B``: the ``|B| + 1`` prefix labellings."""
@@ -71,8 +79,7 @@ class Thresholds(ConceptClass):
         return (x < h).astype(np.int8)
 
     def scores(self, H, x, y):
-        pos, neg = _sorted_split(x, y)
-        js = np.asarray(list(H), dtype=object if pos.dtype == object or neg.dtype == object else np.int64)
+        pos, neg, js = _sorted_split(H, x, y)
         pos_below = np.searchsorted(pos, js, side="left")
         neg_below = np.searchsorted(neg, js, side="left")
         return (pos_below + (neg.size - neg_below)).astype(np.int64)
@@ -81,14 +88,10 @@ class Thresholds(ConceptClass):
         return f"x < {h}"
 
 
-class PointFunctions(ConceptClass):
+class PointFunctions(_IndexedClass):
     """POINT over ``[0, size - 1]``: ``c_j(x) = 1`` iff ``x == j``. VC = 1."""
 
     name = "points"
-    vc_dim = 1
-
-    def __init__(self, size: int):
-        self.size = check_int(size, "domain size", low=1)
 
     def projections(self, B):
         """``c_b`` for every ``b`` in ``B`` and, when one exists, the smallest ``j`` not in ``B``
@@ -104,8 +107,7 @@ class PointFunctions(ConceptClass):
         return (x == h).astype(np.int8)
 
     def scores(self, H, x, y):
-        pos, neg = _sorted_split(x, y)
-        js = np.asarray(list(H), dtype=object if pos.dtype == object or neg.dtype == object else np.int64)
+        pos, neg, js = _sorted_split(H, x, y)
         pos_at = np.searchsorted(pos, js, side="right") - np.searchsorted(pos, js, side="left")
         neg_at = np.searchsorted(neg, js, side="right") - np.searchsorted(neg, js, side="left")
         return (neg.size - neg_at + pos_at).astype(np.int64)

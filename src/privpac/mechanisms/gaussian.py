@@ -84,6 +84,19 @@ def gdp_delta(mu: float, epsilon: float) -> float:
     return max(0.0, float(ndtr(a) - math.exp(epsilon + float(log_ndtr(b)))))
 
 
+def _bisect(below, lo: float, hi: float) -> tuple[float, float]:
+    """Narrow ``[lo, hi]`` around the point where ``below`` turns false (``below(lo)``, not ``below(hi)``)."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if below(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-15 * hi:
+            break
+    return lo, hi
+
+
 def gdp_mu(epsilon: float, delta: float) -> float:
     """The largest ``mu`` such that ``mu``-GDP implies (epsilon, delta)-DP (bisection, spec 3.8 item 2).
 
@@ -99,14 +112,7 @@ def _gdp_mu(epsilon: float, delta: float) -> float:
         lo, hi = hi, 2.0 * hi
         if hi > 1e6:
             raise InvalidParameterError(f"no finite mu calibrates epsilon={epsilon}, delta={delta}")
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if gdp_delta(mid, epsilon) <= delta:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-15 * hi:
-            break
+    lo, _ = _bisect(lambda mu: gdp_delta(mu, epsilon) <= delta, lo, hi)
     return lo
 
 
@@ -119,14 +125,7 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     lo, hi = 0.0, 1.0
     while gdp_delta(mu, hi) > delta:
         lo, hi = hi, 2.0 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if gdp_delta(mu, mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 1e-15 * hi:
-            break
+    _, hi = _bisect(lambda eps: gdp_delta(mu, eps) > delta, lo, hi)
     return hi
 
 

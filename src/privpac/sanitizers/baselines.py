@@ -43,15 +43,31 @@ def _counted(data, domain_size: int) -> CountedData:
     return CountedData.from_indices(data, domain_size)
 
 
-class LaplaceHistogram:
-    """Pure-DP Laplace histogram over every point of the domain, noise drawn lazily."""
+class _LazyBaseline:
+    """What both baselines keep: the budget, the public domain size and the data's exact counts.
 
-    def __init__(self, data, *, epsilon: float, domain_size: int, ledger: PrivacyLedger | None = None, rng=None):
-        epsilon = check_epsilon(epsilon)
+    A subclass sets ``_vector``, the :class:`~privpac.mechanisms.lazy_laplace.LazyLaplaceVector`
+    of its bins or nodes.
+    """
+
+    _vector: LazyLaplaceVector
+
+    def __init__(self, data, epsilon: float, domain_size: int):
+        self.epsilon = check_epsilon(epsilon)
         self.size = check_int(domain_size, "domain_size", low=1)
         self._data = _counted(data, self.size)
         self.m = self._data.m
-        self.epsilon = epsilon
+
+    @property
+    def noise_scale(self) -> float:
+        return float(self._vector.scale)
+
+
+class LaplaceHistogram(_LazyBaseline):
+    """Pure-DP Laplace histogram over every point of the domain, noise drawn lazily."""
+
+    def __init__(self, data, *, epsilon: float, domain_size: int, ledger: PrivacyLedger | None = None, rng=None):
+        super().__init__(data, epsilon, domain_size)
         values, counts = self._data.values, self._data.counts
 
         def truth(keys):
@@ -60,7 +76,13 @@ class LaplaceHistogram:
             return np.where(values[pos] == k, counts[pos], 0)
 
         self._vector = LazyLaplaceVector(
-            truth, 2, epsilon, ledger=ledger, label="Laplace histogram", description=" over every domain point", rng=rng
+            truth,
+            2,
+            self.epsilon,
+            ledger=ledger,
+            label="Laplace histogram",
+            description=" over every domain point",
+            rng=rng,
         )
 
     def point_many(self, xs) -> np.ndarray:
@@ -70,20 +92,12 @@ class LaplaceHistogram:
     def point(self, x: int) -> float:
         return float(self.point_many([x])[0])
 
-    @property
-    def noise_scale(self) -> float:
-        return float(self._vector.scale)
 
-
-class TreeCDF:
+class TreeCDF(_LazyBaseline):
     """Pure-DP hierarchical (binary-tree) histogram answering threshold and range queries."""
 
     def __init__(self, data, *, epsilon: float, domain_size: int, ledger: PrivacyLedger | None = None, rng=None):
-        epsilon = check_epsilon(epsilon)
-        self.size = check_int(domain_size, "domain_size", low=1)
-        self._data = _counted(data, self.size)
-        self.m = self._data.m
-        self.epsilon = epsilon
+        super().__init__(data, epsilon, domain_size)
         self.levels = max(self.size - 1, 1).bit_length() + 1  # L + 1 levels, 2^L >= size
         values = self._data.values
         cum = np.concatenate([[0], np.cumsum(self._data.counts)])
@@ -99,7 +113,7 @@ class TreeCDF:
         self._vector = LazyLaplaceVector(
             truth,
             2 * self.levels,
-            epsilon,
+            self.epsilon,
             ledger=ledger,
             label="binary-tree counts",
             description=f" over {self.levels} levels of dyadic intervals",
@@ -135,10 +149,6 @@ class TreeCDF:
 
     def range(self, a: int, b: int) -> float:
         return 0.0 if a > b else self.below(min(b, self.size - 1) + 1) - self.below(max(a, 0))
-
-    @property
-    def noise_scale(self) -> float:
-        return float(self._vector.scale)
 
 
 def dense_histogram_sanitizer(

@@ -340,26 +340,12 @@ def make_base_sanitizer(name: str, *, alpha: float, beta: float, constants: str 
 
         return hist
     if name == "san-thresholds":
-        from .thresholds import san_thresholds
+        from .thresholds import san_thresholds as sanitize
+    else:
+        from .points import san_points as sanitize
 
-        def thresholds(counted, epsilon, delta, *, ledger=None, rng=None):
-            return san_thresholds(
-                counted,
-                alpha=alpha,
-                beta=beta,
-                epsilon=epsilon,
-                delta=delta,
-                domain_size=counted.size,
-                constants=constants,
-                ledger=ledger,
-                rng=rng,
-            )
-
-        return thresholds
-    from .points import san_points
-
-    def points(counted, epsilon, delta, *, ledger=None, rng=None):
-        out = san_points(
+    def base(counted, epsilon, delta, *, ledger=None, rng=None):
+        out = sanitize(
             counted,
             alpha=alpha,
             beta=beta,
@@ -370,9 +356,9 @@ def make_base_sanitizer(name: str, *, alpha: float, beta: float, constants: str 
             ledger=ledger,
             rng=rng,
         )
-        return out.as_proper()
+        return out if name == "san-thresholds" else out.as_proper()
 
-    return points
+    return base
 
 
 def learn_from_sanitizer(
