@@ -218,7 +218,9 @@ print(json.dumps({{"seconds": seconds, "driver_peak_mb": resource.getrusage(reso
 
 
 def _run(code: str, *args: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
+    if out.returncode != 0:  # say which cell failed and why (the other cells' rows are still written)
+        raise RuntimeError(f"cell {args[:2]} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -231,7 +233,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(RESULTS / "scale.csv"))
     args = parser.parse_args()
     sizes = [1e5] if args.quick else args.n
-    rows = []
+    rows, failed = [], []
     cell = CELL.format(bits=DOMAIN_BITS, d=MARGIN_FEATURES, grid=GRID)
     margin_models = [m for m in args.models if m == "halfspace"]
     box_models = [m for m in args.models if m in ("rectangle", "randmargins")]
@@ -278,7 +280,7 @@ def main() -> None:
                 make_data = MAKE_MARGIN_DATA.format(d=MARGIN_FEATURES)
                 subprocess.run([sys.executable, "-c", make_data, str(n), str(data["margin"])], check=True)
             for model in args.models:
-                answers, coefs = {}, {}
+                answers, coefs, first = {}, {}, len(rows)
                 for engine in args.engines:
                     dataset = {
                         "halfspace": "margin",
@@ -287,7 +289,12 @@ def main() -> None:
                         "tukey": "grid",
                         "threshold64": "x64",
                     }.get(model, "x")
-                    r = _run(cell, engine, model, str(data[dataset]))
+                    try:
+                        r = _run(cell, engine, model, str(data[dataset]))
+                    except RuntimeError as err:  # keep the other cells: the failure is printed and named in the file
+                        print(err, file=sys.stderr, flush=True)
+                        failed.append(f"{model}/{engine}/{n}")
+                        continue
                     answers[engine], coefs[engine] = r["state"], r["coef"]
                     rows.append(
                         {
@@ -302,7 +309,7 @@ def main() -> None:
                         }
                     )
                     print(rows[-1], flush=True)
-                for row in rows[-len(args.engines) :]:
+                for row in rows[first:]:
                     if row["engine"] not in ("memory", "spark-approxquantile") and "memory" in answers:
                         if model == "halfspace":  # float gradient sums: equal up to rounding, not bit for bit
                             diff = max(abs(a - b) for a, b in zip(coefs[row["engine"]], coefs["memory"]))
@@ -331,7 +338,9 @@ def main() -> None:
             )
         fh.write(f"# {what}; {platform.machine()} {platform.python_implementation()} "
                  f"{platform.python_version()}; two Dask workers, one thread each; a shared 2-core machine; "
-                 f"python benchmarks/scale.py {' '.join(sys.argv[1:])}\n")  # fmt: skip
+                 f"python benchmarks/scale.py {' '.join(sys.argv[1:])}"
+                 + (f"; failed cells (error printed by the run): {', '.join(failed)}" if failed else "")
+                 + "\n")  # fmt: skip
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
