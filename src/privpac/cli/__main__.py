@@ -1,0 +1,5 @@
+"""``python -m privpac.cli``: the ``privpac`` command."""
+
+from . import main
+
+main()
