@@ -87,7 +87,7 @@ def _spark_table(data: str, master):
     The session is :func:`privpac.backends.spark_session` (``local[*]`` unless ``--scheduler`` names a
     master): the workers' Python is set for privpac's jobs, Java is checked first.
     """
-    from ..backends import spark_session
+    from ..backends.spark_setup import spark_session
 
     session = spark_session(master or "local[*]", config={"spark.ui.showConsoleProgress": "false"})
     session.sparkContext.setLogLevel("ERROR")
