@@ -2,4 +2,5 @@
 
 from . import main
 
-main()
+if __name__ == "__main__":  # importing the module (pkgutil.walk_packages) runs nothing
+    main()
