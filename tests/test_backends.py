@@ -376,7 +376,7 @@ def test_faithful_halfspace_on_dask_with_a_projection_and_an_intercept(cluster):
 def test_bst14_gathers_are_grouped_without_changing_the_draws(cluster, monkeypatch):
     """steps_per_pass groups whole chunks of draws into one gather: the number of passes changes,
     the draws (noise, then picks, chunk by chunk) and so the result do not."""
-    from privpac.backends import DaskBackend
+    from privpac.backends.dask_engine import DaskBackend
     from privpac.learners.dp_erm import MappedSample, MarginHingeLoss, noisy_sgd_bst14
     from privpac.learners.jl_projection import normalize_rows
 
@@ -431,7 +431,7 @@ def test_faithful_halfspace_on_dask_checks_every_block_before_spending(cluster):
 def test_a_gather_by_value_is_caught(cluster, monkeypatch):
     """A mutant gather that returns the rows asked for in the order of their values, not of the
     positions, gives another model: the agreement with the in-memory fit above pins the positions."""
-    from privpac.backends import DaskBackend
+    from privpac.backends.dask_engine import DaskBackend
 
     X, y = _margin_data(40, d=3)
     make = _faithful("faithful", "bst14")
@@ -506,7 +506,9 @@ def _chunk_summary(X_chunk, y_chunk):
 @pytest.mark.parametrize("chunk_size", [1, 37, 1000, 2500])
 def test_map_chunks_by_row_position_equals_the_in_memory_chunks(cluster, chunk_size):
     """Chunks of consecutive rows, straddling uneven partitions, assembled exactly and in order."""
-    from privpac.backends import DaskBackend, NumpyBackend, chunk_bounds
+    from privpac.backends.dask_engine import DaskBackend
+    from privpac.backends.memory import NumpyBackend
+    from privpac.backends.rows import chunk_bounds
 
     x, y = _data(2000)
     expected = [_chunk_summary(x[a:b], y[a:b]) for a, b in chunk_bounds(chunk_size, 2000)]
@@ -524,7 +526,8 @@ def test_map_chunks_by_row_position_equals_the_in_memory_chunks(cluster, chunk_s
 def test_take_rows_gathers_the_rows_at_the_positions_asked_for(cluster):
     """In the order asked, with repeats, across uneven and empty partitions; the offsets of one
     count pass may be reused; positions outside the data and a partition that changed are refused."""
-    from privpac.backends import DaskBackend, NumpyBackend
+    from privpac.backends.dask_engine import DaskBackend
+    from privpac.backends.memory import NumpyBackend
     from privpac.errors import DataError
 
     x, y = _data(2000)
@@ -558,7 +561,7 @@ def test_take_rows_gathers_the_rows_at_the_positions_asked_for(cluster):
 
 
 def test_map_merge_rows_gives_every_block_its_position(cluster):
-    from privpac.backends import DaskBackend
+    from privpac.backends.dask_engine import DaskBackend
 
     x, y = _data(1000)
 
@@ -675,7 +678,7 @@ def test_label_private_on_dask_ignores_the_labels_of_the_first_n_rows(cluster):
         warnings.simplefilter("ignore")
         fits = [make().fit(X, da.from_array(labels, chunks=1000)) for labels in (y, flipped)]
         assert _state(fits[0]) == _state(fits[1]) == _state(make().fit(x.reshape(-1, 1), y))
-        from privpac.backends import DaskBackend
+        from privpac.backends.dask_engine import DaskBackend
         from privpac.estimators.label_private import _scores
         from privpac.learners.concept_classes import Thresholds
 
@@ -715,7 +718,9 @@ def test_cli_fits_the_composition_box_on_the_cluster(cluster, tmp_path):
 @pytest.mark.parametrize("stop", [0, 1, 999, 1998, 2000])
 def test_map_chunks_stops_at_a_public_prefix(cluster, stop):
     """``stop``: only the rows before it are chunked, on uneven and empty partitions alike."""
-    from privpac.backends import DaskBackend, NumpyBackend, chunk_bounds
+    from privpac.backends.dask_engine import DaskBackend
+    from privpac.backends.memory import NumpyBackend
+    from privpac.backends.rows import chunk_bounds
 
     x, y = _data(2000)
     expected = [_chunk_summary(x[a:b], y[a:b]) for a, b in chunk_bounds(37, stop)]
@@ -815,7 +820,7 @@ def test_geometric_estimators_give_the_same_model_on_dask(cluster, name, monkeyp
 @pytest.mark.parametrize("name", ["linear-feasibility-candidates", "halfspace-feasibility-candidates"])
 def test_candidate_fits_never_bring_records_to_the_driver(cluster, name, monkeypatch):
     """Over public candidates only the candidates' depths travel: a collecting pass fails the fit."""
-    from privpac.backends import DaskBackend
+    from privpac.backends.dask_engine import DaskBackend
 
     def collect(*args, **kwargs):
         raise AssertionError("records were brought to the driver")
@@ -840,7 +845,7 @@ def test_tukey_chunk_points_on_dask_equal_the_in_memory_chunks(cluster, monkeypa
     yd = da.from_array(y, chunks=300)
     assert np.array_equal(lht.sample_chunk_points(Xd, yd, plan), expected)
     assert np.array_equal(lht.sample_chunk_points(X, y, plan), expected)
-    from privpac.backends import DaskBackend
+    from privpac.backends.dask_engine import DaskBackend
 
     original = DaskBackend.map_chunks
 
@@ -910,7 +915,7 @@ def test_above_the_envelope_engine_data_is_refused_before_collection(cluster, na
     """The count comes first and the refusal before any row leaves its partition: collecting
     (map_chunks) raises in this test, and nothing is spent."""
     from privpac.accountant import BudgetAccountant
-    from privpac.backends import DaskBackend
+    from privpac.backends.dask_engine import DaskBackend
     from privpac.errors import InvalidParameterError
     from privpac.estimators import PrivateCenterPoint, PrivateFeasibilityHalfspaceClassifier, PrivateLinearFeasibility
 
@@ -1002,7 +1007,7 @@ def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, one_
     pass in all and the flat draw; else the range-by-range draw, one pass per level. Public sizes
     decide (the budget is made small here), and the model is the in-memory one."""
     import privpac.learners.exponential as em
-    from privpac.backends import DaskBackend
+    from privpac.backends.dask_engine import DaskBackend
     from privpac.estimators import PrivateThresholdClassifier
 
     monkeypatch.setattr(em, "FLAT_MAX_RECORDS", 64)

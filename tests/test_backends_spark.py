@@ -1,6 +1,6 @@
 """The same exact statistics on Spark: a real local[2] session, the same model as in memory.
 
-No test sets PYSPARK_PYTHON: privpac's jobs choose the workers' Python themselves (privpac.backends).
+No test sets PYSPARK_PYTHON: privpac's jobs choose the workers' Python themselves (privpac.backends.spark_setup).
 """
 
 import itertools
@@ -79,25 +79,27 @@ class _Context:
 
 
 def test_worker_setup_chooses_python_ships_privpac_and_explains_what_is_missing(monkeypatch, tmp_path):
-    from privpac import __version__, backends
+    from privpac import __version__
+    from privpac.backends import spark_setup
     from privpac.errors import EngineError
 
     monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
-    assert backends._worker_python(_Context()) == sys.executable  # local: this interpreter, not PATH's python3
-    assert backends._worker_python(_Context(python="/opt/py/bin/python")) == "/opt/py/bin/python"  # chosen
-    assert backends._worker_python(_Context(master="yarn")) == "python3"  # a cluster's workers: theirs
+    assert spark_setup._worker_python(_Context()) == sys.executable  # local: this interpreter, not PATH's python3
+    assert spark_setup._worker_python(_Context(python="/opt/py/bin/python")) == "/opt/py/bin/python"  # chosen
+    assert spark_setup._worker_python(_Context(master="yarn")) == "python3"  # a cluster's workers: theirs
     monkeypatch.setenv("PYSPARK_PYTHON", "python3")
-    assert backends._worker_python(_Context()) == "python3"  # asked for by name
+    assert spark_setup._worker_python(_Context()) == "python3"  # asked for by name
 
     answers = []
-    monkeypatch.setattr(backends, "_run_probe", lambda sc: answers.pop(0))
+    monkeypatch.setattr(spark_setup, "_run_probe", lambda sc: answers.pop(0))
     sc = _Context(master="spark://host:7077")
     answers[:] = [("missing", "privpac", "/w/python"), ("ok", __version__, "/w/python")]
-    backends._check_spark_workers(sc)
+    spark_setup._check_spark_workers(sc)
     assert len(sc.shipped) == 1 and not answers  # privpac shipped once, then found
-    backends._check_spark_workers(sc)  # probed once per application and worker Python
+    spark_setup._check_spark_workers(sc)  # probed once per application and worker Python
     with zipfile.ZipFile(sc.shipped[0]) as zf:
-        assert {"privpac/__init__.py", "privpac/backends.py", "privpac/estimators/base.py"} <= set(zf.namelist())
+        shipped = {"privpac/__init__.py", "privpac/backends/spark_setup.py", "privpac/estimators/base.py"}
+        assert shipped <= set(zf.namelist())
     result = subprocess.run(  # the shipped zip is the package a worker imports
         [sys.executable, "-c", "import privpac.backends as b; print(b.__file__)"],
         env={**os.environ, "PYTHONPATH": sc.shipped[0]},
@@ -111,7 +113,7 @@ def test_worker_setup_chooses_python_ships_privpac_and_explains_what_is_missing(
     ]:
         answers[:] = [answer]
         with pytest.raises(EngineError, match=message):
-            backends._check_spark_workers(_Context(master="yarn"))
+            spark_setup._check_spark_workers(_Context(master="yarn"))
 
 
 @pytest.fixture(scope="module")
@@ -262,7 +264,8 @@ def _ordered_frame(spark, columns: dict, partitions: int):
 
 
 def test_map_chunks_and_row_positions_on_spark(spark):
-    from privpac.backends import NumpyBackend, SparkBackend
+    from privpac.backends.memory import NumpyBackend
+    from privpac.backends.spark_engine import SparkBackend
     from privpac.errors import DataError
 
     rng = np.random.default_rng(1)
@@ -284,7 +287,7 @@ def test_map_chunks_and_row_positions_on_spark(spark):
 
 def test_row_positions_refuse_several_files(spark, tmp_path):
     """Spark orders the splits of several files by size (content-dependent): positions refuse it."""
-    from privpac.backends import SparkBackend
+    from privpac.backends.spark_engine import SparkBackend
     from privpac.errors import DataError
 
     x = np.arange(100, dtype=np.int64)
@@ -329,7 +332,8 @@ def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
 
 
 def test_map_chunks_stops_at_a_public_prefix_on_spark(spark):
-    from privpac.backends import NumpyBackend, SparkBackend
+    from privpac.backends.memory import NumpyBackend
+    from privpac.backends.spark_engine import SparkBackend
 
     x = np.arange(2000, dtype=np.int64) * 7 % 1000
     y = (x > 400).astype(np.int64)
@@ -437,7 +441,7 @@ def test_geometric_estimators_report_a_bad_value_in_one_partition_on_spark(spark
 
 
 def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monkeypatch):
-    from privpac.backends import SparkBackend
+    from privpac.backends.spark_engine import SparkBackend
     from privpac.errors import InvalidParameterError
     from privpac.estimators import PrivateCenterPoint, PrivateLinearFeasibility
     from privpac.learners.center_point import MAX_POINTS_3D
@@ -462,7 +466,7 @@ def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monke
 def test_take_rows_on_spark(spark, tmp_path):
     """The rows at the positions asked for, in that order (repeats too), for one and seven
     partitions and more partitions than rows; the positional refusals of every positional pass."""
-    from privpac.backends import SparkBackend
+    from privpac.backends.spark_engine import SparkBackend
     from privpac.errors import DataError
 
     rng = np.random.default_rng(2)

@@ -5,7 +5,9 @@ import pytest
 from click.testing import CliRunner
 from sklearn.base import clone
 
-from privpac.cli import eval_int, main, parse_domain
+from privpac.cli import main
+from privpac.cli.domain_options import parse_domain
+from privpac.cli.options import eval_int
 from privpac.domains import Grid, IntegerDomain
 from privpac.errors import DomainError, InvalidParameterError, NotFittedError
 from privpac.estimators import PrivateHistogram
@@ -194,7 +196,7 @@ def _write(path, header, rows):
 def test_per_column_bounds_reach_the_estimator_in_feature_order(tmp_path):
     from click import UsageError
 
-    from privpac.cli import read_domains
+    from privpac.cli.domain_options import read_domains
 
     cols, feats = ["x", "z", "y"], ["x", "z"]
     assert read_domains(("0:40:401",), None, cols, feats) == Grid(0.0, 40.0, 401)  # one spec: every feature
@@ -354,7 +356,7 @@ def test_help_imports_no_scikit_learn_and_lists_every_model():
     import subprocess
     import sys
 
-    from privpac.cli import _settable, model_table
+    from privpac.cli.models import _settable, model_table
     from privpac.estimators import MODELS
 
     table = model_table()  # read from the source, as `privpac fit --help` does

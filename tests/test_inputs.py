@@ -386,7 +386,7 @@ def test_cli_help_names_the_models_and_their_keys():
 
 
 def test_cli_bounds_table_keeps_small_numbers():
-    from privpac.cli import _fmt_number
+    from privpac.cli.output import _fmt_number
 
     assert _fmt_number(0.0123) == "0.0123" and _fmt_number(1234.5) == "1,234.5" and _fmt_number(3e12) == "3.000e+12"
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import chi_square_pvalue
-from privpac.backends import NumpyBackend
+from privpac.backends.memory import NumpyBackend
 from privpac.estimators import PrivatePointClassifier, PrivateThresholdClassifier
 from privpac.estimators._one_d import labelled_ranges_of
 from privpac.learners._sample import labelled_counts

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from privpac.cli import main, parse_domain
+from privpac.cli import main
+from privpac.cli.domain_options import parse_domain
 from privpac.domains import FeatureDomains, Grid, IntegerDomain, as_domain, resolve_domain
 from privpac.errors import DataError, DomainError, InvalidParameterError
 from privpac.estimators import (

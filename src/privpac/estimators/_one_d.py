@@ -184,7 +184,7 @@ def labelled_ranges_of(domain, labels, X, y):
     range statistic is one more
     pass. In memory the sample is counted once (:func:`labelled_counts_of`) and read from its counts.
     """
-    from ..backends import NumpyBackend
+    from ..backends.memory import NumpyBackend
     from ..learners.exponential import FLAT_MAX_RECORDS
     from ..learners.range_counts import LabelledRanges, in_memory_ranges
 

@@ -326,7 +326,7 @@ class MappedSample:
 
     @classmethod
     def in_memory(cls, Z, y) -> MappedSample:
-        from ..backends import NumpyBackend
+        from ..backends.memory import NumpyBackend
 
         Z, y = _check_inputs(Z, y)
         return cls(NumpyBackend(), Z, y, _same_records, Z.shape[0], Z.shape[1])

@@ -50,7 +50,7 @@ import functools
 
 import numpy as np
 
-from ..backends import NumpyBackend
+from ..backends.memory import NumpyBackend
 from ..mechanisms.base2 import Envelope, ExpBase, envelope_sums, length_parts
 from ._sample import LabelledCounts
 

@@ -1,0 +1,264 @@
+"""The Spark backend: a statistic computed on the executors, Arrow batch by Arrow batch
+(``mapInArrow``), merged in a tree on the executors, so the driver receives one merged statistic.
+Every pass runs with the workers readied by :mod:`privpac.backends.spark_setup`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import DataError
+from ..validation import module_root
+from .rows import _check_rows, _keyed, _stop, _wanted_positions, chunk_bounds
+from .spark_setup import _spark_workers
+
+
+def _on_spark_workers(method):
+    """Decorator of the SparkBackend's passes: run inside :func:`_spark_workers` of their DataFrame."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        X = next(a for a in args if is_spark_frame(a))
+        with _spark_workers(X):
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class SparkBackend:
+    """Statistics computed on Spark executors, merged in a tree on the executors.
+
+    ``X`` is a ``pyspark.sql.DataFrame``; the other inputs are ``None`` or the *name* of one of
+    its columns (Spark DataFrames do not align rows across frames, so a label travels as a column
+    of ``X``). The features are the remaining columns. Each Arrow batch is counted by the kernel
+    (``mapInArrow``, vectorised), a partition's counts are merged in its task, the partitions'
+    with ``treeReduce`` on the executors, and the driver receives one merged statistic.
+    """
+
+    name = "spark"
+
+    @_on_spark_workers
+    def map_merge(self, kernel: Callable, merge: Callable, X, *others):
+        return self._map_merge(lambda start, *cols: kernel(*cols), merge, X, others, None)
+
+    @_on_spark_workers
+    def map_merge_keyed(self, kernel: Callable, merge: Callable, finish: Callable, n_keys: int, X, *others) -> list:
+        """See :meth:`NumpyBackend.map_merge_keyed`: a partition's partials are merged per key in its
+        task, the partitions' per key with ``reduceByKey`` on the executors (the key is public: a
+        part of the statistic, not a record), and ``finish`` runs on the executor that holds the
+        key's merged partial; the driver collects the ``n_keys`` results."""
+        import pickle
+
+        features = self._features(X, others)
+
+        def partials(batches):  # runs on the executors: deterministic, no randomness
+            import pyarrow as pa
+
+            parts = []
+            for batch in batches:
+                frame = batch.to_pandas()
+                block = (frame[features], *(None if o is None else frame[o] for o in others))
+                parts.append(_keyed(kernel(*block), n_keys))
+            merged = [merge([p[k] for p in parts]) for k in range(n_keys)] if parts else []
+            keys = [k for k, m in enumerate(merged) if m is not None]
+            if keys:
+                yield pa.RecordBatch.from_pydict(
+                    {"key": keys, "partial": [pickle.dumps(merged[k]) for k in keys]},
+                    schema=pa.schema([("key", pa.int64()), ("partial", pa.binary())]),
+                )
+
+        def finished(pair):
+            k, partial = pair
+            return k, pickle.dumps(finish(k, partial))
+
+        rdd = X.mapInArrow(partials, "key long, partial binary").rdd.map(
+            lambda row: (int(row.key), pickle.loads(row.partial))
+        )
+        found = dict(rdd.reduceByKey(lambda a, b: merge([a, b])).map(finished).collect())
+        return [pickle.loads(found[k]) if k in found else finish(k, merge([None])) for k in range(n_keys)]
+
+    @_on_spark_workers
+    def map_merge_rows(self, kernel: Callable, merge: Callable, X, *others):
+        """See :meth:`NumpyBackend.map_merge_rows`: one exact count pass gives every partition's
+        offset; a task reads its partition index from the task context."""
+        return self._map_merge(kernel, merge, X, others, self._starts(X))
+
+    @_on_spark_workers
+    def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, X, *others, stop: int | None = None) -> list:
+        """See :meth:`NumpyBackend.map_chunks`. Each row is tagged with its position (partition
+        offsets from one exact count pass), the rows at positions ``>= stop`` are dropped, the others
+        grouped by chunk number ``position // chunk_size`` (a public function of the position,
+        never of the record's values) and each group, put back in row order, goes through the
+        kernel on the executors."""
+        import pickle
+
+        import pyspark.sql.functions as F
+
+        features = self._features(X, others)
+        starts = self._starts(X)
+        _check_rows(starts[-1], n_rows)
+        last = _stop(stop, n_rows)
+        bounds = chunk_bounds(chunk_size, last)
+        k = bounds[0][1] - bounds[0][0] if bounds else 1
+        row = "__privpac_row"
+
+        def positions(batches):  # runs on the executors
+            import pyarrow as pa
+            from pyspark import TaskContext
+
+            at = starts[TaskContext.get().partitionId()]
+            for batch in batches:
+                pos = pa.array(np.arange(at, at + batch.num_rows, dtype=np.int64))
+                at += batch.num_rows
+                yield pa.RecordBatch.from_arrays([*batch.columns, pos], names=[*batch.schema.names, row])
+
+        def apply(frame):  # one chunk, on the executors: deterministic, no randomness
+            import pandas as pd
+
+            frame = frame.sort_values(row, kind="stable").reset_index(drop=True)
+            c = int(frame[row].iloc[0]) // k
+            result = kernel(frame[features], *(None if o is None else frame[o] for o in others))
+            return pd.DataFrame({"chunk": [c], "result": [pickle.dumps(result)]})
+
+        from pyspark.sql.types import LongType, StructField, StructType
+
+        tagged = X.mapInArrow(positions, StructType([*X.schema.fields, StructField(row, LongType(), False)]))
+        if last < n_rows:
+            tagged = tagged.filter(F.col(row) < F.lit(int(last)))
+        grouped = tagged.groupBy(F.expr(f"{row} div {int(k)}").alias("__privpac_chunk"))  # exact integer division
+        rows = grouped.applyInPandas(apply, "chunk long, result binary").collect()
+        results = {int(r.chunk): pickle.loads(r.result) for r in rows}
+        return [results[c] for c in range(len(bounds))]
+
+    @_on_spark_workers
+    def row_offsets(self, X, *others) -> list[int]:
+        """See :meth:`NumpyBackend.row_offsets` (one exact count pass, with the positional refusals
+        of :meth:`_starts`)."""
+        self._features(X, others)
+        return self._starts(X)
+
+    @_on_spark_workers
+    def take_rows(self, positions, X, *others, offsets=None) -> tuple:
+        """See :meth:`NumpyBackend.take_rows`: ``(features, *others)`` as pandas objects. Each task
+        finds its partition's offset by its partition index and returns the rows it holds among
+        the distinct positions asked for (the Arrow batch's ``take``, tagged with their positions);
+        the driver sorts them by position and repeats them into the order asked. Without
+        ``offsets``, the count pass refuses a DataFrame whose row order is not its own (a shuffle,
+        several files), as every positional pass does."""
+        import pickle
+
+        import pandas as pd
+
+        features = self._features(X, others)
+        starts = self._starts(X) if offsets is None else [int(v) for v in offsets]
+        wanted, inverse = _wanted_positions(positions, starts)
+        row = "__privpac_row"
+
+        def pick(batches):  # runs on the executors: deterministic, no randomness
+            import pyarrow as pa
+            from pyspark import TaskContext
+
+            part = TaskContext.get().partitionId()
+            if part + 1 >= len(starts):
+                raise DataError("the DataFrame has more partitions than when its row positions were counted")
+            at, end = starts[part], starts[part + 1]
+            mine = wanted[np.searchsorted(wanted, at) : np.searchsorted(wanted, end)]
+            for batch in batches:
+                local = mine[(mine >= at) & (mine < at + batch.num_rows)] - at
+                if local.size:
+                    rows = batch.take(pa.array(local)).to_pandas()
+                    rows[row] = local + at
+                    yield pa.RecordBatch.from_pydict({"rows": [pickle.dumps(rows)]})
+                at += batch.num_rows
+            if at != end:
+                raise DataError(
+                    f"a partition has {at - starts[part]} rows, not the {end - starts[part]} it had when the row "
+                    "positions were counted: the data changed between passes"
+                )
+
+        found = [pickle.loads(r.rows) for r in X.mapInArrow(pick, "rows binary").collect()] if wanted.size else []
+        frame = pd.concat(found, ignore_index=True) if found else X.limit(0).toPandas().assign(**{row: []})
+        frame = frame.sort_values(row, kind="stable").reset_index(drop=True)
+        if not np.array_equal(frame[row].to_numpy(dtype=np.int64), wanted):
+            raise DataError(
+                "the rows found at the positions asked for do not match them: the data changed between passes"
+            )
+        frame = frame.iloc[inverse].reset_index(drop=True)
+        return (frame[features], *(None if o is None else frame[o] for o in others))
+
+    @staticmethod
+    def _features(X, others) -> list[str]:
+        names = [o for o in others if o is not None]
+        for name in names:
+            if not isinstance(name, str) or name not in X.columns:
+                raise DataError(
+                    f"with a Spark DataFrame X, pass the label as the name of a column of X (columns: {X.columns})"
+                )
+        return [c for c in X.columns if c not in names]
+
+    @staticmethod
+    def _starts(X) -> list[int]:
+        """Global position of every partition's first row, and the total last (one exact count pass).
+
+        Refuses a DataFrame whose plan has a shuffle (an ``Exchange``: ``repartition``, joins,
+        aggregations): a shuffle orders rows by hashing or sorting their values, and a position
+        must never depend on a record's values (for the label-private learner it must not depend
+        on the labels). Refuses a read of several files too: Spark orders the splits of its input
+        files by size, and a file's size depends on its contents.
+        """
+        plan = X._jdf.queryExecution().executedPlan().toString()
+        if "Exchange" in plan:
+            raise DataError(
+                "row positions on Spark follow the DataFrame's own row order, and this DataFrame's plan has a "
+                "shuffle (repartition, join or aggregation), which orders rows by their values: read the data "
+                "without shuffling it (coalesce keeps the order)"
+            )
+        if len(X.inputFiles()) > 1:
+            raise DataError(
+                f"row positions on Spark follow the order of the DataFrame's partitions, and Spark orders the "
+                f"splits of the {len(X.inputFiles())} files it reads by their size, which depends on their "
+                "contents: read a single file, or fit on Dask (which reads files in name order)"
+            )
+
+        def count(batches):
+            import pyarrow as pa
+            from pyspark import TaskContext
+
+            rows = sum(batch.num_rows for batch in batches)
+            yield pa.RecordBatch.from_pydict({"part": [TaskContext.get().partitionId()], "rows": [rows]})
+
+        found = {int(r.part): int(r.rows) for r in X.mapInArrow(count, "part long, rows long").collect()}
+        lengths = [found.get(p, 0) for p in range(max(found, default=-1) + 1)]  # every task reports, empty or not
+        return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
+
+    def _map_merge(self, kernel: Callable, merge: Callable, X, others, starts):
+        import pickle
+
+        features = self._features(X, others)
+
+        def partials(batches):  # runs on the executors: deterministic, no randomness
+            import pyarrow as pa
+
+            at = 0
+            if starts is not None:
+                from pyspark import TaskContext
+
+                at = starts[TaskContext.get().partitionId()]
+            parts = []
+            for batch in batches:
+                frame = batch.to_pandas()
+                parts.append(kernel(at, frame[features], *(None if o is None else frame[o] for o in others)))
+                at += len(frame)
+            if parts:  # one merged statistic per partition (one sort), not one per Arrow batch
+                yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merge(parts))]})
+
+        rdd = X.mapInArrow(partials, "partial binary").rdd.map(lambda row: pickle.loads(row.partial))
+        if rdd.isEmpty():
+            return merge([])
+        return merge([rdd.treeReduce(lambda a, b: merge([a, b]), depth=3)])
+
+
+def is_spark_frame(obj) -> bool:
+    return module_root(obj) == "pyspark" and hasattr(obj, "mapInArrow")
