@@ -33,7 +33,7 @@ from ..learners.center_point import SUPPORTED_DIMENSIONS as TUKEY_DIMENSIONS
 from ..learners.feasibility_candidates import MAX_CANDIDATE_WORK
 from ..learners.linear_feasibility import MAX_CONSTRAINTS_3D, MAX_DISTINCT_ROWS_2D
 from ..learners.linear_feasibility import SUPPORTED_DIMENSIONS as FEASIBILITY_DIMENSIONS
-from ..optimize.recconcave import BASE_CASE_MAX
+from ..optimize.recconcave_plan import BASE_CASE_MAX
 
 __all__ = ["ProofNote", "NOTES", "resolve", "release_functions", "notes_page"]
 
