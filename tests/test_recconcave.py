@@ -19,7 +19,8 @@ from privpac.optimize import (
     rec_concave_run,
     required_quality,
 )
-from privpac.optimize.recconcave import _adist_min_gap, _level_data, iterated_log2, log_star_from_log2
+from privpac.optimize.recconcave import _level_data
+from privpac.optimize.recconcave_plan import _adist_min_gap, iterated_log2, log_star_from_log2
 from privpac.random import SeededRandom
 from privpac.stepfunc import StepFunction
 

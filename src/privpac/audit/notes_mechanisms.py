@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..optimize.recconcave import BASE_CASE_MAX
+from ..optimize.recconcave_plan import BASE_CASE_MAX
 from .notes_common import ADD_REMOVE, SCORES, ProofNote, note
 
 __all__ = ["MECHANISM_NOTES"]

@@ -23,7 +23,7 @@ With ``alpha0 = 1/(2d)``, ``beta0 = beta/d`` and RecConcave's promise in the BMN
 * "tight factor 2d": the same with ``2d``: the smallest promise is ``r_d = n/(2d)``;
 * RecConcave with basic composition (``eps/d``, ``delta/d``) over the A3-adaptive domain
   ``|D| <= 2 |X|^(d^2)``: the restatement (factor ``2(d+1)``, the spec's table) and the library's
-  tight requirement (:func:`~privpac.optimize.recconcave.required_quality`, factor ``2d``);
+  tight requirement (:func:`~privpac.optimize.recconcave_plan.required_quality`, factor ``2d``);
 * B3, the exponential mechanism per coordinate: ``2(d+1) (2/(alpha0 eps0)) (ln|D| + ln(d/beta))``
   with basic and with advanced composition;
 * B1, the one-shot exponential mechanism over all candidate vertices:
@@ -53,7 +53,7 @@ import math
 from ..errors import InvalidParameterError, PrivpacError
 from ..formatting import fmt_int
 from ..learners.halfspace_tukey import blumer_realizable
-from ..optimize.recconcave import log_star, log_star_from_log2
+from ..optimize.recconcave_plan import log_star, log_star_from_log2
 from ..validation import check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
 
@@ -167,7 +167,7 @@ def _library_tight(d, log2_domain_int: int, epsilon, delta, beta, composition) -
     The requirement is RecConcave's own (:func:`required_quality`, tuned budgets, full recursion
     depth ``levels(T)``, as :func:`plan_find_tukey` asks it), not a re-derivation.
     """
-    from ..optimize.recconcave import levels, required_quality
+    from ..optimize.recconcave_plan import levels, required_quality
 
     T = (1 << log2_domain_int) - 1
     eps0, delta0 = _split(epsilon, delta, d, composition)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidParameterError
-from ..optimize.recconcave import log_star
+from ..optimize.recconcave_plan import log_star
 from ..validation import check_delta, check_epsilon, check_int, check_probability
 from .generalization import dkw_threshold_sample_size, uniform_convergence_sample_size
 from .registry import Bound, register_bound
@@ -105,7 +105,7 @@ def appendix_rec_concave_promise(T, alpha, eps_c, delta_c, beta_c, N, base_case_
 
 def rec_concave_promises(domain_size: int, alpha: float, beta: float, epsilon: float, delta: float, N: int) -> dict:
     """RecConcave on ``[0, T]`` with ``T = domain_size``: every form of the promise requirement."""
-    from ..optimize.recconcave import required_quality
+    from ..optimize.recconcave_plan import required_quality
 
     alpha, beta, epsilon, delta = _common(alpha, beta, epsilon, delta)
     N = check_int(N, "N", low=1)
@@ -133,7 +133,7 @@ def rec_concave_promises(domain_size: int, alpha: float, beta: float, epsilon: f
 
 
 def _levels(T: int, N: int) -> int:
-    from ..optimize.recconcave import levels
+    from ..optimize.recconcave_plan import levels
 
     return levels(T, N)
 
@@ -152,7 +152,7 @@ def point_learner_sizes(alpha: float, beta: float, epsilon: float, delta: float)
     ``alpha m / 2 >= 2 + (2/eps)(ln(1/(2 delta)) + ln(1/beta))``; the library's discrete A_dist
     (exact tails). Independent of the domain size (which must be ``>= 1/(alpha beta)``).
     """
-    from ..optimize.recconcave import _adist_min_gap
+    from ..optimize.recconcave_plan import _adist_min_gap
 
     alpha, beta, epsilon, delta = _common(alpha, beta, epsilon, delta)
     chernoff = 8.0 / alpha * ln(2.0 / beta)

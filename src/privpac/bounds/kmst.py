@@ -38,7 +38,7 @@ import math
 
 from ..errors import InvalidParameterError
 from ..learners.feasibility_halfspaces import blumer_sample_size
-from ..optimize.recconcave import log_star, log_star_from_log2
+from ..optimize.recconcave_plan import log_star, log_star_from_log2
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
 

@@ -32,7 +32,8 @@ from ..optimize.interior_point import (
     RecConcaveInteriorPoint,
     interior_point_quality_from_counts,
 )
-from ..optimize.recconcave import levels, plan_rec_concave, rec_concave_run
+from ..optimize.recconcave import rec_concave_run
+from ..optimize.recconcave_plan import levels, plan_rec_concave
 from ..random import as_random_source
 from ..sanitizers.database import CountedData
 from ..validation import (

@@ -52,7 +52,7 @@ Utility
 With probability ``1 - beta`` the output has depth ``>= n/(2(d+1))`` (in particular it lies in
 ``conv(S)``) once ``n`` reaches :attr:`FindTukeyPlan.sufficient_n`: for B3 the spec's
 ``2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta))``; for RecConcave the smallest ``n`` whose
-promises meet :func:`~privpac.optimize.recconcave.required_quality` at every coordinate.
+promises meet :func:`~privpac.optimize.recconcave_plan.required_quality` at every coordinate.
 
 Dimension 3
 -----------
@@ -113,7 +113,7 @@ from ..geometry.contours import PlanarDepthRegions
 from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
-from ..optimize.recconcave import levels, required_quality
+from ..optimize.recconcave_plan import levels, required_quality
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
 from .coordinatewise import COMPOSITIONS, choose_coordinates, coordinate_budget
 

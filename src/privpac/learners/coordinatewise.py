@@ -20,7 +20,8 @@ from fractions import Fraction
 from ..accounting import PrivacyLedger
 from ..errors import InvalidParameterError
 from ..mechanisms.exponential import exponential_mechanism_step
-from ..optimize.recconcave import levels, rec_concave_run
+from ..optimize.recconcave import rec_concave_run
+from ..optimize.recconcave_plan import levels
 from ..random import as_random_source
 from ..validation import check_choice
 

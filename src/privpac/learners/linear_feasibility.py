@@ -142,7 +142,7 @@ If ``S`` is feasible and ``m >= plan.sufficient_m``, with probability ``1 - beta
 ``depth >= (1 - alpha) m`` (Thm 3.7 with Claim 4.1 for ``f_B``, ``Delta = D + 1``). For the
 exponential mechanism ``sufficient_m`` is
 ``max_i 2 (ln |D_i| + ln(D/beta)) / (eps0 alpha~ (1 - alpha~)^(i-1))``; for RecConcave the smallest
-``m`` whose promises meet :func:`~privpac.optimize.recconcave.required_quality`.
+``m`` whose promises meet :func:`~privpac.optimize.recconcave_plan.required_quality`.
 
 Size envelope
 -------------
@@ -210,7 +210,7 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
-from ..optimize.recconcave import levels, required_quality
+from ..optimize.recconcave_plan import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
 from .center_point import check_points_in_box

@@ -29,12 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..accounting import PrivacyLedger
-from ..optimize.recconcave import (
-    BASE_CASE_MAX,
-    RecConcavePlan,
-    plan_rec_concave,
-    rec_concave_run,
-)
+from ..optimize.recconcave import rec_concave_run
+from ..optimize.recconcave_plan import BASE_CASE_MAX, RecConcavePlan, plan_rec_concave
 from ..stepfunc import StepFunction
 from ..validation import check_delta, check_epsilon, check_probability
 from ._sample import labelled_counts, positions, step_from_sorted
@@ -110,7 +106,7 @@ def learn_thresholds(
     ``epsilon, delta`` are the total budget; ``alpha, beta`` the target accuracy and confidence
     (RecConcave runs at accuracy ``alpha/2`` and its budget split is tuned for failure ``beta/2``).
     ``N``, ``constants`` and ``base_case_max`` (test-only) as in
-    :func:`~privpac.optimize.recconcave.plan_rec_concave`. Raises on an empty sample.
+    :func:`~privpac.optimize.recconcave_plan.plan_rec_concave`. Raises on an empty sample.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)

@@ -6,15 +6,13 @@ from .interior_point import (
     RecConcaveInteriorPoint,
     interior_point_quality,
 )
-from .recconcave import (
+from .recconcave import RecConcaveResult, rec_concave, rec_concave_run
+from .recconcave_plan import (
     BASE_CASE_MAX,
     RecConcavePlan,
-    RecConcaveResult,
     levels,
     log_star,
     plan_rec_concave,
-    rec_concave,
-    rec_concave_run,
     required_quality,
 )
 

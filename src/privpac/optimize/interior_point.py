@@ -173,7 +173,7 @@ class RecConcaveInteriorPoint:
         smaller one (construct the instance with the ``beta`` your proof needs).
     N : int or None
         Recursion-depth bound (``None``: chosen by ``constants``; see
-        :func:`~privpac.optimize.recconcave.plan_rec_concave`).
+        :func:`~privpac.optimize.recconcave_plan.plan_rec_concave`).
     constants : {"tuned", "paper"}
         Budget split of RecConcave: tuned (default) or Thm 3.15's ``eps/3N`` per mechanism.
     base_case_max : int
@@ -203,7 +203,7 @@ class RecConcaveInteriorPoint:
 
     def plan(self, epsilon: float, delta: float, domain_size: int):
         """The RecConcave plan (depth and budgets) for a domain of ``domain_size`` points."""
-        from .recconcave import plan_rec_concave
+        from .recconcave_plan import plan_rec_concave
 
         size = check_int(domain_size, "domain_size", low=1)
         return plan_rec_concave(

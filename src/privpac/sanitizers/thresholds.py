@@ -84,7 +84,8 @@ from ..accounting import Calibration, PrivacyLedger, calibrate
 from ..errors import DataError, PreconditionError, UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
-from ..optimize.recconcave import rec_concave_run, required_quality
+from ..optimize.recconcave import rec_concave_run
+from ..optimize.recconcave_plan import required_quality
 from ..progress import progress
 from ..random import as_random_source
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
