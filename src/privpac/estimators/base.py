@@ -134,12 +134,17 @@ class PrivateEstimatorBase(BaseEstimator):
         return list(_init_parameter_names(cls))
 
     def __init__(self, epsilon=1.0, delta=1e-6, domain=None, constants="tuned", random_state=None, accountant=None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.domain = domain
-        self.constants = constants
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_parameters(locals())
+
+    def _store_parameters(self, arguments: Mapping) -> None:
+        """The body of every ``__init__``: store its arguments under their own names and do nothing else
+        (scikit-learn's contract; ``get_params`` and ``clone`` read them back by the signature's names).
+
+        ``arguments`` is ``locals()`` taken first thing in ``__init__``: the parameters (and ``self``).
+        """
+        for name, value in arguments.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
 
     # -- fit scaffolding ------------------------------------------------------------------------
 
@@ -374,8 +379,7 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         labels=(0, 1),
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
-        self.labels = labels
+        self._store_parameters(locals())
 
     def _labelled_sample(self, X, y):
         """The exact counts of a one-dimensional labelled sample, computed where ``X`` lives (in

@@ -400,19 +400,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         fit_intercept="auto",
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
-        self.fit_intercept = fit_intercept
-        self.margin = margin
-        self.margin_type = margin_type
-        self.method = method
-        self.variant = variant
-        self.projection_dim = projection_dim
-        self.n_steps = n_steps
-        self.alpha = alpha
-        self.beta = beta
-        self.optimizer = optimizer
-        self.boost = boost
-        self.max_candidates = max_candidates
+        self._store_parameters(locals())
 
     @property
     def algorithm_name(self) -> str:
