@@ -256,8 +256,8 @@ class PrivateEstimatorBase(BaseEstimator):
         ``(n, 1)`` is raveled with scikit-learn's ``DataConversionWarning``. Data on an engine (Dask,
         Spark) is returned as it is: it is read where it lives (:mod:`privpac.backends`).
         """
-        if reset and y is None and isinstance(self, ClassifierMixin):
-            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if reset and isinstance(self, ClassifierMixin):
+            self._require_y(y)
         if is_engine_collection(X):  # on a cluster: read the shape and names, never the data
             if not self._fits_on_engines:
                 raise TypeError(self._engine_refusal())
@@ -290,6 +290,10 @@ class PrivateEstimatorBase(BaseEstimator):
             if isinstance(self, ClassifierMixin):  # user code -> fit wrapper -> fit -> here -> ravel
                 y = ravel_column_vector(y, y_name, stacklevel=4)
         return values, y
+
+    def _require_y(self, y) -> None:
+        if y is None:
+            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
 
     def _feature_names(self) -> list[str] | None:
         """The column names :meth:`_check_features` read at this fit (``None`` for data without names)."""
@@ -386,11 +390,7 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         memory or on Dask, :mod:`privpac.backends`); sets ``classes_`` from the public labels."""
         from ._one_d import labelled_counts_of
 
-        if y is None:
-            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        sample = labelled_counts_of(self.domain_, self.labels, X, y)
-        self.classes_ = np.asarray(self.labels)
-        return sample
+        return self._labelled(labelled_counts_of, X, y)
 
     def _labelled_ranges(self, X, y):
         """A one-dimensional labelled sample read through range statistics where ``X`` lives
@@ -398,9 +398,11 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         level of a grouped exponential mechanism later); sets ``classes_`` from the public labels."""
         from ._one_d import labelled_ranges_of
 
-        if y is None:
-            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        sample = labelled_ranges_of(self.domain_, self.labels, X, y)
+        return self._labelled(labelled_ranges_of, X, y)
+
+    def _labelled(self, read, X, y):
+        self._require_y(y)
+        sample = read(self.domain_, self.labels, X, y)
         self.classes_ = np.asarray(self.labels)
         return sample
 

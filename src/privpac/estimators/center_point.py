@@ -31,7 +31,7 @@ from ..validation import check_probability, is_engine_collection
 from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
-__all__ = ["ENGINE_MAX_POINTS", "PrivateCenterPoint", "box_domain", "check_engine_size"]
+__all__ = ["ENGINE_MAX_POINTS", "FIND_TUKEY_NEEDS_DELTA", "PrivateCenterPoint", "box_domain", "check_engine_size"]
 
 #: Largest number of points a fit on Dask or Spark brings to the driver, by dimension, where the
 #: exact algorithm has no envelope of its own (``d = 3`` has ``MAX_POINTS_3D``). Public caps set from
@@ -54,6 +54,14 @@ def check_engine_size(n: int, d: int, depth: str = "tukey") -> None:
             f"every point): at most ENGINE_MAX_POINTS[{d}] = {cap:,} points in d = {d}, got n = {n:,}; fit on a "
             "public random subsample of the points (docs/scale.md)"
         )
+
+
+#: FindTukey's settings that are (epsilon, delta)-DP, refused at delta = 0: ``(parameter, value, reason)``
+#: for every estimator that runs it (:class:`~privpac.estimators._exact_geometry.ExactGeometryMixin`)
+FIND_TUKEY_NEEDS_DELTA = (
+    ("mode", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),
+    ("composition", "advanced", ""),
+)
 
 
 def box_domain(domain):
@@ -155,10 +163,7 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
         self._store_parameters(locals())
 
     _choices = {"mode": MODES, "composition": COMPOSITIONS, "depth": DEPTHS}
-    _needs_delta = (
-        ("mode", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),
-        ("composition", "advanced", ""),
-    )
+    _needs_delta = FIND_TUKEY_NEEDS_DELTA
     _public_space = staticmethod(box_domain)
 
     def _check_parameters(self) -> None:

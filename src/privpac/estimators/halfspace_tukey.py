@@ -34,7 +34,7 @@ from ..validation import check_int, check_labels, check_probability, is_engine_c
 from ._exact_geometry import box_text, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
-from .center_point import box_domain
+from .center_point import FIND_TUKEY_NEEDS_DELTA, box_domain
 
 __all__ = ["PrivateTukeyHalfspaceClassifier"]
 
@@ -156,10 +156,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         self._store_parameters(locals())
 
     _choices = {"mode": MODES, "depth": DEPTHS, "composition": COMPOSITIONS}
-    _needs_delta = (
-        ("mode", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),
-        ("composition", "advanced", ""),
-    )
+    _needs_delta = FIND_TUKEY_NEEDS_DELTA
     _public_space = staticmethod(box_domain)
     _public_counts = ("n_chunks", "chunk_size")
 
@@ -201,8 +198,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         names = self._feature_names()
         points = None  # the per-record map to the lattice applied where engine rows live
         if is_engine_collection(X):
-            if y is None:
-                raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+            self._require_y(y)
             d, labels = int(self.n_features_in_), tuple(self.labels)
             B, lattice = box_lattice(space, d, names)
             n = _checked_count(X, y, B, labels, lattice)  # every record checked before anything is spent

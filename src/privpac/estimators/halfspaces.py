@@ -553,6 +553,8 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         proj = self.projection_dim
         if isinstance(proj, str) and proj == "auto" and self.constants == "paper":
             proj = "paper"
+        # the paper's two learners share their accuracy, confidence and projection dimension
+        sized = dict(alpha=self.alpha, beta=self.beta, projection_dim=proj, **common)
         if self.variant in ("faithful", "paper-literal"):
             return learn_margin_faithful(
                 data,
@@ -560,26 +562,13 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 gamma,
                 eps,
                 delta,
-                alpha=self.alpha,
-                beta=self.beta,
-                projection_dim=proj,
                 optimizer=self.optimizer,
                 boost=bool(self.boost),
                 n_steps=n_steps,
                 variant="corrected" if self.variant == "faithful" else "paper-literal",
-                **common,
+                **sized,
             )
-        return learn_margin_pure(
-            data,
-            labels_pm,
-            gamma,
-            eps,
-            alpha=self.alpha,
-            beta=self.beta,
-            projection_dim=proj,
-            max_candidates=self.max_candidates,
-            **common,
-        )
+        return learn_margin_pure(data, labels_pm, gamma, eps, max_candidates=self.max_candidates, **sized)
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         if _is_norm_bound(self.domain):
