@@ -12,30 +12,36 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..domains import integer_box, public_rows
 from ..errors import DataError
+from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..validation import check_array
+from ._exact_geometry import ExactGeometryMixin, float_view
 
 
-class ExactLinearClassifierMixin:
+class ExactLinearClassifierMixin(ExactGeometryMixin):
     """``coef_``/``intercept_`` float views, ``decision_function`` and ``predict`` from
-    ``coef_exact_``/``intercept_exact_`` (set by ``fit``) for a :class:`PrivateClassifierBase`."""
+    ``coef_exact_``/``intercept_exact_`` (set by ``fit``) for a :class:`PrivateClassifierBase`, and
+    their saved form."""
+
+    _exact_point = ("coef_exact_", "coef", "entries", "features")
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        # the dry fit that recomputes a saved model's privacy record: one public point and one label
-        space = integer_box(self.domain, "domain", "B", "the box of the features")
-        if isinstance(space, int):  # the centre of [-B, B]^d
-            X = np.zeros((n_samples, n_features), dtype=np.int64)
-        else:
-            X = public_rows(space, n_samples, n_features)  # a corner of the grid
-        return X, np.full(n_samples, self.labels[0])
+        return (*super()._public_example(n_samples, n_features), np.full(n_samples, self.labels[0]))
+
+    def _released_state(self) -> dict:
+        return {**super()._released_state(), "intercept": fraction_to_text(self.intercept_exact_)}
+
+    def _restore_released(self, state: dict) -> None:
+        super()._restore_released(state)
+        self.intercept_exact_ = fraction_from_text(state["intercept"])
+        self.classes_ = np.asarray(self.labels)
 
     @property
     def coef_(self) -> np.ndarray:
         """``a`` as floats (rounded; ``coef_exact_`` is exact)."""
         self._check_fitted()
-        return np.asarray([float(v) for v in self.coef_exact_], dtype=np.float64)
+        return float_view(self.coef_exact_)
 
     @property
     def intercept_(self) -> float:

@@ -134,12 +134,17 @@ class PrivateEstimatorBase(BaseEstimator):
         return list(_init_parameter_names(cls))
 
     def __init__(self, epsilon=1.0, delta=1e-6, domain=None, constants="tuned", random_state=None, accountant=None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.domain = domain
-        self.constants = constants
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_parameters(locals())
+
+    def _store_parameters(self, arguments: Mapping) -> None:
+        """The body of every ``__init__``: store its arguments under their own names and do nothing else
+        (scikit-learn's contract; ``get_params`` and ``clone`` read them back by the signature's names).
+
+        ``arguments`` is ``locals()`` taken first thing in ``__init__``: the parameters (and ``self``).
+        """
+        for name, value in arguments.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
 
     # -- fit scaffolding ------------------------------------------------------------------------
 
@@ -251,8 +256,8 @@ class PrivateEstimatorBase(BaseEstimator):
         ``(n, 1)`` is raveled with scikit-learn's ``DataConversionWarning``. Data on an engine (Dask,
         Spark) is returned as it is: it is read where it lives (:mod:`privpac.backends`).
         """
-        if reset and y is None and isinstance(self, ClassifierMixin):
-            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        if reset and isinstance(self, ClassifierMixin):
+            self._require_y(y)
         if is_engine_collection(X):  # on a cluster: read the shape and names, never the data
             if not self._fits_on_engines:
                 raise TypeError(self._engine_refusal())
@@ -285,6 +290,10 @@ class PrivateEstimatorBase(BaseEstimator):
             if isinstance(self, ClassifierMixin):  # user code -> fit wrapper -> fit -> here -> ravel
                 y = ravel_column_vector(y, y_name, stacklevel=4)
         return values, y
+
+    def _require_y(self, y) -> None:
+        if y is None:
+            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
 
     def _feature_names(self) -> list[str] | None:
         """The column names :meth:`_check_features` read at this fit (``None`` for data without names)."""
@@ -374,19 +383,14 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         labels=(0, 1),
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
-        self.labels = labels
+        self._store_parameters(locals())
 
     def _labelled_sample(self, X, y):
         """The exact counts of a one-dimensional labelled sample, computed where ``X`` lives (in
         memory or on Dask, :mod:`privpac.backends`); sets ``classes_`` from the public labels."""
         from ._one_d import labelled_counts_of
 
-        if y is None:
-            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        sample = labelled_counts_of(self.domain_, self.labels, X, y)
-        self.classes_ = np.asarray(self.labels)
-        return sample
+        return self._labelled(labelled_counts_of, X, y)
 
     def _labelled_ranges(self, X, y):
         """A one-dimensional labelled sample read through range statistics where ``X`` lives
@@ -394,9 +398,11 @@ class PrivateClassifierBase(ClassifierMixin, PrivateEstimatorBase):
         level of a grouped exponential mechanism later); sets ``classes_`` from the public labels."""
         from ._one_d import labelled_ranges_of
 
-        if y is None:
-            raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        sample = labelled_ranges_of(self.domain_, self.labels, X, y)
+        return self._labelled(labelled_ranges_of, X, y)
+
+    def _labelled(self, read, X, y):
+        self._require_y(y)
+        sample = read(self.domain_, self.labels, X, y)
         self.classes_ = np.asarray(self.labels)
         return sample
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..domains import IntegerDomain, box_lattice, domain_text, integer_box, public_rows
+from ..domains import box_lattice, domain_text, integer_box
 from ..errors import DataError, InvalidParameterError
-from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points
 from ..learners.center_point import (
     COMPOSITIONS,
@@ -28,11 +27,11 @@ from ..learners.center_point import (
     find_tukey,
     plan_find_tukey,
 )
-from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability, is_engine_collection
+from ..validation import check_probability, is_engine_collection
+from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
-__all__ = ["ENGINE_MAX_POINTS", "PrivateCenterPoint", "box_domain", "check_engine_size"]
+__all__ = ["ENGINE_MAX_POINTS", "FIND_TUKEY_NEEDS_DELTA", "PrivateCenterPoint", "box_domain", "check_engine_size"]
 
 #: Largest number of points a fit on Dask or Spark brings to the driver, by dimension, where the
 #: exact algorithm has no envelope of its own (``d = 3`` has ``MAX_POINTS_3D``). Public caps set from
@@ -57,6 +56,14 @@ def check_engine_size(n: int, d: int, depth: str = "tukey") -> None:
         )
 
 
+#: FindTukey's settings that are (epsilon, delta)-DP, refused at delta = 0: ``(parameter, value, reason)``
+#: for every estimator that runs it (:class:`~privpac.estimators._exact_geometry.ExactGeometryMixin`)
+FIND_TUKEY_NEEDS_DELTA = (
+    ("mode", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),
+    ("composition", "advanced", ""),
+)
+
+
 def box_domain(domain):
     """The public box, validated before the data is read: the int ``B`` of ``[-B, B]^d`` (an int or
     ``IntegerDomain(-B, B)``: exact integers), or a domain (a grid, per-feature bounds, an integer range
@@ -64,7 +71,7 @@ def box_domain(domain):
     return integer_box(domain, "domain", "B", "the box of the data")
 
 
-class PrivateCenterPoint(PrivateEstimatorBase):
+class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
     """A private point of high Tukey depth (a private center point) of integer data, ``d in {1, 2, 3}``
     (any ``d`` in directional depth).
 
@@ -153,31 +160,18 @@ class PrivateCenterPoint(PrivateEstimatorBase):
         random_state=None,
         accountant=None,
     ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.domain = domain
-        self.mode = mode
-        self.composition = composition
-        self.depth = depth
-        self.beta = beta
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_parameters(locals())
 
-    def _begin_fit(self):
-        # Every parameter is validated before the budget is reserved and before the data is read.
-        eps = check_budget_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        check_choice(self.mode, "mode", MODES)
-        check_choice(self.composition, "composition", COMPOSITIONS)
-        check_choice(self.depth, "depth", DEPTHS)
+    _choices = {"mode": MODES, "composition": COMPOSITIONS, "depth": DEPTHS}
+    _needs_delta = FIND_TUKEY_NEEDS_DELTA
+    _public_space = staticmethod(box_domain)
+
+    def _check_parameters(self) -> None:
         check_probability(self.beta, "beta")
-        if self.mode == "recconcave" and delta <= 0.0:
-            raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
-        if self.composition == "advanced" and delta <= 0.0:
-            raise InvalidParameterError("composition='advanced' needs delta > 0")
-        space = box_domain(self.domain)
-        rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, space
+
+    def _tukey_choices(self) -> dict:
+        # one set of public choices for the plan (the warning) and the run
+        return dict(beta=self.beta, mode=self.mode, composition=self.composition, depth=self.depth)
 
     #: reads X through privpac.backends: engine data are counted, then brought to the driver
     _fits_on_engines = True
@@ -216,44 +210,21 @@ class PrivateCenterPoint(PrivateEstimatorBase):
             if arr.shape[0] == 0:
                 raise DataError(f"X is empty: at least one point is needed (shape {arr.shape})")
         n, d = arr.shape
-        plan = plan_find_tukey(
-            n,
-            d,
-            B,
-            ledger.budget_epsilon,
-            ledger.budget_delta,
-            beta=self.beta,
-            mode=self.mode,
-            composition=self.composition,
-            depth=self.depth,
-        )
+        plan = plan_find_tukey(n, d, B, ledger.budget_epsilon, ledger.budget_delta, **self._tukey_choices())
         self._warn_few_records(
             n,
             plan.sufficient_n,
             f"a center point of {plan.depth} depth n/(2(d+1)) in "
-            f"{f'[-{B}, {B}]^{d}' if lattice is None else lattice.describe()} by FindTukey ({plan.mode}, "
-            f"{plan.composition} composition) at epsilon={plan.epsilon:g}, beta={plan.beta:g}",
-            "Use more data, a larger epsilon or a smaller domain bound B"
-            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
+            f"{box_text(B, lattice, d)} by FindTukey ({plan.mode}, {plan.composition} composition) at "
+            f"epsilon={plan.epsilon:g}, beta={plan.beta:g}",
+            "Use more data, a larger epsilon or a smaller domain bound B" + grid_advice(lattice),
             proven=True,
         )
         result = find_tukey(
-            arr,
-            B,
-            ledger.budget_epsilon,
-            ledger.budget_delta,
-            beta=self.beta,
-            mode=self.mode,
-            composition=self.composition,
-            depth=self.depth,
-            ledger=ledger,
-            rng=rng,
+            arr, B, ledger.budget_epsilon, ledger.budget_delta, **self._tukey_choices(), ledger=ledger, rng=rng
         )
-        self.domain_ = IntegerDomain(-B, B) if lattice is None else lattice.grid
         self.center_ = result.center if lattice is None else lattice.point(result.center)
-        self.composition_ = plan.composition
-        self.n_samples_ = n
-        self.n_features_in_ = d
+        self._record_fit(B, lattice, plan.composition, n, d)
         self._end_fit(ledger)
         return self
 
@@ -261,34 +232,11 @@ class PrivateCenterPoint(PrivateEstimatorBase):
     def center_float_(self) -> np.ndarray:
         """The center as floats (rounded; ``center_`` is exact)."""
         self._check_fitted()
-        return np.asarray([float(v) for v in self.center_], dtype=np.float64)
-
-    def _public_example(self, n_samples: int, n_features: int) -> tuple:
-        space = box_domain(self.domain)
-        if isinstance(space, int):  # the centre of [-B, B]^d
-            return (np.zeros((n_samples, n_features), dtype=np.int64),)
-        return (public_rows(space, n_samples, n_features),)  # a corner of the grid
-
-    def _fitted_state(self) -> dict:
-        return {
-            "center": [fraction_to_text(v) for v in self.center_],
-            "composition": self.composition_,
-            "n_samples": self.n_samples_,
-            "n_features": self.n_features_in_,
-        }
-
-    def _restore_state(self, state: dict) -> None:
-        self.center_ = tuple(fraction_from_text(s) for s in state["center"])
-        self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
-        self.n_samples_ = int(state["n_samples"])
-        self.n_features_in_ = int(state["n_features"])
-        if len(self.center_) != self.n_features_in_:
-            raise ValueError(f"the saved center has {len(self.center_)} coordinates for {self.n_features_in_} features")
+        return float_view(self.center_)
 
     def summary(self) -> list[str]:
         self._check_fitted()
-        exact = ", ".join(str(v) for v in self.center_)
-        approx = ", ".join(f"{float(v):.6g}" for v in self.center_)
+        exact, approx = exact_text(self.center_)
         return [
             f"{self.algorithm_name}: {self.mode} per coordinate, {self.composition_} composition, {self.depth} depth",
             f"  center = ({exact}) ~ ({approx})",

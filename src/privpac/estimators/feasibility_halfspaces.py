@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from fractions import Fraction
 
 import numpy as np
 
-from ..domains import IntegerDomain, box_lattice, domain_text, integer_box
+from ..domains import box_lattice, domain_text, integer_box
 from ..errors import InvalidParameterError, UtilityWarning
-from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.center_point import check_points_in_box
 from ..learners.feasibility_candidates import engine_candidate_depths, engine_constraints
 from ..learners.feasibility_halfspaces import (
@@ -36,17 +34,8 @@ from ..learners.feasibility_halfspaces import (
     plan_halfspace_learner,
 )
 from ..learners.linear_feasibility import OPTIMIZERS, candidate_levels, run_find_deep_point
-from ..random import as_random_source
-from ..validation import (
-    check_array,
-    check_budget_epsilon,
-    check_choice,
-    check_delta,
-    check_labels,
-    check_probability,
-    check_real,
-    is_engine_collection,
-)
+from ..validation import check_array, check_labels, check_probability, check_real, is_engine_collection
+from ._exact_geometry import box_text, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, engine_rows, private_fit
 from .linear_feasibility import check_engine_size, resolve_candidates
@@ -183,35 +172,15 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         random_state=None,
         accountant=None,
     ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.domain = domain
-        self.learner = learner
-        self.mode = mode
-        self.one_d_optimizer = one_d_optimizer
-        self.alpha = alpha
-        self.beta = beta
-        self.candidates = candidates
-        self.labels = labels
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_parameters(locals())
 
-    def _begin_fit(self):
-        # The public grid first, then every parameter, then the budget; the data only after that.
-        space = grid_domain(self.domain)
-        eps = check_budget_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        check_choice(self.learner, "learner", LEARNERS)
-        check_choice(self.mode, "mode", DUALS)
-        check_choice(self.one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
+    _choices = {"learner": LEARNERS, "mode": DUALS, "one_d_optimizer": OPTIMIZERS}
+    _needs_delta = (("one_d_optimizer", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),)
+    _public_space = staticmethod(grid_domain)
+
+    def _check_parameters(self) -> None:
         check_real(self.alpha, "alpha", low=0.0, low_open=True, high=1.0)
         check_probability(self.beta, "beta")
-        if self.one_d_optimizer == "recconcave" and delta <= 0.0:
-            raise InvalidParameterError(
-                "one_d_optimizer='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)"
-            )
-        rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, space
 
     #: reads X through privpac.backends: engine data are counted, then brought to the driver
     _fits_on_engines = True
@@ -225,20 +194,21 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         self._plan(n, d, G, ledger)
         check_engine_size(n, d + 1, who=type(self).__name__)
 
-    def _plan(self, n: int, d: int, G: int, ledger, candidates=None):
-        """The learner's public plan (its own refusals included) for ``n`` records in ``[-G, G]^d``."""
-        return plan_halfspace_learner(
-            n,
-            d,
-            G,
-            ledger.budget_epsilon,
-            ledger.budget_delta,
+    def _learner_choices(self, candidates=None) -> dict:
+        # one set of public choices for the plan (its refusals, the warning) and the run
+        return dict(
             learner=self.learner,
             mode=self.mode,
             one_d_optimizer=self.one_d_optimizer,
             alpha=self.alpha,
             beta=self.beta,
             candidates=candidates,
+        )
+
+    def _plan(self, n: int, d: int, G: int, ledger, candidates=None):
+        """The learner's public plan (its own refusals included) for ``n`` records in ``[-G, G]^d``."""
+        return plan_halfspace_learner(
+            n, d, G, ledger.budget_epsilon, ledger.budget_delta, **self._learner_choices(candidates)
         )
 
     def _candidates(self, d: int, G: int, rng, lattice=None):
@@ -297,12 +267,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             G,
             ledger.budget_epsilon,
             ledger.budget_delta,
-            learner=self.learner,
-            mode=self.mode,
-            one_d_optimizer=self.one_d_optimizer,
-            alpha=self.alpha,
-            beta=self.beta,
-            candidates=candidates,
+            **self._learner_choices(candidates),
             ledger=ledger,
             rng=rng,
         )
@@ -335,10 +300,8 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             f"error <= {plan.alpha:g} ({'training' if plan.learner == 'erm' else 'population'}) by the KMST "
             f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.one_d_optimizer}, "
             f"{plan.find_deep_point.composition} composition) on "
-            f"{f'[-{G}, {G}]^{d}' if lattice is None else lattice.describe()} at epsilon={ledger.budget_epsilon:g}, "
-            f"beta={plan.beta:g}",
-            "Use more data, a larger epsilon or a smaller grid bound X"
-            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
+            f"{box_text(G, lattice, d)} at epsilon={ledger.budget_epsilon:g}, beta={plan.beta:g}",
+            "Use more data, a larger epsilon or a smaller grid bound X" + grid_advice(lattice),
             proven=True,
         )
 
@@ -346,13 +309,10 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         coef, intercept = tuple(result.a), -result.w
         if lattice is not None:  # the same halfspace in the data's units
             coef, intercept = lattice.halfspace(coef, intercept)
-        self.domain_ = IntegerDomain(-G, G) if lattice is None else lattice.grid
         self.coef_exact_ = coef
         self.intercept_exact_ = intercept
         self.degenerate_ = bool(result.degenerate)
-        self.composition_ = plan.find_deep_point.composition
-        self.n_samples_ = n
-        self.n_features_in_ = d
+        self._record_fit(G, lattice, plan.find_deep_point.composition, n, d)
         if self.degenerate_:
             warnings.warn(
                 f"{type(self).__name__}: the paper's dual returned a = 0, the degenerate halfspace every homogeneous "
@@ -363,31 +323,16 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         self._end_fit(ledger)
         return self
 
-    def _fitted_state(self) -> dict:
-        return {
-            "coef": [fraction_to_text(v) for v in self.coef_exact_],
-            "intercept": fraction_to_text(self.intercept_exact_),
-            "degenerate": self.degenerate_,
-            "composition": self.composition_,
-            "n_samples": self.n_samples_,
-            "n_features": self.n_features_in_,
-        }
+    def _released_state(self) -> dict:
+        return {**super()._released_state(), "degenerate": self.degenerate_}
 
-    def _restore_state(self, state: dict) -> None:
-        self.coef_exact_ = tuple(Fraction(fraction_from_text(s)) for s in state["coef"])
-        self.intercept_exact_ = Fraction(fraction_from_text(state["intercept"]))
+    def _restore_released(self, state: dict) -> None:
+        super()._restore_released(state)
         self.degenerate_ = bool(state["degenerate"])
-        self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
-        self.n_samples_ = int(state["n_samples"])
-        self.n_features_in_ = int(state["n_features"])
-        self.classes_ = np.asarray(self.labels)
-        if len(self.coef_exact_) != self.n_features_in_:
-            raise ValueError(f"the saved coef has {len(self.coef_exact_)} entries for {self.n_features_in_} features")
 
     def summary(self) -> list[str]:
         self._check_fitted()
-        exact = ", ".join(str(v) for v in self.coef_exact_)
-        approx = ", ".join(f"{float(v):.6g}" for v in self.coef_exact_)
+        exact, approx = exact_text(self.coef_exact_)
         over = "" if self.candidates is None else ", over a public candidate set (spec 6.5 option 1)"
         lines = [
             f"{self.algorithm_name}: {self.learner} learner, {self.mode} dual, {self.one_d_optimizer} per coordinate, "

@@ -18,9 +18,8 @@ import functools
 import numpy as np
 
 from ..backends import backend_for
-from ..domains import IntegerDomain, box_lattice, domain_text
-from ..errors import DataError, InvalidParameterError
-from ..formatting import fraction_from_text, fraction_to_text
+from ..domains import box_lattice, domain_text
+from ..errors import DataError
 from ..geometry._exact import as_integer_points
 from ..learners.center_point import check_points_in_box
 from ..learners.halfspace_tukey import (
@@ -31,19 +30,11 @@ from ..learners.halfspace_tukey import (
     plan_learn_halfspace,
     sample_chunk_points,
 )
-from ..random import as_random_source
-from ..validation import (
-    check_budget_epsilon,
-    check_choice,
-    check_delta,
-    check_int,
-    check_labels,
-    check_probability,
-    is_engine_collection,
-)
+from ..validation import check_int, check_labels, check_probability, is_engine_collection
+from ._exact_geometry import box_text, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
-from .center_point import box_domain
+from .center_point import FIND_TUKEY_NEEDS_DELTA, box_domain
 
 __all__ = ["PrivateTukeyHalfspaceClassifier"]
 
@@ -162,36 +153,18 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         random_state=None,
         accountant=None,
     ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.domain = domain
-        self.mode = mode
-        self.depth = depth
-        self.composition = composition
-        self.alpha = alpha
-        self.beta = beta
-        self.n_chunks = n_chunks
-        self.labels = labels
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_parameters(locals())
 
-    def _begin_fit(self):
-        eps = check_budget_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        check_choice(self.mode, "mode", MODES)
-        check_choice(self.depth, "depth", DEPTHS)
-        check_choice(self.composition, "composition", COMPOSITIONS)
+    _choices = {"mode": MODES, "depth": DEPTHS, "composition": COMPOSITIONS}
+    _needs_delta = FIND_TUKEY_NEEDS_DELTA
+    _public_space = staticmethod(box_domain)
+    _public_counts = ("n_chunks", "chunk_size")
+
+    def _check_parameters(self) -> None:
         check_probability(self.alpha, "alpha")
         check_probability(self.beta, "beta")
         if self.n_chunks is not None:
             check_int(self.n_chunks, "n_chunks", low=1)
-        if self.mode == "recconcave" and delta <= 0.0:
-            raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
-        if self.composition == "advanced" and delta <= 0.0:
-            raise InvalidParameterError("composition='advanced' needs delta > 0")
-        space = box_domain(self.domain)
-        rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, space
 
     def _plan(self, n: int, d: int, B: int, ledger):
         return plan_learn_halfspace(
@@ -225,8 +198,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         names = self._feature_names()
         points = None  # the per-record map to the lattice applied where engine rows live
         if is_engine_collection(X):
-            if y is None:
-                raise DataError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+            self._require_y(y)
             d, labels = int(self.n_features_in_), tuple(self.labels)
             B, lattice = box_lattice(space, d, names)
             n = _checked_count(X, y, B, labels, lattice)  # every record checked before anything is spent
@@ -253,11 +225,9 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         self._warn_few_records(
             n,
             plan.sufficient_s,
-            f"error <= alpha={plan.alpha:g} in {f'[-{B}, {B}]^{d}' if lattice is None else lattice.describe()} by "
-            f"LearnHalfSpace (FindTukey {plan.find_tukey.mode}, {plan.depth} depth) at "
-            f"epsilon={plan.find_tukey.epsilon:g}, beta={plan.beta:g}",
-            "Use more data, a larger epsilon or a smaller domain bound B"
-            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
+            f"error <= alpha={plan.alpha:g} in {box_text(B, lattice, d)} by LearnHalfSpace (FindTukey "
+            f"{plan.find_tukey.mode}, {plan.depth} depth) at epsilon={plan.find_tukey.epsilon:g}, beta={plan.beta:g}",
+            "Use more data, a larger epsilon or a smaller domain bound B" + grid_advice(lattice),
             proven=True,
         )
         # One path for every engine: the chunk points where the chunks live, FindTukey on the driver.
@@ -266,43 +236,17 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         coef, intercept = tuple(result.a), -result.w
         if lattice is not None:  # the same halfspace in the data's units
             coef, intercept = lattice.halfspace(coef, intercept)
-        self.domain_ = IntegerDomain(-B, B) if lattice is None else lattice.grid
         self.coef_exact_ = coef
         self.intercept_exact_ = intercept
-        self.composition_ = plan.find_tukey.composition
         self.n_chunks_ = plan.n_chunks
         self.chunk_size_ = plan.chunk_size
-        self.n_samples_ = n
-        self.n_features_in_ = d
+        self._record_fit(B, lattice, plan.find_tukey.composition, n, d)
         self._end_fit(ledger)
         return self
 
-    def _fitted_state(self) -> dict:
-        return {
-            "coef": [fraction_to_text(v) for v in self.coef_exact_],
-            "intercept": fraction_to_text(self.intercept_exact_),
-            "composition": self.composition_,
-            "n_chunks": self.n_chunks_,
-            "chunk_size": self.chunk_size_,
-            "n_samples": self.n_samples_,
-            "n_features": self.n_features_in_,
-        }
-
-    def _restore_state(self, state: dict) -> None:
-        self.coef_exact_ = tuple(fraction_from_text(s) for s in state["coef"])
-        self.intercept_exact_ = fraction_from_text(state["intercept"])
-        self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
-        self.n_chunks_ = int(state["n_chunks"])
-        self.chunk_size_ = int(state["chunk_size"])
-        self.n_samples_ = int(state["n_samples"])
-        self.n_features_in_ = int(state["n_features"])
-        if len(self.coef_exact_) != self.n_features_in_:
-            raise ValueError(f"the saved coef has {len(self.coef_exact_)} entries for {self.n_features_in_} features")
-
     def summary(self) -> list[str]:
         self._check_fitted()
-        exact = ", ".join(str(v) for v in self.coef_exact_)
-        approx = ", ".join(f"{float(v):.6g}" for v in self.coef_exact_)
+        exact, approx = exact_text(self.coef_exact_)
         return [
             f"{self.algorithm_name}: FindTukey {self.mode} per coordinate, {self.depth} depth, "
             f"{self.composition_} composition",

@@ -400,19 +400,7 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         fit_intercept="auto",
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
-        self.fit_intercept = fit_intercept
-        self.margin = margin
-        self.margin_type = margin_type
-        self.method = method
-        self.variant = variant
-        self.projection_dim = projection_dim
-        self.n_steps = n_steps
-        self.alpha = alpha
-        self.beta = beta
-        self.optimizer = optimizer
-        self.boost = boost
-        self.max_candidates = max_candidates
+        self._store_parameters(locals())
 
     @property
     def algorithm_name(self) -> str:
@@ -565,6 +553,8 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
         proj = self.projection_dim
         if isinstance(proj, str) and proj == "auto" and self.constants == "paper":
             proj = "paper"
+        # the paper's two learners share their accuracy, confidence and projection dimension
+        sized = dict(alpha=self.alpha, beta=self.beta, projection_dim=proj, **common)
         if self.variant in ("faithful", "paper-literal"):
             return learn_margin_faithful(
                 data,
@@ -572,26 +562,13 @@ class PrivateHalfspaceClassifier(PrivateClassifierBase):
                 gamma,
                 eps,
                 delta,
-                alpha=self.alpha,
-                beta=self.beta,
-                projection_dim=proj,
                 optimizer=self.optimizer,
                 boost=bool(self.boost),
                 n_steps=n_steps,
                 variant="corrected" if self.variant == "faithful" else "paper-literal",
-                **common,
+                **sized,
             )
-        return learn_margin_pure(
-            data,
-            labels_pm,
-            gamma,
-            eps,
-            alpha=self.alpha,
-            beta=self.beta,
-            projection_dim=proj,
-            max_candidates=self.max_candidates,
-            **common,
-        )
+        return learn_margin_pure(data, labels_pm, gamma, eps, max_candidates=self.max_candidates, **sized)
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         if _is_norm_bound(self.domain):

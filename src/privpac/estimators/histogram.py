@@ -115,8 +115,7 @@ class PrivateHistogram(PrivateEstimatorBase):
     def __init__(
         self, epsilon=1.0, delta=0.0, domain=None, n_bins=10, constants="tuned", random_state=None, accountant=None
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
-        self.n_bins = n_bins
+        self._store_parameters(locals())
 
     @private_fit
     def fit(self, X, y=None):

@@ -115,11 +115,7 @@ class LabelPrivateClassifier(PrivateClassifierBase):
         n_unlabelled=None,
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
-        self.concept = concept
-        self.alpha = alpha
-        self.beta = beta
-        self.n_unlabelled = n_unlabelled
+        self._store_parameters(locals())
 
     def _index(self, X, name="X"):
         domain = as_domain(self.domain_)

@@ -26,7 +26,6 @@ import numpy as np
 
 from ..domains import Grid, IntegerDomain, Lattice, box_lattice, domain_text, integer_box
 from ..errors import DataError, DomainError, InvalidParameterError
-from ..formatting import fraction_from_text, fraction_to_text
 from ..learners.feasibility_candidates import (
     CandidateSet,
     candidate_set,
@@ -45,8 +44,8 @@ from ..learners.linear_feasibility import (
     plan_find_deep_point,
     run_find_deep_point,
 )
-from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_probability, is_engine_collection
+from ..validation import check_probability, is_engine_collection
+from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
 __all__ = [
@@ -168,7 +167,7 @@ class _SystemBlock:
         return check_system(np.asarray(A_block), np.asarray(b_block), self.X, first_row=start)
 
 
-class PrivateLinearFeasibility(PrivateEstimatorBase):
+class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
     """A private point satisfying most constraints of a system ``A x >= b``, ``x in Q^D``, with public entry bounds.
 
     FindDeepPoint (Kaplan, Mansour, Stemmer, Tsfadia, NeurIPS 2020, Fig. 2, Thm 4.6) with the spec's
@@ -269,25 +268,14 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
         random_state=None,
         accountant=None,
     ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.bound = bound
-        self.one_d_optimizer = one_d_optimizer
-        self.candidate_domain = candidate_domain
-        self.truncate = truncate
-        self.beta = beta
-        self.candidates = candidates
-        self.candidate_bound = candidate_bound
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_parameters(locals())
 
-    def _begin_fit(self):
-        # The public bound first, then every parameter, then the budget; the data only after that.
-        space = entry_domain(self.bound)
-        eps = check_budget_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        check_choice(self.one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
-        check_choice(self.candidate_domain, "candidate_domain", DOMAINS)
+    _choices = {"one_d_optimizer": OPTIMIZERS, "candidate_domain": DOMAINS}
+    _needs_delta = (("one_d_optimizer", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),)
+    _public_space = staticmethod(entry_domain)
+    _exact_point = ("solution_", "solution", "coordinates", "variables")
+
+    def _check_parameters(self) -> None:
         if self.truncate is not None and not isinstance(self.truncate, bool):
             raise InvalidParameterError(f"truncate must be None, True or False, got {self.truncate!r}")
         if self.truncate is True and self.one_d_optimizer == "expmech":
@@ -296,12 +284,6 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
                 "quality raises the weight of bad candidates"
             )
         check_probability(self.beta, "beta")
-        if self.one_d_optimizer == "recconcave" and delta <= 0.0:
-            raise InvalidParameterError(
-                "one_d_optimizer='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)"
-            )
-        rng = as_random_source(self.random_state)
-        return self._open_ledger(eps, delta), rng, space
 
     #: reads A through privpac.backends: engine data are counted, then brought to the driver
     _fits_on_engines = True
@@ -375,10 +357,9 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
             m,
             plan.sufficient_m,
             f"a point satisfying {1 - ALPHA:g} m of the constraints in D = {D} with entries in "
-            f"{f'[-{X}, {X}]' if lattice is None else lattice.describe()} by FindDeepPoint ({plan.one_d_optimizer}, "
-            f"{plan.composition} composition) at epsilon={plan.epsilon:g}, beta={plan.beta:g}",
-            "Use more constraints, a larger epsilon or a smaller bound X"
-            + ("." if lattice is None else " (a coarser grid: fewer n_points)."),
+            f"{box_text(X, lattice)} by FindDeepPoint ({plan.one_d_optimizer}, {plan.composition} composition) at "
+            f"epsilon={plan.epsilon:g}, beta={plan.beta:g}",
+            "Use more constraints, a larger epsilon or a smaller bound X" + grid_advice(lattice),
             proven=True,
         )
         if engine is None:
@@ -395,10 +376,7 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
                 rng=rng,
             )
         self.solution_ = result.solution if lattice is None else lattice.system_solution(result.solution)
-        self.domain_ = IntegerDomain(-X, X) if lattice is None else lattice.grid
-        self.composition_ = plan.composition
-        self.n_samples_ = m
-        self.n_features_in_ = D
+        self._record_fit(X, lattice, plan.composition, m, D)
         self._end_fit(ledger)
         return self
 
@@ -406,34 +384,15 @@ class PrivateLinearFeasibility(PrivateEstimatorBase):
     def solution_float_(self) -> np.ndarray:
         """The solution as floats (rounded; ``solution_`` is exact)."""
         self._check_fitted()
-        return np.asarray([float(v) for v in self.solution_], dtype=np.float64)
+        return float_view(self.solution_)
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         # 0 lies in every public bound (symmetric about 0); off a grid's points it maps to the nearest one
         return np.zeros((n_samples, n_features), dtype=np.int64), np.zeros(n_samples, dtype=np.int64)
 
-    def _fitted_state(self) -> dict:
-        return {
-            "solution": [fraction_to_text(v) for v in self.solution_],
-            "composition": self.composition_,
-            "n_samples": self.n_samples_,
-            "n_features": self.n_features_in_,
-        }
-
-    def _restore_state(self, state: dict) -> None:
-        self.solution_ = tuple(fraction_from_text(s) for s in state["solution"])
-        self.composition_ = check_choice(state["composition"], "composition", ("basic", "advanced"))
-        self.n_samples_ = int(state["n_samples"])
-        self.n_features_in_ = int(state["n_features"])
-        if len(self.solution_) != self.n_features_in_:
-            raise ValueError(
-                f"the saved solution has {len(self.solution_)} coordinates for {self.n_features_in_} variables"
-            )
-
     def summary(self) -> list[str]:
         self._check_fitted()
-        exact = ", ".join(str(v) for v in self.solution_)
-        approx = ", ".join(f"{float(v):.6g}" for v in self.solution_)
+        exact, approx = exact_text(self.solution_)
         domain = getattr(self, "domain_", None)
         domain = entry_domain(self.bound) if domain is None else domain
         bounds = f"-{domain}:{domain}" if isinstance(domain, int) else domain_text(domain).removesuffix(" per feature")

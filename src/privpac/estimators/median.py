@@ -242,11 +242,7 @@ class PrivateMedian(PrivateEstimatorBase):
         N=None,
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
-        self.method = method
-        self.alpha = alpha
-        self.beta = beta
-        self.N = N
+        self._store_parameters(locals())
 
     @private_fit
     def fit(self, X, y=None):

@@ -73,11 +73,7 @@ class PrivatePointClassifier(PrivateClassifierBase):
         beta=0.1,
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
-        self.method = method
-        self.on_bottom = on_bottom
-        self.alpha = alpha
-        self.beta = beta
+        self._store_parameters(locals())
 
     @private_fit
     def fit(self, X, y):

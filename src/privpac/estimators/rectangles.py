@@ -395,14 +395,7 @@ class PrivateRectangleClassifier(PrivateClassifierBase):
         alpha=0.1,
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
-        self.method = method
-        self.shape = shape
-        self.beta = beta
-        self.interior_point = interior_point
-        self.tie_break_bits = tie_break_bits
-        self.variant = variant
-        self.alpha = alpha
+        self._store_parameters(locals())
 
     @property
     def _fits_on_engines(self) -> bool:

@@ -50,10 +50,7 @@ class PrivateSanitizerBase(PrivateEstimatorBase):
         unsafe_skip_precondition=False,
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, accountant=accountant)
-        self.alpha = alpha
-        self.beta = beta
-        self.unsafe_skip_precondition = unsafe_skip_precondition
+        self._store_parameters(locals())
 
     def _extra_arguments(self) -> dict:
         """Sanitizer arguments beyond the shared ones (``k`` for the k-POINT sanitizer)."""
@@ -177,18 +174,7 @@ class KPointSanitizer(PointSanitizer):
         unsafe_skip_precondition=False,
         accountant=None,
     ):
-        super().__init__(
-            epsilon,
-            delta,
-            domain,
-            constants,
-            random_state,
-            alpha,
-            beta,
-            unsafe_skip_precondition,
-            accountant=accountant,
-        )
-        self.k = k
+        self._store_parameters(locals())
 
     def _extra_arguments(self) -> dict:
         return {"k": self.k}

@@ -101,12 +101,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         orientation="auto",
         accountant=None,
     ):
-        super().__init__(epsilon, delta, domain, constants, random_state, labels, accountant=accountant)
-        self.method = method
-        self.N = N
-        self.alpha = alpha
-        self.beta = beta
-        self.orientation = orientation
+        self._store_parameters(locals())
 
     def _resolve_method(self, size: int, eps: float, delta: float) -> str:
         method = check_choice(self.method, "method", METHODS)
