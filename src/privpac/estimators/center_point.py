@@ -36,7 +36,7 @@ __all__ = ["ENGINE_MAX_POINTS", "FIND_TUKEY_NEEDS_DELTA", "PrivateCenterPoint", 
 #: Largest number of points a fit on Dask or Spark brings to the driver, by dimension, where the
 #: exact algorithm has no envelope of its own (``d = 3`` has ``MAX_POINTS_3D``). Public caps set from
 #: the measured speed of the in-memory fit on the driver (docs/scale.md): ``d = 1`` took 19 s at
-#: ``n = 10^6`` (``B = 2^20``); ``d = 2`` at ``n = 10^4`` on ``[-1024, 1024]^2`` took 43.5 s and 2.3 GB
+#: ``n = 10^6`` (``B = 2^20``); ``d = 2`` at ``n = 10^4`` on ``[-1024, 1024]^2`` took 22.5 s and 2.4 GB
 #: with the contour polygons (docs/algorithms/center-points.md), which is also ``MAX_POINTS_2D``.
 ENGINE_MAX_POINTS = {1: 10**6, 2: 10**4}
 
