@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from privpac.errors import InvalidParameterError, UtilityWarning
-from privpac.estimators import PrivateCenterPoint
+from privpac.estimators import PrivateCenterPoint, coordinatewise_median
 from privpac.geometry import complete_directions, depth_intervals, interval_quality, tukey_depth
 from privpac.geometry.contours import PlanarDepthRegions
 from privpac.geometry.rational_domain import rational_domain
@@ -126,3 +126,25 @@ def test_the_planar_envelope_is_public():
     with pytest.raises(InvalidParameterError, match="MAX_POINTS_2D"):
         check_public_size(MAX_POINTS_2D + 1, 2)
     check_public_size(MAX_POINTS_2D + 1, 2, depth="directional")
+
+
+def test_two_clusters_on_the_diagonal_fit_deep_where_the_coordinate_median_does_not():
+    """Issue 25: two equal clusters at the ends of the diagonal of [-1024, 1024]^2 (the benchmark's
+    ``clusters`` data, smaller): the private median per coordinate lands in the empty middle, outside
+    the hull, while FindTukey in exact Tukey depth reaches depth >= n/6 in at least 90 % of the runs
+    (fresh data and seed each run)."""
+    n, B, runs = 600, 1024, 10
+    deep = shallow_median = 0
+    for seed in range(runs):
+        rng = np.random.default_rng([25, seed])
+        sign = rng.permutation(np.repeat([1, -1], [n - n // 2, n // 2]))
+        k = sign * np.clip(np.rint(B / 2 + rng.normal(0.0, B / 10, size=n)), 2, B)
+        e = rng.choice([-1, 0, 1], p=[0.1, 0.8, 0.1], size=n) * (np.abs(k) >= 3)
+        X = np.column_stack([k + e, k - e]).astype(np.int64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UtilityWarning)
+            est = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=B, random_state=seed).fit(X)
+        deep += tukey_depth(est.center_, X) >= n / 6
+        shallow_median += tukey_depth(coordinatewise_median(X, B, 1.0, rng=seed), X) < n / 6
+    assert deep >= 0.9 * runs, deep
+    assert shallow_median >= runs // 2, shallow_median  # the baseline fails here: the test has teeth
