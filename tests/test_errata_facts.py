@@ -1,5 +1,6 @@
-"""Facts that docs/errata.md states about the code, checked against the code (issue 23: the copies
-of a fact drift; here the errata's statements are read back and compared)."""
+"""Facts that the errata state about the code, checked against the code (issue 23: the copies
+of a fact drift; here the errata's statements are read back and compared). FindTukey's errata are on
+its paper's page, docs/papers/bmns-center-points.md."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ from privpac.errors import InvalidParameterError
 from privpac.estimators.center_point import PrivateCenterPoint
 from privpac.learners.center_point import SUPPORTED_DIMENSIONS, plan_find_tukey
 
-ERRATA = (Path(__file__).resolve().parents[1] / "docs" / "errata.md").read_text()
+ERRATA = (Path(__file__).resolve().parents[1] / "docs" / "papers" / "bmns-center-points.md").read_text()
 
 
 def _section(title: str) -> str:
     start = ERRATA.index(title)
-    end = ERRATA.find("\n## ", start)
-    return ERRATA[start : end if end >= 0 else None]
+    end = re.search(r"\n#{1,3} ", ERRATA[start + len(title) :])
+    return ERRATA[start : start + len(title) + end.start() if end else None]
 
 
 FIND_TUKEY = _section("### Deviations in FindTukey")

@@ -2,7 +2,8 @@
 
 * every public release function (a function taking ``ledger`` and ``rng``, the interior points, every
   estimator's ``fit``) has exactly one note, and every note names a release function;
-* every audit a note cites is registered, every test it cites exists, every erratum is in docs/errata.md;
+* every audit a note cites is registered, every test it cites exists, every erratum is on a paper page
+  (docs/papers/) or in docs/errata.md;
 * docs/privacy/notes.md is what ``python -m privpac.audit.docs`` generates (signatures, defaults and the
   constants the notes quote are read from the code);
 * the docs state the constants the code holds (``MAX_POINTS_3D = 102`` and the like, wherever they
@@ -24,7 +25,12 @@ from privpac.audit.proof_notes import all_notes, notes_page, release_functions, 
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES = all_notes()
-ERRATA = set(re.findall(r"^### ([A-Z][A-Za-z0-9-]*)\. ", (ROOT / "docs" / "errata.md").read_text(), re.M))
+# erratum ids: the ``### ID. `` headings of the paper pages (docs/papers/*.md) and of docs/errata.md
+ERRATA = {
+    match
+    for page in [ROOT / "docs" / "errata.md", *sorted((ROOT / "docs" / "papers").glob("*.md"))]
+    for match in re.findall(r"^### ([A-Z][A-Za-z0-9-]*)\. ", page.read_text(), re.M)
+}
 
 
 def test_every_release_function_has_one_note():
