@@ -11,6 +11,8 @@ text. Nothing here draws noise or reads data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..domains import IntegerDomain, public_rows
@@ -63,10 +65,9 @@ class ExactGeometryMixin:
     #: public integers of the fit (functions of ``n`` and the parameters), saved after the composition
     _public_counts: tuple[str, ...] = ()
 
-    @staticmethod
-    def _public_space(value):
-        """The public box from the domain parameter: an int ``B``, or a domain run on its lattice."""
-        raise NotImplementedError
+    #: every estimator sets its validator of the public box (an int ``B``, or a domain run on its
+    #: lattice), e.g. ``_public_space = staticmethod(box_domain)``: no default, so a missing one fails loudly
+    _public_space: Callable
 
     def _check_parameters(self) -> None:
         """The checks beyond the choices and the delta settings (probabilities, integers), in order."""
