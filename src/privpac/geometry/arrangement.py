@@ -44,7 +44,8 @@ once, monotonically, so a strictly rising float pair is a strictly rising exact 
 ties are compared in integers (:func:`ratio_signs`).
 
 Cost: ``O(m^2 log m)`` for ``D = 2`` and ``O(m^3 log m)`` for ``D = 3`` (about 10 s of one core at
-``m = 500``), in blocks of about ``10^6`` crossings; the memory is that of the vertices kept.
+``m = 500``), in blocks of about ``10^6`` crossings (``1.3 10^5`` for ``D = 2``); the memory is that
+of the vertices kept.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ __all__ = ["arrangement_vertices", "ratio_signs"]
 
 #: Crossings per block of lines (``lines x planes`` entries), about 8 MB per int64 array.
 _BLOCK = 1_000_000
+#: The same for ``D = 2``: about 1 MB per int64 array, so the many elementwise passes over a block run
+#: in cache (about a quarter faster than 8 MB blocks at ``m = 10^4``).
+_BLOCK_2D = 1 << 17
 
 
 def ratio_signs(n1, d1, n2, d2) -> np.ndarray:
@@ -399,7 +403,7 @@ def arrangement_vertices(
     K = len(W)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     kidx = np.arange(K)
-    block = max(1, _BLOCK // K)
+    block = max(1, (_BLOCK_2D if D == 2 else _BLOCK) // K)
 
     # D = 3: about 30 % fewer vertices; D = 2 (about 14 % fewer) pays as much for the marks as it saves
     flags = _Flags(K, D) if prune and D == 3 else None
