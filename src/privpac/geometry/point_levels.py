@@ -41,18 +41,24 @@ __all__ = [
 ]
 
 
-def _lex_order(X: list[int], Y: list[int], W: list[int]) -> list[int]:
+def _lex_order(X: list[int], Y: list[int], W: list[int], arrays=None) -> list[int]:
     """The positions of the points ``(X, Y) / W`` (``W > 0``) sorted by ``(x, y)``, exact duplicates dropped.
 
     Floats propose the order (a rounded quotient never reverses a strict order, it can only tie), and
     every adjacent pair is then compared exactly in integers; an unsorted proposal (a float tie that
-    hid a strict order, or values beyond floats) is sorted again with Fraction keys.
+    hid a strict order, or values beyond floats) is sorted again with Fraction keys. ``arrays``: the
+    same points as integer arrays ``(P, q)``, converted to floats without the lists.
     """
     n = len(W)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        wf = np.asarray(W, dtype=float)
-        xf = np.asarray(X, dtype=float) / wf
-        yf = np.asarray(Y, dtype=float) / wf
+        if arrays is None:
+            wf = np.asarray(W, dtype=float)
+            xf = np.asarray(X, dtype=float) / wf
+            yf = np.asarray(Y, dtype=float) / wf
+        else:
+            wf = arrays[1].astype(float)
+            xf = arrays[0][:, 0] / wf
+            yf = arrays[0][:, 1] / wf
     order = np.lexsort((yf, xf)).tolist() if np.all(np.isfinite(xf)) and np.all(np.isfinite(yf)) else None
     if order is not None:
         out = [order[0]] if n else []
@@ -104,18 +110,21 @@ def _hull_indices(P: np.ndarray, q: np.ndarray, idx) -> list[int]:
     without a Fraction per point: exact lexicographic order (:func:`_lex_order`) and integer
     homogeneous orientations (:func:`~privpac.geometry.convexified._orient`).
     """
-    idx = [int(j) for j in idx]
-    X, Y, W = P[idx, 0].tolist(), P[idx, 1].tolist(), q[idx].tolist()
-    X, Y, W = [int(v) for v in X], [int(v) for v in Y], [int(v) for v in W]
-    order = _lex_order(X, Y, W)
+    idx = np.asarray(idx, dtype=np.int64)
+    Pi, qi = P[idx], q[idx]
+    X, Y, W = Pi[:, 0].tolist(), Pi[:, 1].tolist(), qi.tolist()
+    if P.dtype == object or q.dtype == object:  # int64 arrays give Python ints already
+        X, Y, W = [int(v) for v in X], [int(v) for v in Y], [int(v) for v in W]
+    order = _lex_order(X, Y, W, None if P.dtype == object or q.dtype == object else (Pi, qi))
     if len(order) <= 2:
-        return [idx[j] for j in order]
+        return [int(idx[j]) for j in order]
     hom = [(X[j], Y[j], W[j]) for j in order]
     lower = _chain(hom, range(len(hom)))
     upper = _chain(hom, range(len(hom) - 1, -1, -1))
     chain = lower[:-1] + upper[:-1]
     if len(chain) < 2:
         chain = [0, len(hom) - 1]
+    idx = idx.tolist()
     return [idx[order[j]] for j in chain]
 
 
