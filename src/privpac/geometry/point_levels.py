@@ -41,18 +41,24 @@ __all__ = [
 ]
 
 
-def _lex_order(X: list[int], Y: list[int], W: list[int]) -> list[int]:
+def _lex_order(X: list[int], Y: list[int], W: list[int], arrays=None) -> list[int]:
     """The positions of the points ``(X, Y) / W`` (``W > 0``) sorted by ``(x, y)``, exact duplicates dropped.
 
     Floats propose the order (a rounded quotient never reverses a strict order, it can only tie), and
     every adjacent pair is then compared exactly in integers; an unsorted proposal (a float tie that
-    hid a strict order, or values beyond floats) is sorted again with Fraction keys.
+    hid a strict order, or values beyond floats) is sorted again with Fraction keys. ``arrays``: the
+    same points as integer arrays ``(P, q)``, converted to floats without the lists.
     """
     n = len(W)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        wf = np.asarray(W, dtype=float)
-        xf = np.asarray(X, dtype=float) / wf
-        yf = np.asarray(Y, dtype=float) / wf
+        if arrays is None:
+            wf = np.asarray(W, dtype=float)
+            xf = np.asarray(X, dtype=float) / wf
+            yf = np.asarray(Y, dtype=float) / wf
+        else:
+            wf = arrays[1].astype(float)
+            xf = arrays[0][:, 0] / wf
+            yf = arrays[0][:, 1] / wf
     order = np.lexsort((yf, xf)).tolist() if np.all(np.isfinite(xf)) and np.all(np.isfinite(yf)) else None
     if order is not None:
         out = [order[0]] if n else []
@@ -104,34 +110,43 @@ def _hull_indices(P: np.ndarray, q: np.ndarray, idx) -> list[int]:
     without a Fraction per point: exact lexicographic order (:func:`_lex_order`) and integer
     homogeneous orientations (:func:`~privpac.geometry.convexified._orient`).
     """
-    idx = [int(j) for j in idx]
-    X, Y, W = P[idx, 0].tolist(), P[idx, 1].tolist(), q[idx].tolist()
-    X, Y, W = [int(v) for v in X], [int(v) for v in Y], [int(v) for v in W]
-    order = _lex_order(X, Y, W)
+    idx = np.asarray(idx, dtype=np.int64)
+    Pi, qi = P[idx], q[idx]
+    X, Y, W = Pi[:, 0].tolist(), Pi[:, 1].tolist(), qi.tolist()
+    if P.dtype == object or q.dtype == object:  # int64 arrays give Python ints already
+        X, Y, W = [int(v) for v in X], [int(v) for v in Y], [int(v) for v in W]
+    order = _lex_order(X, Y, W, None if P.dtype == object or q.dtype == object else (Pi, qi))
     if len(order) <= 2:
-        return [idx[j] for j in order]
+        return [int(idx[j]) for j in order]
     hom = [(X[j], Y[j], W[j]) for j in order]
     lower = _chain(hom, range(len(hom)))
     upper = _chain(hom, range(len(hom) - 1, -1, -1))
     chain = lower[:-1] + upper[:-1]
     if len(chain) < 2:
         chain = [0, len(hom) - 1]
+    idx = idx.tolist()
     return [idx[order[j]] for j in chain]
 
 
-#: Directions in which :func:`_extremes` picks a level's roughly extreme points.
-_DIRECTIONS = np.stack([np.cos(np.arange(32) * np.pi / 16), np.sin(np.arange(32) * np.pi / 16)])
+#: Directions in which :func:`_extremes` picks a level's roughly extreme points, one per row.
+_DIRECTIONS = np.stack([np.cos(np.arange(32) * np.pi / 16), np.sin(np.arange(32) * np.pi / 16)], axis=1)
 
 
-def _extremes(P: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Indices of points ``P[:, :2] / q`` roughly extreme in 32 directions (floats: any choice is safe,
-    they are only points of the set); none when the values exceed floats."""
+def _floats(P: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The homogeneous points ``(x, y, w)`` of ``P[:, :2] / q`` as floats, one per column ``(3, n)``
+    (infinities beyond floats): what :func:`_extremes` and :func:`_inside_polygon` read."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.stack([np.asarray(v, dtype=float) for v in (P[:, 0], P[:, 1], q)])
+
+
+def _extremes(Z: np.ndarray) -> np.ndarray:
+    """Indices of the points ``Z`` (:func:`_floats`) roughly extreme in 32 directions (floats: any choice
+    is safe, they are only points of the set); none when the values exceed floats."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        qf = np.asarray(q, dtype=float)
-        xy = np.stack([np.asarray(P[:, 0], dtype=float) / qf, np.asarray(P[:, 1], dtype=float) / qf], axis=1)
+        xy = Z[:2] / Z[2]
     if not np.all(np.isfinite(xy)):
         return np.zeros(0, dtype=np.int64)
-    return np.unique(np.argmax(xy @ _DIRECTIONS, axis=0))
+    return np.unique(np.argmax(_DIRECTIONS @ xy, axis=1))
 
 
 #: Relative float error under which :func:`_inside_polygon` trusts a sign (three products of rounded
@@ -154,32 +169,33 @@ def _edges(H: list[tuple[int, int, int]]) -> np.ndarray | None:
     return (Cf / norm[:, None]).T
 
 
-def _inside_polygon(P: np.ndarray, q: np.ndarray, H: list[tuple[int, int, int]]) -> np.ndarray:
-    """Mask of the points ``P[:, :2] / q`` *certainly strictly inside* the counter-clockwise polygon ``H``
-    (homogeneous integer vertices ``(X, Y, W)``, ``W > 0``, at least three).
+def _inside_polygon(Z: np.ndarray, H: list[tuple[int, int, int]]) -> np.ndarray:
+    """Mask of the points ``Z`` (:func:`_floats` of ``P[:, :2] / q``) *certainly strictly inside* the
+    counter-clockwise polygon ``H`` (homogeneous integer vertices ``(X, Y, W)``, ``W > 0``, at least three).
 
     A point strictly inside the hull of some points of a set is not a vertex of the set's hull, so
     dropping it leaves the hull as it is. Per edge ``(u, v)`` the orientation ``<(x, y, w), u x v>`` of the
     homogeneous point, the edges scaled to unit 1-norm, all edges in one float product: a point counts as
     inside only when every orientation exceeds ``_SLACK`` times ``max(|x|, |y|, |w|)``, a bound on its
-    sum of absolute terms that rounding (about ``10 * 2**-53`` of that sum) cannot reach; ties, near-ties
-    and values beyond floats stay (NaN and infinities compare false), decided exactly by
-    :func:`_hull_indices`. Most points are settled first against every eighth vertex's polygon (inside
-    it is inside ``H``), the rest against every edge.
+    sum of absolute terms that rounding (about ``10 * 2**-53`` of that sum, in any order of summation)
+    cannot reach; ties, near-ties and values beyond floats stay (NaN and infinities compare false),
+    decided exactly by :func:`_hull_indices`. Most points are settled first against every eighth
+    vertex's polygon (inside it is inside ``H``), the rest against every edge.
     """
-    n = len(q)
+    n = Z.shape[1]
     C = _edges(H)
     if C is None:
         return np.zeros(n, dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
-        Z = np.stack([np.asarray(v, dtype=float) for v in (P[:, 0], P[:, 1], q)], axis=1)
-        scale = _SLACK * np.max(np.abs(Z), axis=1)
+        A = np.abs(Z)
+        scale = _SLACK * np.maximum(np.maximum(A[0], A[1]), A[2])
         sub = _edges(H[:: len(H) // 8]) if len(H) >= 24 else None
+        # (edges, points) products, reduced over the edges row by row (contiguous, fast)
         if sub is None:
-            return (Z @ C).min(axis=1) > scale
-        inside = (Z @ sub).min(axis=1) > scale
+            return np.min(C.T @ Z, axis=0) > scale
+        inside = np.min(sub.T @ Z, axis=0) > scale
         rest = np.flatnonzero(~inside)
-        inside[rest] = (Z[rest] @ C).min(axis=1) > scale[rest]
+        inside[rest] = np.min(C.T @ Z[:, rest], axis=0) > scale[rest]
     return inside
 
 
@@ -291,10 +307,11 @@ class PointLevels:
                 s, e = int(self._count[k + 1]), int(self._count[k])
                 if e > s:
                     cand = np.arange(s, e)
-                    base = _hull_indices(self.P, self.q, hull + (s + _extremes(self.P[s:e], self.q[s:e])).tolist())
+                    Z = _floats(self.P[s:e], self.q[s:e])
+                    base = _hull_indices(self.P, self.q, hull + (s + _extremes(Z)).tolist())
                     if len(base) >= 3:  # a point strictly inside base is no vertex of the level's hull
                         H = [(int(self.P[j, 0]), int(self.P[j, 1]), int(self.q[j])) for j in base]
-                        cand = cand[~_inside_polygon(self.P[s:e], self.q[s:e], H)]
+                        cand = cand[~_inside_polygon(Z, H)]
                     hull = _hull_indices(self.P, self.q, base + cand.tolist()) if len(cand) else base
                 hulls[k] = hull
             self._hulls = hulls
