@@ -55,7 +55,7 @@ CENTER_POINT_NOTES: tuple[ProofNote, ...] = (
         "private_median per column at epsilon/d (and delta/d), basic composition",
         checked=(BUDGET, "points in [-B, B]^d"),
         audits=("median",),
-        tests=("tests/test_center_point_baselines.py::test_the_median_per_coordinate_is_each_columns_private_median",),
+        tests=("tests/papers/bmns_center_points/test_center_point_baselines.py::test_the_median_per_coordinate_is_each_columns_private_median",),
     ),
     note(
         "privpac.learners.halfspace_tukey.learn_halfspace",

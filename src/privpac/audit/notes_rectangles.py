@@ -18,7 +18,7 @@ RECTANGLE_NOTES: tuple[ProofNote, ...] = (
         "by group privacy (RM-N)",
         checked=(BUDGET, "delta > 0", "a pure interior point with calibration='paper' (RM-R8)"),
         audits=("randmargins", "randmargins-paper-literal"),
-        tests=("tests/test_rectangles_privacy.py::test_the_code_samples_the_law_the_engine_computes",),
+        tests=("tests/papers/ss_rectangles/test_rectangles_privacy.py::test_the_code_samples_the_law_the_engine_computes",),
         errata=("RM-R4", "RM-R5", "RM-R8", "RM-N"),
     ),
     note(

@@ -438,7 +438,7 @@ def arrangement_levels_2d(A, b, *, box: int) -> PointLevels:
     ``O(m^2 log m)`` exact integer work); ``conv(D_k ∩ B) = conv(V_k)`` (the constraints are closed),
     so :class:`PointLevels` answers the level intervals of ``Q_1`` (prefix extrema) and ``Q_2``
     (slices of the exact hulls). The same sets as :func:`~privpac.geometry.convexified.convex_levels` (checked in
-    ``tests/test_arrangement_sweep.py``), computed without a Fraction per vertex.
+    ``tests/papers/kmst_linear_feasibility/test_arrangement_sweep.py``), computed without a Fraction per vertex.
     """
     return _arrangement_levels(A, b, box, 2, "arrangement_levels_2d")
 

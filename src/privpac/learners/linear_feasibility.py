@@ -64,7 +64,7 @@ of the step function collapse to the constant ``tau_i`` (``interval_quality(...,
   ``t -> max(t, tau)`` is 1-Lipschitz, so ``|Q^tau_S - Q^tau_S'| <= |Q_S - Q_S'| <= 1`` on
   neighbours, and RecConcave is ``(eps0, delta0)``-DP for every sensitivity-1 input. A ``tau`` read
   off the data is not covered (the mutant "RecConcave truncated at a level read off the data" in
-  ``tests/test_mutations.py`` is flagged by the exact audit).
+  ``tests/privacy/test_mutations.py`` is flagged by the exact audit).
 * *Utility*: ``max(Q, tau)`` is quasi-concave (its superlevel sets are the whole domain or those of
   ``Q``) with the same maximum when ``max Q > tau``; RecConcave's guarantee for it,
   ``Q^tau(x*) >= (1 - alpha~) r_i > tau_i``, forces ``Q(x*) = Q^tau(x*)``, so Thm 3.7's chain is
@@ -109,10 +109,11 @@ All values lie in ``[-R, R]`` (the hulls are inside the box). The argument uses 
 earlier output is an integer over the running denominator ``t``, which both chains keep (step 4).
 So an end ``p/(t q)``, ``q <= Q_i``, is a pair of the A3-rational domain, and, since ``end * t = p/q``
 has denominator at most ``Q_i = U``, it is the fraction ``c(z)`` of its cell ``z = floor(end t U^2)``
-in mode C: both domains hold every end. ``tests/test_linear_feasibility.py`` checks (P) for both
-domains on random systems and prefixes in ``D = 1, 2, 3`` (and that the ends' indices decode
-exactly to them), and on the spec's counterexample to Lemma 4.3, whose argmax
-``[3/10, 209/140]`` at ``x*_1 = -6/5`` holds no slice-arrangement point.
+in mode C: both domains hold every end.
+``tests/papers/kmst_linear_feasibility/test_linear_feasibility.py`` checks (P) for both domains on random systems
+and prefixes in ``D = 1, 2, 3`` (and that the ends' indices decode exactly to them),
+and on the spec's counterexample to Lemma 4.3, whose argmax ``[3/10, 209/140]`` at ``x*_1 = -6/5``
+holds no slice-arrangement point.
 
 Privacy
 -------

@@ -8,7 +8,7 @@ median per coordinate (Beimel, Moran, Nissim, Stemmer, COLT 2019, footnote 1; sp
 * the per-coordinate median spends its budget in one basic block and returns each column's
   private median.
 Privacy: B1 is audited exactly through ``one_shot_center_point`` by the registered
-``center-point-one-shot`` case (tests/test_audit_registry.py) and its mutants (tests/test_mutations.py);
+``center-point-one-shot`` case (tests/privacy/test_audit_registry.py) and its mutants (tests/privacy/test_mutations.py);
 the median baseline is ``d`` calls of ``private_median`` (the ``median`` audit) composed by the basic theorem.
 """
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from sklearn.exceptions import FitFailedWarning
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _bash_blocks(text):

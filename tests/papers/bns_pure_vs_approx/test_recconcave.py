@@ -232,7 +232,7 @@ def _law(q, promise, eps, delta, T=64, **kw) -> np.ndarray:
 
 @pytest.mark.parametrize("constants", ["tuned", "paper"])
 def test_exact_privacy_with_forced_recursion(constants):
-    # (promise 8 at depth 2 and 3 is the registered audit's, run in tests/test_audit_registry.py)
+    # (promise 8 at depth 2 and 3 is the registered audit's, run in tests/privacy/test_audit_registry.py)
     T, eps, delta = 64, 1.0, 1e-3
     for a, b in _pairs(T):
         for promise in (4.0,):

@@ -14,7 +14,7 @@ from privpac.errors import InvalidParameterError
 from privpac.estimators.center_point import PrivateCenterPoint
 from privpac.learners.center_point import SUPPORTED_DIMENSIONS, plan_find_tukey
 
-ERRATA = (Path(__file__).resolve().parents[1] / "docs" / "papers" / "bmns-center-points.md").read_text()
+ERRATA = (Path(__file__).resolve().parents[2] / "docs" / "papers" / "bmns-center-points.md").read_text()
 
 
 def _section(title: str) -> str:

@@ -25,7 +25,7 @@ def _neighbour_pairs():
     ]
 
 
-# (N=3, base_case_max=2 with tuned constants is the registered audit's, run in tests/test_audit_registry.py)
+# (N=3, base_case_max=2 with tuned constants is the registered audit's, run in tests/privacy/test_audit_registry.py)
 @pytest.mark.parametrize("kwargs", [dict(N=2, base_case_max=2, constants="paper")])
 def test_exact_privacy_replacement_and_add_remove(kwargs):
     ip = RecConcaveInteriorPoint(beta=0.1, **kwargs)

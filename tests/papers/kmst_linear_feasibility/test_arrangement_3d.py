@@ -5,11 +5,11 @@ of ``Q_1`` (prefix extrema), ``Q_2`` (slices of 2-D hulls) and ``Q_3`` (exact LP
 generation). The references here are plain Fraction enumerations: every vertex from every triple
 of planes, depths counted one constraint at a time, hull slices from all pairs of points, and the
 single exact LP over all points (``hull_slice_range``, itself checked against basis enumeration in
-``tests/test_exact_lp.py``). Systems: random, repeated rows, coplanar rows (a zero column), many
+``tests/geometry/test_exact_lp.py``). Systems: random, repeated rows, coplanar rows (a zero column), many
 planes through one point (the margin-1 dual of grid data), and integers beyond 2**62 that force
 the Python-integer paths. Plus the fast paths' own guards: float64 depths only under their bound,
 the float filter of exact signs, the exact ratio argmin, and column generation against the full LP
-(the line sweep's own guards: ``tests/test_arrangement_sweep.py``).
+(the line sweep's own guards: ``tests/papers/kmst_linear_feasibility/test_arrangement_sweep.py``).
 """
 
 import itertools

@@ -3,7 +3,7 @@
 The score ``f_P(S, x) = depth_S(x) 1[x in P]``: its levels (:func:`candidate_levels`) against brute
 force, the domains' property (P) with the Hadamard denominator bounds, Claims 3.4, 3.5 and 4.1 for
 the candidate score, and the estimators' candidate path (any dimension, refusals, engines in
-tests/test_backends.py and tests/test_backends_spark.py). Privacy through the entry points: the
+tests/backends/test_backends.py and tests/backends/test_backends_spark.py). Privacy through the entry points: the
 ``feasibility-candidates`` audits and their mutants.
 """
 

@@ -81,7 +81,8 @@ def test_labels_shapes_and_orthants():
 def test_every_method_in_the_table_runs_and_a_new_one_is_one_entry():
     X = np.random.default_rng(0).integers(0, 16, size=(2000, 2))
     y = np.ones(2000, dtype=int)
-    for name in (m for m in RECTANGLE_METHODS if m != "bns"):  # bns needs 10^10 records: tests/test_rectangles_bns.py
+    # bns needs 10^10 records: tests/papers/bns_pure_vs_approx/test_rectangles_bns.py
+    for name in (m for m in RECTANGLE_METHODS if m != "bns"):
         for ip in ("exponential", "recconcave"):
             est = PrivateRectangleClassifier(domain=(0, 15), method=name, interior_point=ip, random_state=0).fit(X, y)
             assert est.privacy_spent_[0] <= 1.0 and est.algorithm_name == RECTANGLE_METHODS[name].title

@@ -2,7 +2,7 @@
 
 An audit checks a fixed list of neighbouring pairs, and a branch of the code that no pair runs could
 hold a bug every pair misses. Each case therefore lists its branches (:class:`privpac.audit.Branch`):
-the pairs that exercise the branch and the mutant of ``tests/test_mutations.py``, injected into that
+the pairs that exercise the branch and the mutant of ``tests/privacy/test_mutations.py``, injected into that
 branch, which ``privpac audit NAME --pair TEXT`` must flag (that test runs it). Here:
 
 * every case declares at least one branch, and every branch names pairs that exist;
@@ -14,14 +14,14 @@ branch, which ``privpac audit NAME --pair TEXT`` must flag (that test runs it). 
 from pathlib import Path
 
 import pytest
+from test_mutations import MUTANTS, _audit_args
 
 from privpac.audit import list_cases
 from privpac.audit.docs import BRANCH_TABLE_MARKERS, generated_block
 from privpac.audit.registry import branch_table
-from test_mutations import MUTANTS, _audit_args
 
 CASES = list_cases()
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _runs(mutant: str) -> list[tuple[str, str]]:
@@ -56,7 +56,7 @@ def test_every_branch_has_a_mutant_flagged_on_its_pairs(case):
         exercised = {label for label in labels if any(text in label for text in branch.pairs)}
         for mutant in branch.mutants:
             runs = _runs(mutant)
-            assert runs, f"no mutant named {mutant!r} in tests/test_mutations.py"
+            assert runs, f"no mutant named {mutant!r} in tests/privacy/test_mutations.py"
             on_branch = [pair for name, pair in runs if name == case.name and any(pair in label for label in exercised)]
             assert on_branch, (
                 f"{case.name}: the mutant {mutant!r} of branch {branch.name!r} is not run on this case with one of "

@@ -294,7 +294,7 @@ def _halfspace_chunks_by_value(monkeypatch):
     monkeypatch.setattr(halfspace_tukey_learner, "chunk_halfspaces", chunk_halfspaces)
 
 
-# -- mutants of one branch each (tests/test_audit_branches.py ties them to the branches the cases declare) --
+# -- mutants of one branch each (tests/privacy/test_audit_branches.py ties them to the branches the cases declare) --
 
 
 def _at_twice_its_charge(monkeypatch, module, name, *, factor=2, when=None):
@@ -917,4 +917,4 @@ def test_every_mutant_is_flagged(monkeypatch, mutate, audit):
     assert "VIOLATION" in result.output
 
 
-# Without a mutant every one of these audits passes: tests/test_audit_registry.py runs them all.
+# Without a mutant every one of these audits passes: tests/privacy/test_audit_registry.py runs them all.

@@ -28,7 +28,7 @@ from privpac.audit import list_cases
 from privpac.audit.proof_notes import all_notes
 from privpac.bounds import list_bounds
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAPERS = DOCS / "papers"
 INDEX = PAPERS / "README.md"
@@ -49,7 +49,7 @@ DOTTED = re.compile(r"\bprivpac(?:\.[A-Za-z_]\w*)+")
 SOURCE_PATH = re.compile(r"(?<![\w/])(?:src/)?(privpac/[\w/]+\.py)\b")
 AUDIT = re.compile(r"privpac audit ([a-z0-9][a-z0-9-]*)")
 BOUND = re.compile(r"privpac bounds ([a-z0-9][a-z0-9-]*)")
-TEST = re.compile(r"(tests/test_\w+\.py)(?:::(\w+))?|(?<![\w/.])::(test_\w+)")
+TEST = re.compile(r"(tests/(?:\w+/)*test_\w+\.py)(?:::(\w+))?|(?<![\w/.])::(test_\w+)")
 BENCHMARK = re.compile(r"benchmarks/[\w/.-]+?\.(?:py|csv|png)\b")
 ESTIMATOR = re.compile(r"\b(Private[A-Z]\w*|[A-Z]\w*Sanitizer|LabelPrivateClassifier)\b")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -154,7 +154,7 @@ def test_a_made_up_name_is_caught(tmp_path):
         "`privpac.learners.no_such_module`, `privpac.learners.center_point.no_such_function`,\n"
         "`no_such_function` (`privpac.learners.center_point`), `PrivateNoSuchClassifier`,\n"
         "`privpac audit no-such-audit`, `privpac bounds no-such-bound`, `tests/test_no_such_file.py`,\n"
-        "`tests/test_center_point.py::test_no_such_test`, `benchmarks/results/no_such.csv`.\n"
+        "`tests/papers/bmns_center_points/test_center_point.py::test_no_such_test`, `benchmarks/results/no_such.csv`.\n"
     )
     missing = " | ".join(_missing_in(page))
     for name in [
@@ -165,7 +165,7 @@ def test_a_made_up_name_is_caught(tmp_path):
         "audit no-such-audit",
         "bound no-such-bound",
         "tests/test_no_such_file.py",
-        "tests/test_center_point.py::test_no_such_test",
+        "tests/papers/bmns_center_points/test_center_point.py::test_no_such_test",
         "benchmarks/results/no_such.csv",
     ]:
         assert name in missing, name

@@ -7,7 +7,7 @@
 * the proof's promises r_i, the composition choice and the budgets the ledger records;
 * bad inputs give clear errors; a saved model round-trips; the command line fits it.
 Privacy is audited exactly through ``fit`` by the registered ``center-point`` audit
-(tests/test_audit_registry.py) and its mutants (tests/test_mutations.py).
+(tests/privacy/test_audit_registry.py) and its mutants (tests/privacy/test_mutations.py).
 """
 
 import math

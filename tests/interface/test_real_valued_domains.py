@@ -291,7 +291,7 @@ def test_empty_and_one_dimensional_inputs_keep_their_messages_on_a_grid():
 def test_the_docs_example_writes_bounds_by_name_from_the_data_dictionary():
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "domains.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "domains.md").read_text()
     start = text.index("```python") + len("```python")
     block = text[start : text.index("```", start)]
     assert "BREAST_CANCER_BOUNDS" in block and "domain=BREAST_CANCER_BOUNDS" in block

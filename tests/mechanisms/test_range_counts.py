@@ -1,5 +1,5 @@
 """The exponential mechanism drawn range by range: range statistics that never hold the whole
-sample on the driver, and give the flat law (exactly: ``tests/test_exact_sampling.py``)."""
+sample on the driver, and give the flat law (exactly: ``tests/mechanisms/test_exact_sampling.py``)."""
 
 import math
 

@@ -6,7 +6,7 @@ hypothesis, non-realisable samples run with the same record, the paper dual's de
 (section 3.5) is a maximiser there and is reported, while the margin-1 dual rules it out, the PAC
 constants are the spec's corrected ones, and bad inputs are refused before anything is read.
 Privacy through ``fit`` is the registered audit ``halfspace-feasibility``
-(``tests/test_audit_registry.py``, ``tests/test_mutations.py``).
+(``tests/privacy/test_audit_registry.py``, ``tests/privacy/test_mutations.py``).
 """
 
 import math

@@ -3,8 +3,8 @@
 Privacy through the estimator (the sensitivity of the gradient sum on crafted neighbours, the
 ledger a function of public inputs), the public hyper-parameter rule, utility where success is
 overwhelmingly likely (seeded), bad inputs and saved-model round trips. The audit
-``halfspace-logistic`` runs in tests/test_audit_registry.py, its mutant in tests/test_mutations.py,
-and the Dask and Spark fits in tests/test_backends.py and tests/test_backends_spark.py.
+``halfspace-logistic`` runs in tests/privacy/test_audit_registry.py, its mutant in tests/privacy/test_mutations.py,
+and the Dask and Spark fits in tests/backends/test_backends.py and tests/backends/test_backends_spark.py.
 """
 
 import doctest

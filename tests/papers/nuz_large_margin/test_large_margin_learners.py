@@ -193,7 +193,7 @@ def test_noisy_gd_uses_the_calibrated_noise():
 
 
 def test_uncharged_selection_exceeds_its_claim_exactly():
-    # (the registered audits themselves run in tests/test_audit_registry.py)
+    # (the registered audits themselves run in tests/privacy/test_audit_registry.py)
     pair = _boosted_pairs(2.0, 0.0)[0]
     literal = exact_epsilon(
         boosted_net_distribution(pair.dataset, 2.0, "paper-literal"),

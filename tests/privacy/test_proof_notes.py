@@ -23,7 +23,7 @@ from privpac.audit import list_cases
 from privpac.audit.docs import NOTES_MARKERS, generated_block, main, update
 from privpac.audit.proof_notes import all_notes, notes_page, release_functions, resolve
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTES = all_notes()
 # erratum ids: the ``### ID. `` headings of the paper pages (docs/papers/*.md) and of docs/errata.md
 ERRATA = {
@@ -128,7 +128,7 @@ def test_the_docs_cite_tests_that_exist():
     for where, text in _texts():
         if where.startswith("privpac."):
             continue
-        for path, name in re.findall(r"(tests/test_\w+\.py)::(\w+)", text):
+        for path, name in re.findall(r"(tests/(?:\w+/)*test_\w+\.py)::(\w+)", text):
             if not (ROOT / path).exists() or not re.search(rf"^def {name}\(", (ROOT / path).read_text(), re.M):
                 missing.append(f"{where}: {path}::{name}")
     assert not missing, missing
