@@ -13,7 +13,7 @@ __all__ = ["CENTER_POINT_NOTES"]
 CENTER_POINT_NOTES: tuple[ProofNote, ...] = (
     # -- center points and halfspaces (BMNS) --------------------------------------------------------
     note(
-        "privpac.learners.coordinatewise.choose_coordinates",
+        "privpac.optimize.coordinatewise.choose_coordinates",
         "the caller's: one sensitivity-1 quality per coordinate given the earlier outputs",
         "(epsilon, delta)-DP for the plan's composition: the d choices, adaptive, basic or advanced (DRV)",
         "basic or advanced composition of the per-coordinate exponential mechanism or RecConcave; the whole block "

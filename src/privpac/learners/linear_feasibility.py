@@ -211,11 +211,11 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
+from ..optimize.coordinatewise import choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
 from .center_point import check_points_in_box
-from .coordinatewise import choose_coordinates, coordinate_budget
 from .feasibility_candidates import (
     LARGE_MARGIN_HINT,
     CandidateSet,

@@ -35,7 +35,7 @@ from privpac.learners.center_point import (
     plan_find_tukey,
     promise_values,
 )
-from privpac.learners.coordinatewise import choose_composition
+from privpac.optimize.coordinatewise import choose_composition
 
 
 def _fit_quietly(est, X):

@@ -690,7 +690,7 @@ def test_the_skeleton_with_an_exact_or_adversarial_oracle_reaches_its_depth(monk
     of depth ``m`` on every feasible system (``max Q_1 = m``, and each ``max Q_i`` is the previous ``Q_(i-1)``);
     with the adversarial ``alpha~``-oracle the whole ``Delta = D + 1`` chain still gives ``depth >= (1 - alpha) m``.
     Lower-dimensional feasible sets included (the last system is a single point)."""
-    coordinatewise = importlib.import_module("privpac.learners.coordinatewise")
+    coordinatewise = importlib.import_module("privpac.optimize.coordinatewise")
     monkeypatch.setattr(coordinatewise, "rec_concave_run", _oracle(adversarial))
     seen = []
     original = linear_feasibility_learner.coordinate_quality
@@ -740,7 +740,7 @@ def test_degenerate_systems_run(D):
         assert all(abs(v) <= R for v in x) and depth(x, zero_A, zero_b) == (20 if b0 <= 0 else 0)
 
 
-def test_the_advanced_split_above_its_epsilon_is_refused():
+def test_theadvanced_split_above_its_epsilon_is_refused():
     """Spec 8 item 20 and section 4: the paper's advanced split covers small epsilon only; privpac refuses a split
     whose Dwork-Rothblum-Vadhan total exceeds the budget (basic composition, the auto choice for D <= 3, holds for
     every epsilon)."""
@@ -758,7 +758,7 @@ def test_the_margin_1_learner_with_either_oracle_has_error_at_most_alpha(monkeyp
     replaced by the exact or the adversarial oracle: training error ``<= alpha`` (0 with the exact one)."""
     from privpac.learners.feasibility_halfspaces import learn_halfspace
 
-    coordinatewise = importlib.import_module("privpac.learners.coordinatewise")
+    coordinatewise = importlib.import_module("privpac.optimize.coordinatewise")
     monkeypatch.setattr(coordinatewise, "rec_concave_run", _oracle(adversarial))
     gen = np.random.default_rng(70 + d)
     alpha = 0.5
@@ -810,7 +810,7 @@ def test_the_paper_dual_with_either_oracle_meets_its_bound_unless_degenerate(mon
     (spec 3.5 [FLAW], reported as ``degenerate``), which is a constant hypothesis with no such bound."""
     from privpac.learners.feasibility_halfspaces import learn_halfspace
 
-    coordinatewise = importlib.import_module("privpac.learners.coordinatewise")
+    coordinatewise = importlib.import_module("privpac.optimize.coordinatewise")
     monkeypatch.setattr(coordinatewise, "rec_concave_run", _oracle(adversarial))
     gen = np.random.default_rng(82)
     alpha, d, n = 0.5, 2, 12

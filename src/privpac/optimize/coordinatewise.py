@@ -30,7 +30,7 @@ __all__ = ["COMPOSITIONS", "choose_composition", "coordinate_budget", "choose_co
 COMPOSITIONS = ("auto", "basic", "advanced")
 
 
-def _advanced_split(epsilon: float, delta: float, k: int) -> tuple[float, float]:
+def advanced_split(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     """The papers' advanced-composition share: ``eps/(2 sqrt(2 k ln(2/delta)))``, ``delta/(2k)``."""
     return epsilon / (2.0 * math.sqrt(2.0 * k * math.log(2.0 / delta))), delta / (2.0 * k)
 
@@ -51,7 +51,7 @@ def choose_composition(composition: str, epsilon: float, delta: float, k: int) -
         return composition
     if delta <= 0.0:
         return "basic"
-    adv, _ = _advanced_split(epsilon, delta, k)
+    adv, _ = advanced_split(epsilon, delta, k)
     return "advanced" if adv > epsilon / k else "basic"
 
 
@@ -72,7 +72,7 @@ def coordinate_budget(
     if composition == "basic":
         eps0, delta0 = epsilon / k, (0.0 if exponential else delta / k)
         return composition, eps0, delta0, (eps0 * k, delta0 * k)
-    eps0, delta0 = _advanced_split(epsilon, delta, k)
+    eps0, delta0 = advanced_split(epsilon, delta, k)
     delta0 = 0.0 if exponential else delta0
     total = (_drv_total(eps0, delta, k), k * delta0 + delta / 2.0)
     if total[0] > epsilon * (1 + 1e-12):
