@@ -81,14 +81,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting import Calibration, PrivacyLedger, calibrate
-from ..errors import DataError, PreconditionError, UnsafeConfigurationWarning
+from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
 from ..optimize.recconcave import rec_concave_run
 from ..optimize.recconcave_plan import required_quality
 from ..progress import progress
 from ..random import as_random_source
-from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from ..validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+    refuse_below_precondition,
+)
 from .database import CountedData, SanitizedDatabase
 
 __all__ = ["SanThresholdsPlan", "san_thresholds_plan", "san_thresholds", "window_counts"]
@@ -263,23 +270,17 @@ def san_thresholds(
         the intervals ``[a, b]`` (outputs of private steps) and how each call ended.
     """
     plan = san_thresholds_plan(alpha, beta, epsilon, delta, domain_size, constants)
-    counted = data if isinstance(data, CountedData) else CountedData.from_indices(data, plan.domain_size)
-    if counted.size != plan.domain_size:
-        raise DataError("the counted data was built for another domain size")
+    counted = CountedData.of(data, plan.domain_size)
     m = counted.m
     if m < plan.min_size:
-        if not unsafe_skip_precondition:
-            raise PreconditionError(
-                f"SanThresholds (Fig. 11) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
-                "the privacy precondition of its choosing-mechanism calls "
-                f"(Lemma 4.4 with alpha={alpha / 64:.4g}, k=2, epsilon={plan.epsilon_each:.4g}, "
-                f"delta={plan.delta_each:.3g}); got m = {m:,}. Use more data, a larger alpha or epsilon."
-            )
-        warnings.warn(
+        refuse_below_precondition(
+            f"SanThresholds (Fig. 11) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
+            "the privacy precondition of its choosing-mechanism calls "
+            f"(Lemma 4.4 with alpha={alpha / 64:.4g}, k=2, epsilon={plan.epsilon_each:.4g}, "
+            f"delta={plan.delta_each:.3g}); got m = {m:,}. Use more data, a larger alpha or epsilon.",
             f"SanThresholds run with m = {m} below its privacy precondition {plan.min_size:,.0f}: "
             "the output carries NO privacy guarantee",
-            UnsafeConfigurationWarning,
-            stacklevel=2,
+            unsafe=unsafe_skip_precondition,
         )
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="SanThresholds")
