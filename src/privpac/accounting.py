@@ -46,6 +46,7 @@ __all__ = [
     "advanced_composition",
     "advanced_composition_inverse",
     "calibrate",
+    "calibrate_for",
     "charge",
 ]
 
@@ -549,6 +550,21 @@ def calibrate(
     if eps_each <= basic.epsilon_each:
         return basic
     return Calibration(eps_each, (delta - delta_slack) / k, k, "advanced", delta_slack, form)
+
+
+#: The slack fractions a tuned plan tries (a public grid: the choice depends on parameters only).
+SLACK_GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def calibrate_for(epsilon: float, delta: float, k: int, size) -> Calibration:
+    """The :func:`calibrate` split (DRV form) of (epsilon, delta) over ``k`` mechanisms whose slack
+    fraction in :data:`SLACK_GRID` minimises ``size(calibration)`` (the first on ties).
+
+    Every candidate is a :func:`calibrate` split of the same total, so the choice, a function of
+    public parameters only, never changes the privacy; ``size`` is the sample size (or any public
+    cost) a plan needs under that split.
+    """
+    return min((calibrate(epsilon, delta, k, slack_fraction=f, form="drv") for f in SLACK_GRID), key=size)
 
 
 def charge(

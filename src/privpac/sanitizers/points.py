@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import Calibration, PrivacyLedger, calibrate
+from ..accounting import Calibration, PrivacyLedger, calibrate_for
 from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
@@ -71,8 +71,6 @@ from ..validation import (
 from .database import CountedData, SanitizedDatabase
 
 __all__ = ["SanPointsPlan", "san_points_plan", "san_points", "k_point_sanitizer"]
-
-_SLACK_GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 @dataclass(frozen=True)
@@ -130,13 +128,7 @@ def _plan(alpha: float, beta: float, epsilon: float, delta: float, constants: st
     if constants == "paper":
         cal = _paper_calibration(epsilon, delta, k)
     else:
-        best = None
-        for frac in _SLACK_GRID:
-            c = calibrate(epsilon, delta, k, slack_fraction=frac, form="drv")
-            need = choosing_min_size(a_c, b_c, c.epsilon_each, c.delta_each, 1)
-            if best is None or need < best[0]:
-                best = (need, c)
-        cal = best[1]
+        cal = calibrate_for(epsilon, delta, k, lambda c: choosing_min_size(a_c, b_c, c.epsilon_each, c.delta_each, 1))
     need = choosing_min_size(a_c, b_c, cal.epsilon_each, cal.delta_each, 1)
     return SanPointsPlan(alpha, beta, epsilon, delta, iterations, cal, a_c, b_c, need, constants)
 

@@ -80,7 +80,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import Calibration, PrivacyLedger, calibrate
+from ..accounting import Calibration, PrivacyLedger, calibrate_for
 from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
@@ -99,8 +99,6 @@ from ..validation import (
 from .database import CountedData, SanitizedDatabase
 
 __all__ = ["SanThresholdsPlan", "san_thresholds_plan", "san_thresholds", "window_counts"]
-
-_SLACK_GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 @dataclass(frozen=True)
@@ -174,13 +172,8 @@ def _plan(alpha, beta, epsilon, delta, domain_size, constants) -> SanThresholdsP
         cal = Calibration(eps_m, delta_m, k, "advanced", c * delta_m, "paper")
         sizes = _sizes(alpha, beta_m, cal, c, domain_size, "paper")
     else:
-        best = None
-        for frac in _SLACK_GRID:
-            cand = calibrate(epsilon, delta, k, slack_fraction=frac, form="drv")
-            s = _sizes(alpha, beta_m, cand, c, domain_size, "tuned")
-            if best is None or max(s) < max(best[1]):
-                best = (cand, s)
-        cal, sizes = best
+        cal = calibrate_for(epsilon, delta, k, lambda cand: max(_sizes(alpha, beta_m, cand, c, domain_size, "tuned")))
+        sizes = _sizes(alpha, beta_m, cal, c, domain_size, "tuned")
     return SanThresholdsPlan(alpha, beta, epsilon, delta, domain_size, c, cal, beta_m, constants, *sizes)
 
 
