@@ -41,6 +41,7 @@ __all__ = [
     "LedgerEntry",
     "PrivacySpent",
     "PrivacyLedger",
+    "Calibrated",
     "Calibration",
     "basic_composition",
     "advanced_composition",
@@ -522,6 +523,7 @@ class Calibration:
         return ledger.basic_block(label, self.k, self.epsilon_each, self.delta_each)
 
 
+
 def calibrate(
     epsilon: float,
     delta: float,
@@ -566,6 +568,19 @@ def calibrate_for(epsilon: float, delta: float, k: int, size) -> Calibration:
     """
     return min((calibrate(epsilon, delta, k, slack_fraction=f, form="drv") for f in SLACK_GRID), key=size)
 
+
+class Calibrated:
+    """A mixin for a plan with a ``calibration`` field: its per-call budget, read through."""
+
+    calibration: Calibration
+
+    @property
+    def epsilon_each(self) -> float:
+        return self.calibration.epsilon_each
+
+    @property
+    def delta_each(self) -> float:
+        return self.calibration.delta_each
 
 def charge(
     ledger: PrivacyLedger | None, label: str, epsilon: float, delta: float, mechanism: str, *, not_private: str = ""

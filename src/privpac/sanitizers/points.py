@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import Calibration, PrivacyLedger, calibrate_for
+from ..accounting import Calibrated, Calibration, PrivacyLedger, calibrate_for
 from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
@@ -74,7 +74,7 @@ __all__ = ["SanPointsPlan", "san_points_plan", "san_points", "k_point_sanitizer"
 
 
 @dataclass(frozen=True)
-class SanPointsPlan:
+class SanPointsPlan(Calibrated):
     """The data-independent parameters of a SanPoints run (all public)."""
 
     alpha: float
@@ -87,14 +87,6 @@ class SanPointsPlan:
     choosing_beta: float  # alpha beta/4
     min_size: float  # the choosing precondition (Lemma 4.4) at these parameters
     constants: str
-
-    @property
-    def epsilon_each(self) -> float:
-        return self.calibration.epsilon_each
-
-    @property
-    def delta_each(self) -> float:
-        return self.calibration.delta_each
 
     def laplace_accuracy_size(self) -> float:
         """``m`` with ``iterations * Pr[|Z| > alpha m] <= beta/2`` for discrete Laplace(1/eps~)."""

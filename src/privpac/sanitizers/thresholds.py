@@ -80,7 +80,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import Calibration, PrivacyLedger, calibrate_for
+from ..accounting import Calibrated, Calibration, PrivacyLedger, calibrate_for
 from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
@@ -102,7 +102,7 @@ __all__ = ["SanThresholdsPlan", "san_thresholds_plan", "san_thresholds", "window
 
 
 @dataclass(frozen=True)
-class SanThresholdsPlan:
+class SanThresholdsPlan(Calibrated):
     """The data-independent parameters of a SanThresholds run (all public)."""
 
     alpha: float
@@ -117,14 +117,6 @@ class SanThresholdsPlan:
     min_size: float  # the choosing precondition (privacy): alpha/64, growth 2
     laplace_size: float  # (16c/(alpha eps_m)) ln(2/beta_m)
     recconcave_size: float  # 32 r_needed / alpha on the top range
-
-    @property
-    def epsilon_each(self) -> float:
-        return self.calibration.epsilon_each
-
-    @property
-    def delta_each(self) -> float:
-        return self.calibration.delta_each
 
     @property
     def utility_size(self) -> float:
