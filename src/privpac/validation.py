@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from fractions import Fraction
 
 import numpy as np
 
-from .errors import DataError, InvalidParameterError
+from .errors import DataError, InvalidParameterError, PreconditionError, UnsafeConfigurationWarning
 
 
 def module_root(obj) -> str:
@@ -157,6 +158,18 @@ def check_counts(counts, n_rows: int, name: str = "counts", *, allow_all_zero: b
     if total > 2**62:
         raise DataError(f"{name} add up to {total:,} records, more than privpac counts exactly (2^62)")
     return arr.astype(np.int64) if arr.dtype != object else np.asarray(values, dtype=np.int64)
+
+
+def refuse_below_precondition(refusal: str, warning: str, *, unsafe: bool, stacklevel: int = 3) -> None:
+    """The gate of a run with fewer records than its privacy precondition needs (the caller has checked).
+
+    Raises :class:`~privpac.errors.PreconditionError` with ``refusal`` (which names the bound), or,
+    when the caller passed ``unsafe_skip_precondition=True`` and so voided the guarantee on purpose,
+    warns ``warning`` as an :class:`~privpac.errors.UnsafeConfigurationWarning` at the caller's caller.
+    """
+    if not unsafe:
+        raise PreconditionError(refusal)
+    warnings.warn(warning, UnsafeConfigurationWarning, stacklevel=stacklevel)
 
 
 def check_choice(x, name: str, choices) -> str:

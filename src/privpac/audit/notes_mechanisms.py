@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..optimize.recconcave_plan import BASE_CASE_MAX
-from .notes_common import ADD_REMOVE, SCORES, ProofNote, note
+from .notes_common import ADD_REMOVE, SCORES, ProofNote, note, note_as
 
 __all__ = ["MECHANISM_NOTES"]
 
@@ -141,11 +141,10 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
         audits=("recconcave", "threshold-learner", "interior-point", "median"),
         errata=("E2", "E3", "E4", "E15"),
     ),
-    note(
+    note_as(
         "privpac.optimize.recconcave.rec_concave_run",
-        "as rec_concave",
-        "as rec_concave (the same run, returned with its plan and per-level trace)",
-        "as rec_concave",
+        "rec_concave",
+        " (the same run, returned with its plan and per-level trace)",
         checked=("as rec_concave",),
         caller=("the quality has sensitivity 1", "the promise is public"),
         audits=("recconcave", "center-point", "linear-feasibility"),

@@ -62,6 +62,24 @@ def test_database_bad_inputs():
         CountedData.from_indices(np.array([5]), 4)
 
 
+def test_every_sanitizer_refuses_counts_built_for_another_domain_size():
+    from privpac.sanitizers.pure import blr_sanitizer
+
+    counted = CountedData.from_indices(np.array([0, 1, 1, 3]), 4)
+    assert CountedData.of(counted, 4) is counted
+    again = CountedData.of(np.array([0, 1, 1, 3]), 4)
+    assert again.values.tolist() == [0, 1, 3] and again.counts.tolist() == [1, 2, 1] and again.size == 4
+    for release in (
+        lambda: san_points(counted, alpha=0.5, beta=0.5, epsilon=1.0, delta=1e-6, domain_size=8),
+        lambda: dense_histogram_sanitizer(counted, epsilon=1.0, domain_size=8),
+        lambda: LaplaceHistogram(counted, epsilon=1.0, domain_size=8),
+        lambda: TreeCDF(counted, epsilon=1.0, domain_size=8),
+        lambda: blr_sanitizer(counted, epsilon=1.0, domain_size=8, output_size=2),
+    ):
+        with pytest.raises(DataError, match="another domain size"):
+            release()
+
+
 def test_improper_completion_keeps_point_answers_within_alpha():
     db = SanitizedDatabase.from_weights({3: 60.0, 7: 20.0}, 100, total=100.0, proper=False, info={"alpha": 0.1})
     pts, probs = db.distribution()
