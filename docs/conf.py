@@ -191,5 +191,12 @@ def add_paper_and_examples(app, what, name, obj, options, lines):
     lines += [f".. minigallery:: {name}", "   :add-heading: Examples using this", ""]
 
 
+def escape_bars(app, ctx, lines):
+    """The command's help is plain text: ``|X|`` (a domain's size) is not a reStructuredText substitution."""
+    lines[:] = [line.replace("|", "\\|") for line in lines]
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", add_paper_and_examples, priority=600)
+    for event in ("description", "options", "arguments", "epilog"):
+        app.connect(f"sphinx-click-process-{event}", escape_bars)
