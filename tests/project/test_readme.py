@@ -1,4 +1,4 @@
-"""The README's commands are the ones CI runs."""
+"""The README's commands are the ones CI runs; its examples and the user guide's run as written."""
 
 import warnings
 from pathlib import Path
@@ -21,9 +21,9 @@ def _bash_blocks(text):
     return blocks
 
 
-def _first_python_block(heading):
-    """The first Python block of the README after ``heading``."""
-    text = (ROOT / "README.md").read_text()
+def _first_python_block(heading, page="README.md"):
+    """The first Python block of ``page`` (the README or a user-guide page) after ``heading``."""
+    text = (ROOT / page).read_text()
     section = text[text.index(heading) :]
     start = section.index("```python") + len("```python")
     return section[start : section.index("```", start)]
@@ -38,7 +38,7 @@ def test_readme_opens_with_demo_and_test_commands_and_ci_runs_the_latter():
 
 
 def test_readme_accountant_example_runs():
-    block = _first_python_block("## Privacy you can check")
+    block = _first_python_block("# Privacy checks and audits", "docs/guide/privacy-checks.md")
     assert "BudgetAccountant" in block and "GridSearchCV" in block
     namespace = {}
     with warnings.catch_warnings():
@@ -57,8 +57,8 @@ def test_readme_command_line_block_runs_as_written(tmp_path, monkeypatch):
 
     from privpac.cli import main
 
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## The command line") :]
+    text = (ROOT / "docs" / "guide" / "command-line.md").read_text()
+    section = text[text.index("# The command line") :]
     block = _bash_blocks(section)[0]
     rng = np.random.default_rng(0)
     x = rng.integers(0, 1001, 3000)
@@ -87,3 +87,13 @@ def test_readme_first_example_learns_on_real_data():
     clf, X_test, y_test = namespace["clf"], namespace["X_test"], namespace["y_test"]
     assert clf.score(X_test, y_test) > 0.8  # 0.87 to 0.96 over 20 splits; the majority class is 0.63
     assert clf.privacy_spent_.epsilon <= 1.0
+
+
+def test_guide_saving_example_round_trips(tmp_path, monkeypatch):
+    """The user guide's saving page: the model saved, loaded and predicting the same, as written."""
+    block = _first_python_block("# Saving and loading models", "docs/guide/saving.md")
+    monkeypatch.chdir(tmp_path)
+    namespace = {}
+    exec(compile(block, "saving.md", "exec"), namespace)
+    assert (tmp_path / "model.json").exists()
+    assert namespace["loaded"].threshold_value_ == namespace["clf"].threshold_value_

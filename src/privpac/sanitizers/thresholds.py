@@ -16,13 +16,15 @@ One call on a range ``[k, l]`` (``m`` is always the full dataset size; ``calls``
 5. ``I(j)`` := the largest count of a window of ``<= 2^j`` points inside ``[k, l]``,
    ``j = 0 .. log2 T``;
 6. ``Q(j) = min(I(j) - alpha m/32, 3 alpha m/32 - I(j - 1))`` with ``I(-1) = 0``;
-7-8. ``z = RecConcave(Q over [0, log2 T], r = alpha m/32, alpha = 1/4)``, ``Z = 2^z``;
+7. ``z = RecConcave(Q over [0, log2 T], r = alpha m/32, alpha = 1/4)``;
+8. ``Z = 2^z``;
 9. ``z = 0``: ``[a, b] = [p, p]`` with ``p`` chosen by the choosing mechanism among the points of
    ``[k, l]`` (multiplicity, 1-bounded growth, accuracy ``alpha/64``);
 10. ``z >= 1``: ``[a, b]`` chosen by the choosing mechanism among the blocks of two partitions of
     ``[k, l]`` into ``2Z`` points, the second shifted by ``Z`` (block counts, 2-bounded growth);
 11. weight ``#_S[a, b] + Lap(1/eps)`` at ``b``;
-12-13. recurse on ``[k, a - 1]`` and on ``[b + 1, l]``.
+12. recurse on ``[k, a - 1]``;
+13. recurse on ``[b + 1, l]``.
 
 The top call covers the whole domain. The release is the weighted database ``S_hat``; a query
 ``c_j`` is answered by ``Q_{c_j}(S_hat)`` = (weight below ``j``) / (total weight).
@@ -170,7 +172,7 @@ def _plan(alpha, beta, epsilon, delta, domain_size, constants) -> SanThresholdsP
 
 
 def window_counts(counted: CountedData, lo: int, hi: int, n_scales: int) -> np.ndarray:
-    """``I(j)`` for ``j = 0 .. n_scales``: the largest number of records in a window of at most
+    """``I(j)`` for ``0 <= j <= n_scales``: the largest number of records in a window of at most
     ``2^j`` consecutive points inside ``[lo, hi]`` (Fig. 11, step 5).
 
     A best window can be taken to start at a record or to end at ``hi``, so ``O(p)`` per scale
