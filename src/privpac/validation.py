@@ -30,6 +30,9 @@ def is_engine_collection(obj) -> bool:
 
 
 def _is_real_number(x) -> bool:
+    kind = type(x)
+    if kind is float or kind is int:  # the common case, without the abstract-class check
+        return True
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
@@ -99,7 +102,7 @@ def check_probability(p, name: str) -> float:
 
 def check_int(x, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """An integer (Python or numpy, not bool) within [low, high]; returns a Python int."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+    if type(x) is not int and (isinstance(x, bool) or not isinstance(x, numbers.Integral)):
         raise InvalidParameterError(f"{name} must be an integer, got {x!r}")
     value = int(x)
     if low is not None and value < low:
@@ -302,9 +305,9 @@ def refuse_unsupported(X, name: str = "X", *, text: bool = True) -> None:
             "(the domains here are low-dimensional, so the dense array is small)"
         )
     dtype = _numpy_dtype(getattr(X, "dtype", None))  # a frame's own dtypes are read by as_numpy
-    if dtype is not None and np.issubdtype(dtype, np.complexfloating):
+    if dtype is not None and dtype.kind == "c":  # complex floating
         raise DataError(f"Complex data not supported: {name} holds complex numbers; privpac needs real values")
-    if text and dtype is not None and (np.issubdtype(dtype, np.str_) or np.issubdtype(dtype, np.bytes_)):
+    if text and dtype is not None and dtype.kind in "US":  # str_ or bytes_
         raise TypeError(f"{name} holds text ({dtype}); privpac needs numbers")
 
 
