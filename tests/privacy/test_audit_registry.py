@@ -23,6 +23,30 @@ from privpac.random import SeededRandom
 CASES = list_cases()
 
 
+def _randmargins_literal(report):
+    assert any(not e.passed for _, e in report.exact)  # the exact check flags it
+    assert any("NOT PRIVATE" in note for note in report.notes)  # the release says so itself
+
+
+def _randmargins(report):
+    # four empirical pairs (top corner, window boundary, ties, few positives), each through two views
+    assert len(report.empirical) == 8 and len({r.pair.split(" [")[0] for r in report.empirical}) == 4
+    assert len(report.exact) == 2
+    assert all(e.certified for _, e in report.exact)
+
+
+def _rectangle_composition(report):
+    assert len(report.exact) == 3
+
+
+#: What some reports must show beyond their verdict, read off the same run (one audit per case, not two).
+REPORT_CHECKS = {
+    "randmargins-paper-literal": _randmargins_literal,
+    "randmargins": _randmargins,
+    "rectangle-composition": _rectangle_composition,
+}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_every_registered_audit_reaches_its_verdict(case):
     report = run_audit(case, trials=min(case.trials, 200), seed=1)
@@ -32,6 +56,12 @@ def test_every_registered_audit_reaches_its_verdict(case):
     else:
         assert not report.findings
     assert report.exact or not case.exact  # an enumerable case must give exact checks
+    if case.name in REPORT_CHECKS:
+        REPORT_CHECKS[case.name](report)
+
+
+def test_the_report_checks_name_registered_cases():
+    assert set(REPORT_CHECKS) <= {c.name for c in CASES}
 
 
 def test_every_model_is_fitted_by_a_registered_audit():
