@@ -42,9 +42,16 @@ def _laplace_case(noise_factor: float) -> AuditCase:
 
 
 def test_under_noised_laplace_is_flagged_and_correct_noise_is_not():
-    bad = run_audit(_laplace_case(0.5), trials=20_000, seed=2)
+    # Twice the noise budget is far beyond what the sampler must resolve: at 5,000 trials the lower bound
+    # is 1.77 to 1.90 over seeds 2 to 6 (1.94 at 20,000), against the claim of 1; the exact check flags it
+    # whatever the trials.
+    bad = run_audit(_laplace_case(0.5), trials=5_000, seed=2)
     assert bad.violation and any(not e.passed for _, e in bad.exact) and any(r.violation for r in bad.empirical)
-    assert not run_audit(_laplace_case(1.0), trials=20_000, seed=2).violation
+    assert bad.max_lower_bound > 1.5
+    # The correct noise keeps its 20,000 trials: its lower bound comes close to the true epsilon (0.955), so
+    # the auditor is tight and still does not overshoot.
+    good = run_audit(_laplace_case(1.0), trials=20_000, seed=2)
+    assert not good.violation and 0.9 < good.max_lower_bound <= 1.0
 
 
 def test_choosing_below_its_precondition_is_flagged():
