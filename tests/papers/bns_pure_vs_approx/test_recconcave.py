@@ -1,3 +1,4 @@
+import functools
 import math
 from fractions import Fraction
 
@@ -214,14 +215,27 @@ def test_bad_inputs():
 # -- exact privacy -----------------------------------------------------------------------------------
 
 
+_XS, _YS = (3, 9, 17, 30, 41, 50, 55, 60), (1, 1, 1, 1, 0, 0, 0, 0)
+
+#: Neighbouring labelled samples (xs, ys); the first two pairs share their first sample.
+_SAMPLES = [
+    ((_XS, _YS), (_XS, (1, 1, 1, 1, 1, 0, 0, 0))),  # a label flips
+    ((_XS, _YS), ((3, 9, 17, 30, 41, 50, 55, 2), _YS)),  # a point moves
+    (((20,) * 8, (1,) * 8), ((20,) * 7 + (40,), (1,) * 7 + (0,))),
+]
+
+
 def _pairs(T):
-    xs = [3, 9, 17, 30, 41, 50, 55, 60]
-    ys = [1, 1, 1, 1, 0, 0, 0, 0]
-    return [
-        (threshold_quality(xs, ys, T), threshold_quality(xs, [1, 1, 1, 1, 1, 0, 0, 0], T)),  # a label flips
-        (threshold_quality(xs, ys, T), threshold_quality([3, 9, 17, 30, 41, 50, 55, 2], ys, T)),  # a point moves
-        (threshold_quality([20] * 8, [1] * 8, T), threshold_quality([20] * 7 + [40], [1] * 7 + [0], T)),
-    ]
+    return [(threshold_quality(*a, T), threshold_quality(*b, T)) for a, b in _SAMPLES]
+
+
+@functools.cache
+def _sample_law(sample, promise, eps, delta, T, kw) -> np.ndarray:
+    """The law of ``rec_concave`` on one sample's threshold quality, enumerated once per module (the
+    tests and their parameters are public inputs: a sample met twice has the same law)."""
+    law = _law(threshold_quality(*sample, T), promise, eps, delta, T, **dict(kw))
+    law.flags.writeable = False
+    return law
 
 
 def _law(q, promise, eps, delta, T=64, **kw) -> np.ndarray:
@@ -234,10 +248,11 @@ def _law(q, promise, eps, delta, T=64, **kw) -> np.ndarray:
 def test_exact_privacy_with_forced_recursion(constants):
     # (promise 8 at depth 2 and 3 is the registered audit's, run in tests/privacy/test_audit_registry.py)
     T, eps, delta = 64, 1.0, 1e-3
-    for a, b in _pairs(T):
+    kw = (("N", 3), ("constants", constants), ("base_case_max", 2))
+    for a, b in _SAMPLES:
         for promise in (4.0,):
-            P = _law(a, promise, eps, delta, N=3, constants=constants, base_case_max=2)
-            Q = _law(b, promise, eps, delta, N=3, constants=constants, base_case_max=2)
+            P = _sample_law(a, promise, eps, delta, T, kw)
+            Q = _sample_law(b, promise, eps, delta, T, kw)
             assert P.sum() == pytest.approx(1.0) and Q.sum() == pytest.approx(1.0)
             res = exact_check(P, Q, eps, delta)
             assert res.passed, str(res)
