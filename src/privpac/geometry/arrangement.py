@@ -41,7 +41,12 @@ drop about 14 % and cost about as much as they save, so only the reporting line 
 
 Exact float order. Below ``2**53`` a crossing's position ``kn / kd`` converts exactly and is rounded
 once, monotonically, so a strictly rising float pair is a strictly rising exact pair: only float
-ties are compared in integers (:func:`ratio_signs`).
+ties are compared in integers (:func:`ratio_signs`). In ``D = 2``, under the bounds of :class:`_Keys`
+(entries up to 128 with up to 65,532 distinct rows; fewer rows for larger entries), no tie is left to
+check: a crossing's position is floored at a scale that separates any two distinct positions (their
+denominators divide ``|det| <= 2 X^2``), packed with its plane's index into one ``uint64`` key, and one
+sort per line gives the exact order and names the points (equal high bits). The block's arrays are
+reused from block to block.
 
 Cost: ``O(m^2 log m)`` for ``D = 2`` and ``O(m^3 log m)`` for ``D = 3`` (about 10 s of one core at
 ``m = 500``), in blocks of about ``10^6`` crossings (``1.3 10^5`` for ``D = 2``); the memory is that
