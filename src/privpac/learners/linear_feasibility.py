@@ -259,11 +259,12 @@ SUPPORTED_DIMENSIONS = (1, 2, 3)
 MAX_CONSTRAINTS_3D = 1_000
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
-#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``), then one exact hull per level: 73 s of
-#: CPU on a loaded machine and 1.7 GB at ``m = 10,000``, ``X = 128`` (2.5e7 vertices kept;
-#: ``benchmarks/linear_feasibility.py --only envelope``). The memory grows with ``r^2``: about 11 GB of
-#: vertices at the guarantee's 42,000, so the cap stays here.
-MAX_DISTINCT_ROWS_2D = 10_000
+#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``), then one exact hull per level, on a planted
+#: system with entries in ``[-128, 128]`` (``benchmarks/linear_feasibility.py --only envelope``, a loaded
+#: machine): 30 s of CPU and 1.6 GB at ``m = 10,000`` (2.5e7 vertices kept), 166 s and 4.5 GB at
+#: ``m = 20,000``. The memory grows with ``r^2``: about 20 GB at the guarantee's 42,000 by that square,
+#: beyond the 8 GB this cap is set for.
+MAX_DISTINCT_ROWS_2D = 20_000
 
 
 def _check_dimension(D: int) -> int:
@@ -296,7 +297,7 @@ def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: i
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
                 f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
-                f"their square (about 2.5e7 vertices and 1.7 GB at 10,000); use a public random subsample of at most "
+                f"their square (about 1e8 vertices and 4.5 GB at 20,000); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:

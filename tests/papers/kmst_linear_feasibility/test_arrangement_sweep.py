@@ -200,6 +200,47 @@ def test_an_unsorted_float_proposal_is_sorted_again_exactly(monkeypatch):
     assert [_got(A, b, R) for A, b, R in cases] == want
 
 
+def test_d2_exact_keys_give_the_vertices_of_the_checked_float_proposal(monkeypatch):
+    """``D = 2`` lines are ordered by one sort of exact integer keys (``_Keys``) when their bounds allow: the
+    same vertices and depths as the float proposal checked pair by pair (and re-sorted exactly when it is
+    reversed), on degenerate systems and at ``X = 128``, where the positions take 48 of the keys' 64 bits and
+    distinct crossings can be ``1 / (2 X^2)^2`` apart; and brute force agrees there."""
+    gen = np.random.default_rng(49)
+    cases = [_system(gen, 2, kind) for kind in (0, 1, 2, 3) for _ in range(3)]
+    for m in (25, 200):
+        X = 128
+        A = gen.integers(-X, X + 1, size=(m, 2))
+        A[: m // 5] = gen.integers(-X, X + 1, size=(m // 5, 1)) * np.array([[1, 1]]) + np.array([[0, 1]])
+        cases.append((A, gen.integers(-X, X + 1, size=m), F.bounding_box_radius(2, X)))
+    built = []
+    build = AR._Keys.build
+
+    def spy(*args):
+        built.append(build(*args))
+        return built[-1]
+
+    monkeypatch.setattr(AR._Keys, "build", spy)
+    keyed = [_got(A, b, R, prune=p) for A, b, R in cases for p in (False, True)]
+    assert all(k is not None for k in built)
+    assert int(built[-1].sentinel).bit_length() == 48  # with 16 bits of planes (m up to 65,531): 64
+    assert keyed[-4] == _brute(*cases[-2])  # X = 128, m = 25
+    monkeypatch.setattr(AR._Keys, "build", lambda *args: None)
+    assert [_got(A, b, R, prune=p) for A, b, R in cases for p in (False, True)] == keyed
+    monkeypatch.setattr(AR, "_proposal", lambda f: np.argsort(-f, axis=1))  # reversed: every line re-sorted
+    want = [keyed[2 * c + p] for c in range(0, len(cases), 4) for p in (0, 1)]
+    assert [_got(A, b, R, prune=p) for A, b, R in cases[::4] for p in (False, True)] == want
+
+
+def test_d2_exact_keys_are_refused_beyond_their_bounds():
+    """No keys when a bound of ``_Keys`` fails: entries whose positions need more than 64 bits, Python integers."""
+    for X, ok in ((128, True), (1024, False)):
+        A = np.array([[X, 1], [1, -X], [3, 2]])
+        N, W, pos, neg, _ = AR._planes(A, np.array([1, 2, 3]), F.bounding_box_radius(2, X))
+        assert (AR._Keys.build(N, W, F.bounding_box_radius(2, X), pos, neg, 3) is not None) is ok
+    N, W, pos, neg, _ = AR._planes(np.array([[1, 2]], dtype=object), np.array([1], dtype=object), 8)
+    assert AR._Keys.build(N.astype(object), W.astype(object), 8, pos, neg, 1) is None
+
+
 def test_the_levels_refuse_a_system_of_another_dimension():
     with pytest.raises(Exception, match="2-column"):
         PL.arrangement_levels_2d(np.zeros((2, 3), dtype=int), [0, 0], box=5)

@@ -452,7 +452,7 @@ def test_d2_refuses_more_possibly_distinct_rows_than_its_envelope_from_public_si
         warnings.simplefilter("ignore")
         PrivateFeasibilityHalfspaceClassifier(domain=8, random_state=0).fit(x, (x[:, 0] > 2).astype(int))
     with pytest.raises(InvalidParameterError, match="distinct constraints"):
-        PrivateFeasibilityHalfspaceClassifier(domain=4096).fit(np.zeros((m, 1), dtype=int), np.zeros(m, dtype=int))
+        PrivateFeasibilityHalfspaceClassifier(domain=8192).fit(np.zeros((m, 1), dtype=int), np.zeros(m, dtype=int))
 
 
 def test_saved_model_round_trip_and_the_command_line(tmp_path):
