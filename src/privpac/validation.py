@@ -7,8 +7,10 @@ accepts or rejects.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+from collections.abc import Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -157,6 +159,49 @@ def check_counts(counts, n_rows: int, name: str = "counts", *, allow_all_zero: b
     if total > 2**62:
         raise DataError(f"{name} add up to {total:,} records, more than privpac counts exactly (2^62)")
     return arr.astype(np.int64) if arr.dtype != object else np.asarray(values, dtype=np.int64)
+
+
+def renamed_message(owner: str, old: str, new: str) -> str:
+    """The refusal of a keyword privpac no longer takes: it names the keyword that replaced it."""
+    return f"{owner} no longer takes {old}=: it is called {new}= now (pass {new}=... instead)"
+
+
+def refuse_keywords(owner: str, kwargs: Mapping, renamed: Mapping[str, str]) -> None:
+    """Refuse the keywords an ``__init__`` caught in ``**kwargs``: an old name raises :class:`TypeError`
+    naming the new one (never a silent alias), any other :class:`TypeError` as Python would."""
+    for name in kwargs:
+        if name in renamed:
+            raise TypeError(renamed_message(owner, name, renamed[name]))
+    for name in kwargs:
+        raise TypeError(f"{owner} got an unexpected keyword argument {name!r}")
+
+
+def renamed_keywords(**renamed: str):
+    """A function decorator: each ``old=new`` keyword raises :class:`TypeError` naming ``new`` when passed."""
+
+    def decorate(func):
+        owner = f"{func.__name__}()"
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for name in kwargs:
+                if name in renamed:
+                    raise TypeError(renamed_message(owner, name, renamed[name]))
+            return func(*args, **kwargs)
+
+        wrapper.renamed_keywords = dict(renamed)
+        return wrapper
+
+    return decorate
+
+
+def renamed_attribute(module: str, name: str, renamed: Mapping[str, str]):
+    """The body of a module's ``__getattr__``: a name the module no longer defines raises
+    :class:`ImportError` naming its replacement (an :class:`AttributeError` would lose the message in
+    ``from module import name``); any other unknown name :class:`AttributeError` as usual."""
+    if name in renamed:
+        raise ImportError(f"{module}.{name} is called {renamed[name]} now (import {renamed[name]} instead)", name=name)
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
 def check_choice(x, name: str, choices) -> str:

@@ -48,6 +48,16 @@ class _Delta(click.FloatRange):
 DELTA = _Delta()
 
 
+def renamed_option(old: str, new: str):
+    """A hidden option a command no longer takes: passing it fails with the name of its replacement."""
+
+    def refuse(ctx, param, value):
+        if value is not None:
+            raise click.UsageError(f"{old} is called {new} now: pass {new} {value}", ctx)
+
+    return click.option(old, hidden=True, expose_value=False, default=None, callback=refuse)
+
+
 def _parse_set(values) -> dict:
     params = {}
     for item in values:
