@@ -224,3 +224,23 @@ def test_a_model_saved_with_the_former_value_is_refused_naming_the_new_one():
     both = {**model_to_dict(fh), "params": {**model_to_dict(fh)["params"], "mode": "paper"}}
     with pytest.raises(InvalidParameterError, match="has both 'mode' and 'dual'"):
         model_from_dict(both)
+
+
+@pytest.mark.parametrize(
+    ("plan", "old", "new"),
+    [
+        (lambda: center_point.plan_find_tukey(10, 2, 2, 1.0), "mode", "optimizer"),
+        (lambda: center_point.plan_find_tukey(10, 2, 2, 1.0), "B", "bound"),
+        (lambda: halfspace_tukey.plan_learn_halfspace(100, 1, 4, 1.0), "B", "bound"),
+        (lambda: linear_feasibility.plan_find_deep_point(10, 1, 1, 1.0), "one_d_optimizer", "optimizer"),
+        (lambda: linear_feasibility.plan_find_deep_point(10, 1, 1, 1.0), "X", "bound"),
+        (lambda: linear_feasibility.plan_find_deep_point(10, 1, 1, 1.0), "domain", "candidate_domain"),
+        (lambda: feasibility_halfspaces.plan_halfspace_learner(10, 1, 8, 1.0), "mode", "dual"),
+        (lambda: feasibility_halfspaces.plan_halfspace_learner(10, 1, 8, 1.0), "grid", "inner_bound"),
+    ],
+)
+def test_a_plan_field_read_under_its_former_name_is_refused_naming_the_new_one(plan, old, new):
+    p = plan()
+    with pytest.raises(AttributeError, match=f"{type(p).__name__}.{old} is called {new} now"):
+        getattr(p, old)
+    assert getattr(p, new) is not None and not hasattr(p, "no_such_field")

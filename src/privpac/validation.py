@@ -195,6 +195,19 @@ def renamed_keywords(**renamed: str):
     return decorate
 
 
+class RenamedFields:
+    """A mixin for the public plans and results: reading a field under its former name raises
+    :class:`AttributeError` naming the field that replaced it (``_renamed_fields``: old -> new)."""
+
+    _renamed_fields: Mapping[str, str] = {}
+
+    def __getattr__(self, name: str):
+        renamed = type(self)._renamed_fields
+        if name in renamed:
+            raise AttributeError(f"{type(self).__name__}.{name} is called {renamed[name]} now")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 def renamed_attribute(module: str, name: str, renamed: Mapping[str, str]):
     """The body of a module's ``__getattr__``: a name the module no longer defines raises
     :class:`ImportError` naming its replacement (an :class:`AttributeError` would lose the message in

@@ -44,7 +44,7 @@ from ..learners.linear_feasibility import (
     plan_find_deep_point,
     run_find_deep_point,
 )
-from ..validation import check_probability, is_engine_collection, refuse_keywords
+from ..validation import check_probability, is_engine_collection, refuse_keywords, renamed_keywords
 from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
@@ -66,6 +66,7 @@ __all__ = [
 ENGINE_MAX_CONSTRAINTS = {1: 10**4, 2: 10**5}
 
 
+@renamed_keywords(X="bound")
 def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility", bound: int | None = None) -> None:
     """Refuse engine data above what a fit brings to the driver, from the public ``(m, D)`` (and the
     entry bound ``X``, ``bound``) alone: the estimator's own envelope

@@ -115,6 +115,7 @@ from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval
 from ..geometry.regions import depth_intervals
 from ..optimize.recconcave_plan import levels, required_quality
 from ..validation import (
+    RenamedFields,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -210,8 +211,10 @@ def promise_values(n: int, d: int) -> list[Fraction]:
 
 
 @dataclass(frozen=True)
-class FindTukeyPlan:
+class FindTukeyPlan(RenamedFields):
     """Everything FindTukey decides before reading the data (all public)."""
+
+    _renamed_fields = {"mode": "optimizer", "B": "bound"}
 
     n: int
     d: int

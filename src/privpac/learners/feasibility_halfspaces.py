@@ -83,6 +83,7 @@ from ..accounting import PrivacyLedger
 from ..errors import DataError, InvalidParameterError
 from ..random import as_random_source, gaussian_array, uniform_array, uniform_int
 from ..validation import (
+    RenamedFields,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -237,8 +238,10 @@ def pac_noise(m: int, d: int, X: int, beta: float) -> PacNoise:
 
 
 @dataclass(frozen=True)
-class HalfspaceLearnerPlan:
+class HalfspaceLearnerPlan(RenamedFields):
     """Everything the learner decides before reading the sample (all public)."""
+
+    _renamed_fields = {"mode": "dual", "X": "bound", "grid": "inner_bound"}
 
     learner: str
     dual: str

@@ -86,6 +86,7 @@ from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
 from ..random import as_random_source
 from ..validation import (
+    RenamedFields,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -219,8 +220,10 @@ def _directional_bounds(M: int, B: int, D: int) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class LearnHalfSpacePlan:
+class LearnHalfSpacePlan(RenamedFields):
     """Everything LearnHalfSpace decides before reading the data (all public)."""
+
+    _renamed_fields = {"B": "bound"}
 
     s: int
     d: int

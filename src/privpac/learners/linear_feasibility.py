@@ -213,6 +213,7 @@ from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, i
 from ..optimize.recconcave_plan import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import (
+    RenamedFields,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -383,8 +384,10 @@ def truncation_levels(m: int, D: int, alpha: float) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class FindDeepPointPlan:
+class FindDeepPointPlan(RenamedFields):
     """Everything FindDeepPoint decides before reading the constraints (all public)."""
+
+    _renamed_fields = {"one_d_optimizer": "optimizer", "mode": "optimizer", "X": "bound", "domain": "candidate_domain"}
 
     m: int
     D: int
