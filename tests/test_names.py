@@ -52,7 +52,7 @@ def test_an_estimator_refuses_each_former_keyword_naming_the_new_one(cls, old, n
 
 @pytest.mark.parametrize("cls", sorted({c for c, *_ in ESTIMATORS}, key=lambda c: c.__name__))
 def test_an_estimator_refuses_an_unknown_keyword_as_python_does(cls):
-    with pytest.raises(TypeError, match=f"{cls.__name__} got an unexpected keyword argument 'epsilonn'"):
+    with pytest.raises(TypeError, match="got an unexpected keyword argument .epsilonn."):
         cls(epsilonn=1.0)
 
 

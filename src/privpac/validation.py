@@ -166,14 +166,21 @@ def renamed_message(owner: str, old: str, new: str) -> str:
     return f"{owner} no longer takes {old}=: it is called {new}= now (pass {new}=... instead)"
 
 
-def refuse_keywords(owner: str, kwargs: Mapping, renamed: Mapping[str, str]) -> None:
-    """Refuse the keywords an ``__init__`` caught in ``**kwargs``: an old name raises :class:`TypeError`
-    naming the new one (never a silent alias), any other :class:`TypeError` as Python would."""
-    for name in kwargs:
-        if name in renamed:
-            raise TypeError(renamed_message(owner, name, renamed[name]))
-    for name in kwargs:
-        raise TypeError(f"{owner} got an unexpected keyword argument {name!r}")
+def refuses_renamed_parameters(init):
+    """Decorate an estimator's ``__init__``: each former parameter name of ``_renamed_parameters``
+    (a class attribute, old -> new) raises :class:`TypeError` naming the new one (never a silent alias).
+    The signature stays that of ``__init__`` itself (``functools.wraps``), so scikit-learn's
+    ``get_params`` and ``clone`` see the parameters only."""
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        renamed = type(self)._renamed_parameters
+        for name in kwargs:
+            if name in renamed:
+                raise TypeError(renamed_message(type(self).__name__, name, renamed[name]))
+        init(self, *args, **kwargs)
+
+    return wrapper
 
 
 def renamed_keywords(**renamed: str):

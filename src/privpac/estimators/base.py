@@ -130,9 +130,9 @@ class PrivateEstimatorBase(BaseEstimator):
     #: whether the estimator needs delta > 0
     requires_delta: bool = False
 
-    #: former parameter names and their replacements: ``__init__`` (through ``**renamed`` and
-    #: :func:`~privpac.validation.refuse_keywords`) and ``set_params`` refuse each old name with a
-    #: TypeError naming the new one; saved models written under an old name still load (:mod:`privpac.io`)
+    #: former parameter names and their replacements: ``__init__`` (decorated with
+    #: :func:`~privpac.validation.refuses_renamed_parameters`) and ``set_params`` refuse each old name with
+    #: a TypeError naming the new one; saved models written under an old name still load (:mod:`privpac.io`)
     _renamed_parameters: dict[str, str] = {}
 
     @classmethod
@@ -157,7 +157,7 @@ class PrivateEstimatorBase(BaseEstimator):
         ``arguments`` is ``locals()`` taken first thing in ``__init__``: the parameters (and ``self``).
         """
         for name, value in arguments.items():
-            if name not in ("self", "__class__", "renamed"):  # renamed: the old keywords an __init__ refused
+            if name not in ("self", "__class__"):
                 setattr(self, name, value)
 
     # -- fit scaffolding ------------------------------------------------------------------------

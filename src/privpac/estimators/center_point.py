@@ -27,7 +27,7 @@ from ..learners.center_point import (
     find_tukey,
     plan_find_tukey,
 )
-from ..validation import check_probability, is_engine_collection, refuse_keywords
+from ..validation import check_probability, is_engine_collection, refuses_renamed_parameters
 from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
@@ -148,6 +148,7 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
 
     algorithm_name = "private center point (FindTukey, Beimel, Moran, Nissim, Stemmer 2019)"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
@@ -159,9 +160,7 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
         beta=0.1,
         random_state=None,
         accountant=None,
-        **renamed,
     ):
-        refuse_keywords(type(self).__name__, renamed, self._renamed_parameters)
         self._store_parameters(locals())
 
     _renamed_parameters = {"mode": "optimizer"}

@@ -40,7 +40,7 @@ from ..validation import (
     check_probability,
     check_real,
     is_engine_collection,
-    refuse_keywords,
+    refuses_renamed_parameters,
 )
 from ._exact_geometry import box_text, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
@@ -164,6 +164,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
 
     algorithm_name = "private halfspace via linear feasibility (LearnHalfSpace, Kaplan, Mansour, Stemmer, Tsfadia 2020)"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
@@ -178,9 +179,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         labels=(0, 1),
         random_state=None,
         accountant=None,
-        **renamed,
     ):
-        refuse_keywords(type(self).__name__, renamed, self._renamed_parameters)
         self._store_parameters(locals())
 
     _renamed_parameters = {"mode": "dual", "one_d_optimizer": "optimizer"}

@@ -30,7 +30,7 @@ from ..learners.halfspace_tukey import (
     plan_learn_halfspace,
     sample_chunk_points,
 )
-from ..validation import check_int, check_labels, check_probability, is_engine_collection, refuse_keywords
+from ..validation import check_int, check_labels, check_probability, is_engine_collection, refuses_renamed_parameters
 from ._exact_geometry import box_text, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
@@ -138,6 +138,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
 
     algorithm_name = "private halfspace classifier (LearnHalfSpace, Beimel, Moran, Nissim, Stemmer 2019)"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
@@ -152,9 +153,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         labels=(0, 1),
         random_state=None,
         accountant=None,
-        **renamed,
     ):
-        refuse_keywords(type(self).__name__, renamed, self._renamed_parameters)
         self._store_parameters(locals())
 
     _renamed_parameters = {"mode": "optimizer"}

@@ -44,7 +44,7 @@ from ..learners.linear_feasibility import (
     plan_find_deep_point,
     run_find_deep_point,
 )
-from ..validation import check_probability, is_engine_collection, refuse_keywords, renamed_keywords
+from ..validation import check_probability, is_engine_collection, refuses_renamed_parameters, renamed_keywords
 from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
@@ -254,6 +254,7 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
 
     algorithm_name = "private linear feasibility (FindDeepPoint, Kaplan, Mansour, Stemmer, Tsfadia 2020)"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
@@ -267,9 +268,7 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
         candidate_bound=None,
         random_state=None,
         accountant=None,
-        **renamed,
     ):
-        refuse_keywords(type(self).__name__, renamed, self._renamed_parameters)
         self._store_parameters(locals())
 
     _renamed_parameters = {"bound": "domain", "one_d_optimizer": "optimizer"}
