@@ -776,7 +776,7 @@ def _geometric_fits():
         ),
         # over public candidates the records stay in their partitions: one pass sums the candidate depths
         "linear-feasibility-candidates": lambda: PrivateLinearFeasibility(
-            bound=2, candidates=300, candidate_bound=1, random_state=5
+            domain=2, candidates=300, candidate_bound=1, random_state=5
         ),
         "halfspace-feasibility-candidates": lambda: PrivateFeasibilityHalfspaceClassifier(
             epsilon=5.0, domain=8, candidates=300, random_state=5
