@@ -135,7 +135,7 @@ def _fit(arm: str, X: np.ndarray, B: int, eps: float, seed: int):
         if arm == "findtukey-exponential":
             return PrivateCenterPoint(epsilon=eps, domain=B, random_state=seed).fit(X).center_
         if arm == "findtukey-recconcave":
-            est = PrivateCenterPoint(epsilon=eps, delta=DELTA, domain=B, mode="recconcave", random_state=seed)
+            est = PrivateCenterPoint(epsilon=eps, delta=DELTA, domain=B, optimizer="recconcave", random_state=seed)
             return est.fit(X).center_
         if arm == "coordinate-median":
             return coordinatewise_median(X, B, eps, rng=seed)

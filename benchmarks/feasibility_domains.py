@@ -38,16 +38,16 @@ def system(m: int, D: int, X: int, seed: int):
 
 def main(trials: int = 5) -> None:
     # (D, X, m, epsilon, delta, optimiser, truncate)
-    cells = [(1, 2, m, 1.0, 0.0, "expmech", None) for m in (100, 1_000)]
-    cells += [(2, X, m, 1.0, 0.0, "expmech", None) for X, m in ((2, 100), (2, 1_000), (10, 300))]
-    cells += [(3, 1, 25, 20.0, 0.0, "expmech", None)]
+    cells = [(1, 2, m, 1.0, 0.0, "exponential", None) for m in (100, 1_000)]
+    cells += [(2, X, m, 1.0, 0.0, "exponential", None) for X, m in ((2, 100), (2, 1_000), (10, 300))]
+    cells += [(3, 1, 25, 20.0, 0.0, "exponential", None)]
     cells += [(D, 2, m, 1.0, 1e-6, "recconcave", tr) for D, m in ((1, 1_000), (2, 300)) for tr in (True, False)]
     rows = []
     for D, X, m, eps, delta, optimiser, truncate in cells:
         A, b = system(m, D, X, seed=m + X + D)
         for domain in ("a3-rational", "mode-c"):
             plan = plan_find_deep_point(
-                m, D, X, eps, delta, one_d_optimizer=optimiser, domain=domain, truncate=truncate
+                m, D, X, eps, delta, optimizer=optimiser, candidate_domain=domain, truncate=truncate
             )
             times, fracs = [], []
             for seed in range(trials):
@@ -55,7 +55,7 @@ def main(trials: int = 5) -> None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     x = find_deep_point(
-                        A, b, X, eps, delta, one_d_optimizer=optimiser, domain=domain, truncate=truncate, rng=seed
+                        A, b, X, eps, delta, optimizer=optimiser, candidate_domain=domain, truncate=truncate, rng=seed
                     ).solution
                 times.append(time.perf_counter() - t0)
                 fracs.append(depth(x, A, b) / m)

@@ -96,14 +96,14 @@ def main() -> None:
     # A fine grid: 2049 values, so up to 4098 distinct dual rows and O(rows^2) arrangement vertices.
     cells += [("erm", "margin-1", 1024, m, 1.0) for m in (100, 1_000, 10_000)]
     rows = []
-    for learner, mode, X, m, eps in cells:
-        plan = plan_halfspace_learner(m, 1, X, eps, learner=learner, mode=mode)
+    for learner, dual, X, m, eps in cells:
+        plan = plan_halfspace_learner(m, 1, X, eps, learner=learner, dual=dual)
         grid = np.arange(-X, X + 1).reshape(-1, 1)
         times, train, population, degenerate = [], [], [], 0
         for seed in range(5):
             x, y, t = sample(m, X, 1000 * seed + m)
             est = PrivateFeasibilityHalfspaceClassifier(
-                epsilon=eps, domain=X, learner=learner, mode=mode, random_state=seed
+                epsilon=eps, domain=X, learner=learner, dual=dual, random_state=seed
             )
             t0 = time.perf_counter()
             with warnings.catch_warnings():
@@ -115,7 +115,7 @@ def main() -> None:
             degenerate += int(est.degenerate_)
         row = {
             "learner": learner,
-            "mode": mode,
+            "dual": dual,
             "X": X,
             "m": m,
             "epsilon": eps,

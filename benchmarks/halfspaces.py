@@ -2,7 +2,7 @@
 
 Arms (each fits on the training records and is scored on held-out records)
 --------------------------------------------------------------------------
-* ``feasibility-expmech`` / ``feasibility-recconcave``: the linear-feasibility learner of Kaplan,
+* ``feasibility-exponential`` / ``feasibility-recconcave``: the linear-feasibility learner of Kaplan,
   Mansour, Stemmer, Tsfadia (``PrivateFeasibilityHalfspaceClassifier``, ERM in margin-1 mode),
   with the exponential mechanism or RecConcave per coordinate, (eps, delta)-DP;
 * ``feasibility-candidates``: the same learner over 5,000 public random candidate halfspaces
@@ -101,9 +101,9 @@ def _margin(eps, B, d, seed):
 
 def _feasibility(optimizer):
     def make(eps, B, d, seed):
-        delta = 0.0 if optimizer == "expmech" else DELTA
+        delta = 0.0 if optimizer == "exponential" else DELTA
         return PrivateFeasibilityHalfspaceClassifier(
-            epsilon=eps, delta=delta, domain=IntegerDomain(-B, B), one_d_optimizer=optimizer, random_state=seed
+            epsilon=eps, delta=delta, domain=IntegerDomain(-B, B), optimizer=optimizer, random_state=seed
         )
 
     return make
@@ -171,7 +171,7 @@ class _Logistic:
 
 
 ARMS: dict[str, object] = {
-    "feasibility-expmech": _feasibility("expmech"),
+    "feasibility-exponential": _feasibility("exponential"),
     "feasibility-recconcave": _feasibility("recconcave"),
     "feasibility-candidates": _feasibility_candidates,
     "tukey-exponential": _tukey("tukey"),

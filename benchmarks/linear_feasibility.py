@@ -13,7 +13,7 @@ median over the seeds), next to the size that guarantees ``(1 - alpha) m`` with 
 ``1 - beta`` (``plan.sufficient_m``, alpha = beta = 0.1). The machine is shared: only timings from
 one run are comparable.
 
-``--only envelope`` fits ``PrivateLinearFeasibility(epsilon=1.0, bound=128)`` at the exact oracle's
+``--only envelope`` fits ``PrivateLinearFeasibility(epsilon=1.0, domain=128)`` at the exact oracle's
 envelope (``D = 2`` at ``m = 10^4`` and beyond, ``D = 3`` at ``m = 1,000``; ``D = 3`` systems as in
 ``benchmarks/dimension3.py``), one fit per fresh process, and reports the wall and CPU seconds, the
 process's peak RSS, and the fractions of the ``m`` training and of ``m`` held-out constraints of the
@@ -64,14 +64,14 @@ def planted(D: int, m: int, X: int, seed: int):
 
 
 def envelope_fit(D: int, m: int, X: int, seed: int = 0) -> dict:
-    """One fit of ``PrivateLinearFeasibility(epsilon=1.0, bound=X)`` in this (fresh) process: wall and CPU
+    """One fit of ``PrivateLinearFeasibility(epsilon=1.0, domain=X)`` in this (fresh) process: wall and CPU
     seconds, the process's peak RSS, and the fractions of the training and held-out constraints satisfied."""
     import warnings
 
     from privpac.estimators import PrivateLinearFeasibility
 
     A, b = planted(D, m, X, seed=m + X)
-    est = PrivateLinearFeasibility(epsilon=1.0, bound=X, random_state=seed)
+    est = PrivateLinearFeasibility(epsilon=1.0, domain=X, random_state=seed)
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the sufficient-size warning (reported in the row instead)

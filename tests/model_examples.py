@@ -65,7 +65,7 @@ def fit_arguments(name: str, seed: int = 0):
         if seed == 1:
             A[::2] = A[1::2]  # repeated constraints: fewer distinct rows
         b = A @ np.array([1, -1]) - gen.integers(0, 2, size=40)  # feasible at x = (1, -1)
-        return {"bound": 2}, (A, np.clip(b, -2, 2)), {}
+        return {"domain": 2}, (A, np.clip(b, -2, 2)), {}
     if name == "halfspace-feasibility":
         X = np.random.default_rng(7 + seed).integers(-2, 3, size=(40, 1))
         if seed == 1:

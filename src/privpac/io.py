@@ -92,11 +92,10 @@ def model_to_dict(estimator) -> dict:
     n_samples, n_features = estimator.fit_shape_
     params = estimator.get_params(deep=False)
     params.pop("accountant", None)  # the process's account, not part of the release
-    key = getattr(estimator, "_domain_parameter", "domain")
-    if params.get(key) is not None and getattr(estimator, "domain_", None) is not None:
+    if params.get("domain") is not None and getattr(estimator, "domain_", None) is not None:
         # Saved resolved: short forms such as (0, 2**64 - 1), so big ints survive the round trip, and
         # per-feature bounds keyed by column name, in column order (what the privacy record is recomputed on).
-        params[key] = estimator.domain_
+        params["domain"] = estimator.domain_
     return {
         "format": FORMAT,
         "privpac_version": __version__,
@@ -115,6 +114,30 @@ def model_to_dict(estimator) -> dict:
 def _same_record(saved, recomputed) -> bool:
     """Equal as JSON (floats compared after the same round trip the file went through)."""
     return json.loads(json.dumps(saved)) == json.loads(json.dumps(recomputed))
+
+
+#: Parameter values an earlier privpac saved under another name: the linear-feasibility optimiser
+#: ``"expmech"`` is ``"exponential"`` now. A model saved with one is refused (its ledger names the old value).
+_RENAMED_VALUES = {"optimizer": {"expmech": "exponential"}}
+
+
+def _renamed_params(cls, params: dict) -> dict:
+    """The saved parameters under today's names: a model saved by an earlier privpac under a former
+    name (``cls._renamed_parameters``: ``mode``, ``one_d_optimizer``, ``bound``) still loads, and its
+    privacy record is checked as any other; a former *value* the ledger spells out is refused with
+    the new one (the record could not match)."""
+    for old, new in getattr(cls, "_renamed_parameters", {}).items():
+        if old in params:
+            if new in params:
+                raise InvalidParameterError(f"the saved model has both {old!r} and {new!r} (the new name of {old!r})")
+            params[new] = params.pop(old)
+    for key, values in _RENAMED_VALUES.items():
+        if isinstance(params.get(key), str) and params[key] in values:
+            raise InvalidParameterError(
+                f"the saved model was written by an earlier privpac with {key}={params[key]!r}, called "
+                f"{key}={values[params[key]]!r} now, which its ledger names: refit the model"
+            )
+    return params
 
 
 def model_from_dict(doc: dict):
@@ -137,9 +160,9 @@ def model_from_dict(doc: dict):
         raise InvalidParameterError(f"unknown model {name!r}; known: {', '.join(sorted(MODELS))}")
     if not isinstance(doc["params"], dict) or not isinstance(doc["state"], dict):
         raise InvalidParameterError("the saved model's params and state must be JSON objects")
-    params = dict(doc["params"])
+    params = _renamed_params(MODELS[name], dict(doc["params"]))
     params.pop("accountant", None)  # never saved; a file that holds one is treated as any other
-    key = getattr(MODELS[name], "_domain_parameter", "domain")
+    key = "domain"
     try:
         if isinstance(params.get(key), dict):
             params[key] = as_domain(params[key], key)

@@ -7,9 +7,11 @@ accepts or rejects.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import warnings
+from collections.abc import Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -173,6 +175,69 @@ def refuse_below_precondition(refusal: str, warning: str, *, unsafe: bool, stack
     if not unsafe:
         raise PreconditionError(refusal)
     warnings.warn(warning, UnsafeConfigurationWarning, stacklevel=stacklevel)
+
+
+def renamed_message(owner: str, old: str, new: str) -> str:
+    """The refusal of a keyword privpac no longer takes: it names the keyword that replaced it."""
+    return f"{owner} no longer takes {old}=: it is called {new}= now (pass {new}=... instead)"
+
+
+def refuses_renamed_parameters(init):
+    """Decorate an estimator's ``__init__``: each former parameter name of ``_renamed_parameters``
+    (a class attribute, old -> new) raises :class:`TypeError` naming the new one (never a silent alias).
+    The signature stays that of ``__init__`` itself (``functools.wraps``), so scikit-learn's
+    ``get_params`` and ``clone`` see the parameters only."""
+
+    @functools.wraps(init)
+    def wrapper(self, *args, **kwargs):
+        renamed = type(self)._renamed_parameters
+        for name in kwargs:
+            if name in renamed:
+                raise TypeError(renamed_message(type(self).__name__, name, renamed[name]))
+        init(self, *args, **kwargs)
+
+    return wrapper
+
+
+def renamed_keywords(**renamed: str):
+    """A function decorator: each ``old=new`` keyword raises :class:`TypeError` naming ``new`` when passed."""
+
+    def decorate(func):
+        owner = f"{func.__name__}()"
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for name in kwargs:
+                if name in renamed:
+                    raise TypeError(renamed_message(owner, name, renamed[name]))
+            return func(*args, **kwargs)
+
+        wrapper.renamed_keywords = dict(renamed)
+        return wrapper
+
+    return decorate
+
+
+class RenamedFields:
+    """A mixin for the public plans and results: reading a field under its former name raises
+    :class:`AttributeError` naming the field that replaced it (``_renamed_fields``: old -> new)."""
+
+    _renamed_fields: Mapping[str, str] = {}
+
+    def __getattr__(self, name: str):
+        renamed = type(self)._renamed_fields
+        if name in renamed:
+            raise AttributeError(f"{type(self).__name__}.{name} is called {renamed[name]} now")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def renamed_attribute(module: str, name: str, renamed: Mapping[str, str]):
+    """The body of a module's ``__getattr__``: a name the module no longer defines raises
+    :class:`ImportError` naming its replacement (an :class:`AttributeError` would lose the message in
+    ``from module import name``); any other unknown name :class:`AttributeError` as usual."""
+    if name in renamed:
+        raise ImportError(f"{module}.{name} is called {renamed[name]} now (import {renamed[name]} instead)", name=name)
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
 def check_choice(x, name: str, choices) -> str:

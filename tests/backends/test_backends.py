@@ -769,14 +769,14 @@ def _geometric_fits():
         "tukey": lambda: PrivateTukeyHalfspaceClassifier(domain=4, random_state=5),
         "tukey-2d": lambda: PrivateTukeyHalfspaceClassifier(domain=4, n_chunks=12, random_state=5),
         "center-point": lambda: PrivateCenterPoint(domain=3, random_state=5),
-        "linear-feasibility": lambda: PrivateLinearFeasibility(bound=2, random_state=5),
+        "linear-feasibility": lambda: PrivateLinearFeasibility(domain=2, random_state=5),
         "halfspace-feasibility": lambda: PrivateFeasibilityHalfspaceClassifier(epsilon=5.0, domain=8, random_state=5),
         "halfspace-feasibility-pac": lambda: PrivateFeasibilityHalfspaceClassifier(
-            epsilon=5.0, domain=8, learner="pac", mode="paper", random_state=5
+            epsilon=5.0, domain=8, learner="pac", dual="paper", random_state=5
         ),
         # over public candidates the records stay in their partitions: one pass sums the candidate depths
         "linear-feasibility-candidates": lambda: PrivateLinearFeasibility(
-            bound=2, candidates=300, candidate_bound=1, random_state=5
+            domain=2, candidates=300, candidate_bound=1, random_state=5
         ),
         "halfspace-feasibility-candidates": lambda: PrivateFeasibilityHalfspaceClassifier(
             epsilon=5.0, domain=8, candidates=300, random_state=5
@@ -927,7 +927,7 @@ def test_above_the_envelope_engine_data_is_refused_before_collection(cluster, na
     accountant = BudgetAccountant()
     make = {
         "center-point": lambda: PrivateCenterPoint(domain=3, accountant=accountant),
-        "linear-feasibility": lambda: PrivateLinearFeasibility(bound=2, accountant=accountant),
+        "linear-feasibility": lambda: PrivateLinearFeasibility(domain=2, accountant=accountant),
         "halfspace-feasibility": lambda: PrivateFeasibilityHalfspaceClassifier(domain=8, accountant=accountant),
     }[name.removesuffix("-2d")]
     args = (da.from_array(X, chunks=(13, -1)),) + (() if y is None else (da.from_array(y, chunks=13),))

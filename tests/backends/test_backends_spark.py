@@ -374,7 +374,7 @@ def _geometric_cases():
         ),
         "center-point": (lambda: PrivateCenterPoint(domain=3, random_state=5), rng.integers(-3, 4, (500, 2)), None),
         "linear-feasibility": (
-            lambda: PrivateLinearFeasibility(bound=2, random_state=5),
+            lambda: PrivateLinearFeasibility(domain=2, random_state=5),
             np.array([[1, 0], [0, 1], [-1, -1]] * 100),
             np.array([0, 0, -2] * 100),
         ),
@@ -458,7 +458,7 @@ def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monke
     m = MAX_CONSTRAINTS_3D + 1
     system = _ordered_frame(spark, _columns(rng.integers(-2, 3, (m, 3)), rng.integers(-2, 3, m)), 3)
     with pytest.raises(InvalidParameterError, match=f"exact up to m = {MAX_CONSTRAINTS_3D} constraints"):
-        PrivateLinearFeasibility(bound=2).fit(system, "y")
+        PrivateLinearFeasibility(domain=2).fit(system, "y")
     with pytest.raises(AssertionError, match="collected"):  # within the envelope, the rows are collected
         PrivateCenterPoint(domain=3).fit(points.limit(MAX_POINTS_3D))
 

@@ -114,7 +114,7 @@ def test_cli_feasibility_prints_the_point_the_privacy_and_the_ledger(tmp_path):
         (["--domain", "0:2"], "symmetric"),
         (["--domain", "-2:2", "--label", "c"], "column 'c'"),
         (["--domain", "-2:2", "--features", "a1,a3"], "a3"),
-        (["--domain", "-2:2", "--one-d-optimizer", "recconcave"], "delta > 0"),
+        (["--domain", "-2:2", "--optimizer", "recconcave"], "delta > 0"),
     ):
         res = runner.invoke(main, ["feasibility", str(data), *args])
         assert res.exit_code == 1 and message in res.output and "Traceback" not in res.output, res.output
@@ -136,7 +136,7 @@ def test_cli_fit_predict_show_halfspace_feasibility(tmp_path):
     assert np.mean(predicted != (x >= 3)) <= 0.1
     res = runner.invoke(main, ["show", str(model)])
     assert res.exit_code == 0 and "predict 1 iff <a, x> + c >= 0" in res.output
-    res = runner.invoke(main, [*fit, "--set", "learner=pac", "--set", "mode=paper", "-o", str(model)])
+    res = runner.invoke(main, [*fit, "--set", "learner=pac", "--set", "dual=paper", "-o", str(model)])
     assert res.exit_code == 0 and "pac learner, paper dual" in res.output, res.output
     fit[fit.index("-8:8")] = "-4:4"
     res = runner.invoke(main, [*fit, "-o", str(model)])
@@ -169,7 +169,7 @@ def test_centerpoint_command(tmp_path):
     )
     assert res.exit_code == 0 and "privacy spent: epsilon=0.5, delta=0" in res.output
     args = ["centerpoint", str(data), "--domain", "-3:3", "--columns", "x,y"]
-    res = runner.invoke(main, [*args, "--mode", "recconcave"])
+    res = runner.invoke(main, [*args, "--optimizer", "recconcave"])
     assert res.exit_code == 1 and "delta > 0" in res.output
     res = runner.invoke(main, ["centerpoint", str(data), "--columns", "x,w", "--domain", "-3:3"])
     assert res.exit_code == 1 and "columns not in" in res.output and "w" in res.output
@@ -286,7 +286,7 @@ def test_model_scores_of_the_statistics():
     center = PrivateCenterPoint(domain=1, random_state=0).fit(X)
     assert dict(model_scores(center, X))["Tukey depth"] == tukey_depth(center.center_, X)
     A, b = np.array([[1, 0], [0, 1], [1, 1]] * 30), np.array([0, 0, 5] * 30)
-    feasible = PrivateLinearFeasibility(bound=5, random_state=0).fit(A, b)
+    feasible = PrivateLinearFeasibility(domain=5, random_state=0).fit(A, b)
     feasible.solution_ = (1, 2)  # satisfies the first two constraints, not x + y >= 5
     assert dict(model_scores(feasible, A, b))["fraction satisfied"] == pytest.approx(2 / 3)
 

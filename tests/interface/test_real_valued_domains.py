@@ -141,13 +141,13 @@ def test_polars_columns_select_their_bounds_as_pandas_columns_do():
     A = pd.DataFrame({"x0": rng.integers(-2, 3, 30).astype(float), "x1": rng.integers(-2, 3, 30).astype(float)})
     rhs = pd.Series(np.zeros(30), name="rhs")
     lf_bounds = {"x0": "-2:2:5", "x1": (-2.0, 2.0, 9), "rhs": "-2:2"}  # b's bounds under b's column name
-    ref = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=lf_bounds, random_state=0).fit(A, rhs)
-    est = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=lf_bounds, random_state=0)
+    ref = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, domain=lf_bounds, random_state=0).fit(A, rhs)
+    est = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, domain=lf_bounds, random_state=0)
     assert est.fit(pl.from_pandas(A), pl.from_pandas(rhs)).solution_ == ref.solution_
     with pytest.raises(DomainError, match="no bounds for the column.*'b'"):  # an unnamed b is called b
-        PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=lf_bounds).fit(A, rhs.to_numpy())
+        PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, domain=lf_bounds).fit(A, rhs.to_numpy())
     unnamed = {**{k: v for k, v in lf_bounds.items() if k != "rhs"}, "b": "-2:2"}
-    est = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, bound=unnamed, random_state=0)
+    est = PrivateLinearFeasibility(epsilon=1.0, delta=1e-6, domain=unnamed, random_state=0)
     assert est.fit(pl.from_pandas(A), pl.Series(np.zeros(30))).solution_ == ref.solution_  # polars' name ""
 
 
@@ -203,8 +203,8 @@ def test_linear_feasibility_on_a_symmetric_grid_rescales_the_solution():
     sA, sb = np.array([0.5, 0.25]), 0.1  # steps of the columns of A and of b
     A, b = KA * sA, Kb * sb
     grid = Grid(-2 * np.array([*sA, sb]), 2 * np.array([*sA, sb]), 5)
-    on_grid = PrivateLinearFeasibility(epsilon=2.0, bound=grid, random_state=3).fit(A, b)
-    exact = PrivateLinearFeasibility(epsilon=2.0, bound=2, random_state=3).fit(KA, Kb)
+    on_grid = PrivateLinearFeasibility(epsilon=2.0, domain=grid, random_state=3).fit(A, b)
+    exact = PrivateLinearFeasibility(epsilon=2.0, domain=2, random_state=3).fit(KA, Kb)
     assert on_grid.ledger_.to_dict() == exact.ledger_.to_dict()
     x = on_grid.solution_
     assert x == tuple(Fraction(sb) * z / Fraction(s) for z, s in zip(exact.solution_, sA))
@@ -215,19 +215,19 @@ def test_linear_feasibility_on_a_symmetric_grid_rescales_the_solution():
     frame = pd.DataFrame(A, columns=["p", "q"])
     named = {"q": (-0.5, 0.5, 5), "p": (-1.0, 1.0, 5), "rhs": (-0.2, 0.2, 5)}
     assert (
-        PrivateLinearFeasibility(epsilon=2.0, bound=named, random_state=3)
+        PrivateLinearFeasibility(epsilon=2.0, domain=named, random_state=3)
         .fit(frame, pd.Series(b, name="rhs"))
         .solution_
         == x
     )
     with pytest.raises(InvalidParameterError, match="symmetric about 0 in every column.*linear, not affine"):
-        PrivateLinearFeasibility(bound=Grid(0.0, 1.0, 5)).fit(A, b)
-    with pytest.raises(InvalidParameterError, match="bound must be symmetric about 0"):
-        PrivateLinearFeasibility(bound=(0, 3)).fit(KA, Kb)
+        PrivateLinearFeasibility(domain=Grid(0.0, 1.0, 5)).fit(A, b)
+    with pytest.raises(InvalidParameterError, match="domain must be symmetric about 0"):
+        PrivateLinearFeasibility(domain=(0, 3)).fit(KA, Kb)
     with pytest.raises(InvalidParameterError, match="pass a number of random candidates"):
-        PrivateLinearFeasibility(bound=grid, candidates=[[0, 0]]).fit(A, b)
+        PrivateLinearFeasibility(domain=grid, candidates=[[0, 0]]).fit(A, b)
     with pytest.raises(DomainError, match=r"b\[0, 0\] = 0.5 lies outside the declared domain \[-0.2, 0.2\]"):
-        PrivateLinearFeasibility(bound=grid).fit(A, np.full(60, 0.5))
+        PrivateLinearFeasibility(domain=grid).fit(A, np.full(60, 0.5))
 
 
 def test_grids_fit_on_dask_as_in_memory():
@@ -316,4 +316,4 @@ def test_utility_warnings_name_the_lattice_of_the_grid():
         with pytest.warns(UtilityWarning, match=lattice):
             est.fit(X) if isinstance(est, PrivateCenterPoint) else est.fit(X, y)
     with pytest.warns(UtilityWarning, match=r"entries in the lattice \[-10, 10\]\^2 .*\(11 to 21 points"):
-        PrivateLinearFeasibility(bound=Grid([-1.0, -1.0], [1.0, 1.0], [21, 11]), random_state=0).fit(X, X[:, 0] - 1)
+        PrivateLinearFeasibility(domain=Grid([-1.0, -1.0], [1.0, 1.0], [21, 11]), random_state=0).fit(X, X[:, 0] - 1)

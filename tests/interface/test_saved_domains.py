@@ -103,9 +103,8 @@ CASES = [(name, label) for name in sorted(FORMS) for label in FORMS[name]]
 def test_saved_model_round_trip(name, label, tmp_path):
     cls = MODELS[name]
     kw, args, fit_kw = fit_arguments(name, 0)
-    key = getattr(cls, "_domain_parameter", "domain")
     form = FORMS[name][label]
-    kw = {**kw, key: form, "random_state": 0}
+    kw = {**kw, "domain": form, "random_state": 0}
     if name == "halfspace-margin" and label != "norm bound":
         args = (np.clip(args[0], -1.0, 1.0), *args[1:])
     est = cls(**kw).fit(*_named(args, form), **fit_kw)
@@ -113,7 +112,8 @@ def test_saved_model_round_trip(name, label, tmp_path):
     saved, again = model_to_dict(est), model_to_dict(loaded)
     assert again["ledger"] == saved["ledger"] and again["privacy"] == saved["privacy"]
     assert again["state"] == saved["state"] and again["params"] == saved["params"]
-    assert not isinstance(saved["params"][key], dict) or saved["params"][key].get("type") in ("integer", "grid")
+    domain = saved["params"]["domain"]
+    assert not isinstance(domain, dict) or domain.get("type") in ("integer", "grid")
     if hasattr(est, "predict") and name not in SANITIZERS:
         X = np.asarray(args[0])
         X = X.reshape(-1, 1) if X.ndim == 1 else X

@@ -57,7 +57,7 @@ INSTANCES = [
     PrivateHalfspaceClassifier(domain=GRID, margin=0.1, variant="practical", fit_intercept=True, random_state=0),
     LabelPrivateClassifier(domain=GRID, random_state=0),
     PrivateCenterPoint(domain=1000, random_state=0),
-    PrivateLinearFeasibility(bound=1000, random_state=0),
+    PrivateLinearFeasibility(domain=1000, random_state=0),
     PrivateFeasibilityHalfspaceClassifier(domain=1000, random_state=0),
     PrivateTukeyHalfspaceClassifier(domain=1000, random_state=0),
 ]

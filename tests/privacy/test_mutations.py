@@ -251,11 +251,11 @@ def _candidate_depths_counted_twice(monkeypatch):
 def _one_class_shortcut(monkeypatch):
     original = feasibility_halfspaces_estimator.learn_halfspace
 
-    def learn_halfspace(X, y_pm, grid, *args, **kwargs):
-        result = original(X, y_pm, grid, *args, **kwargs)  # charges and draws as usual ...
-        y = np.asarray(y_pm)
-        if np.all(y == y[0]):  # ... but a one-class sample gets its exact constant hypothesis
-            return dataclasses.replace(result, a=(Fraction(0),) * len(result.a), w=Fraction(-int(y[0])))
+    def learn_halfspace(X, y, bound, *args, **kwargs):
+        result = original(X, y, bound, *args, **kwargs)  # charges and draws as usual ...
+        y = np.asarray(y)
+        if np.all(y == y[0]):  # ... but a one-class sample gets its exact constant hypothesis (labels 0/1)
+            return dataclasses.replace(result, a=(Fraction(0),) * len(result.a), w=Fraction(1 - 2 * int(y[0])))
         return result
 
     monkeypatch.setattr(feasibility_halfspaces_estimator, "learn_halfspace", learn_halfspace)

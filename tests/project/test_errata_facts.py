@@ -12,7 +12,7 @@ import pytest
 
 from privpac.errors import InvalidParameterError
 from privpac.estimators.center_point import PrivateCenterPoint
-from privpac.learners.center_point import SUPPORTED_DIMENSIONS, plan_find_tukey
+from privpac.learners.center_point import FIND_TUKEY_DIMENSIONS, plan_find_tukey
 
 ERRATA = (Path(__file__).resolve().parents[2] / "docs" / "papers" / "bmns-center-points.md").read_text()
 
@@ -30,9 +30,9 @@ def test_the_supported_dimensions_are_the_ones_the_errata_name():
     stated = re.search(r"\*\*Only d = ([0-9, and]+)\*\*", FIND_TUKEY)
     assert stated, "the errata no longer state FindTukey's dimensions"
     named = tuple(int(x) for x in re.findall(r"\d+", stated.group(1)))
-    assert named == SUPPORTED_DIMENSIONS
+    assert named == FIND_TUKEY_DIMENSIONS
     with pytest.raises(InvalidParameterError, match="directional"):
-        d = max(SUPPORTED_DIMENSIONS) + 1
+        d = max(FIND_TUKEY_DIMENSIONS) + 1
         PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=4).fit(np.zeros((10, d), dtype=int))
 
 
@@ -42,6 +42,6 @@ def test_auto_composition_is_basic_where_the_errata_say(epsilon, delta):
     stated = re.search(r"which is every supported `d <= (\d+)`", FIND_TUKEY)
     assert stated, "the errata no longer state where composition='auto' picks basic"
     up_to = int(stated.group(1))
-    assert up_to == max(SUPPORTED_DIMENSIONS)
+    assert up_to == max(FIND_TUKEY_DIMENSIONS)
     for d in range(1, up_to + 1):
         assert plan_find_tukey(100, d, 8, epsilon, delta, composition="auto").composition == "basic"

@@ -38,7 +38,7 @@ from ..learners import center_point_baselines
 from .registry import ENGINE_GAP, AuditCase, Branch, NeighbourPair, register
 from .release import call_release, cell_view, fit_release
 
-# (mode, B, label, dataset, neighbour)
+# (optimizer, B, label, dataset, neighbour)
 _PAIRS = [
     ("exponential", 2, "d=1: a stack loses a point to the far end", [[0], [0], [0]], [[0], [0], [2]]),
     ("exponential", 2, "d=1: the largest point moves further out", [[0], [0], [1]], [[0], [0], [2]]),
@@ -57,8 +57,10 @@ _PAIRS = [
 
 
 def _release(data, rng, eps, delta):
-    mode, B, X, *composition = data
-    est = PrivateCenterPoint(epsilon=eps, delta=delta, domain=B, mode=mode, composition=(composition or ["auto"])[0])
+    optimizer, B, X, *composition = data
+    est = PrivateCenterPoint(
+        epsilon=eps, delta=delta, domain=B, optimizer=optimizer, composition=(composition or ["auto"])[0]
+    )
     return fit_release(est, np.asarray(X, dtype=np.int64), rng=rng)
 
 
@@ -70,12 +72,12 @@ _EXACT_ONLY = ("a tall stack", "advanced composition")
 def _pairs(eps, delta):
     return [
         NeighbourPair(
-            f"{label} ({mode}, B={B})",
-            (mode, B, a, *rest),
-            (mode, B, b, *rest),
+            f"{label} ({optimizer}, B={B})",
+            (optimizer, B, a, *rest),
+            (optimizer, B, b, *rest),
             empirical=not any(text in label for text in _EXACT_ONLY),
         )
-        for mode, B, label, a, b, *rest in _PAIRS
+        for optimizer, B, label, a, b, *rest in _PAIRS
     ]
 
 
@@ -87,7 +89,7 @@ register(
         release=_release,
         pairs=_pairs,
         epsilon=1.0,
-        delta=1e-3,  # RecConcave needs delta > 0; the exponential mode records (epsilon, 0) and is audited there
+        delta=1e-3,  # RecConcave needs delta > 0; the exponential mechanism records (epsilon, 0) and is audited there
         trials=1_500,
         reference="Beimel, Moran, Nissim, Stemmer (COLT 2019), Fig. 1, Thm 3.6; spec bmns-center-points A3-A4, B3",
         branches=(
@@ -101,7 +103,7 @@ register(
                 ),
             ),
             Branch(
-                "d = 1, RecConcave (mode='recconcave': the recursion runs on 41 candidates)",
+                "d = 1, RecConcave (optimizer='recconcave': the recursion runs on 41 candidates)",
                 ("d=1, RecConcave: a stack loses one",),
                 ("a center-point candidate domain built from the data",),
             ),

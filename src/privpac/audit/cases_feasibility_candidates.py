@@ -61,9 +61,9 @@ def _release(data, rng, eps, delta):
     if kind in ("system", "drawn"):
         A = np.asarray(first, dtype=np.int64)
         if kind == "drawn":  # candidates drawn from the fit's randomness (not enumerable: empirical only)
-            est = PrivateLinearFeasibility(epsilon=eps, bound=3, candidates=8)
+            est = PrivateLinearFeasibility(epsilon=eps, domain=3, candidates=8)
         else:
-            est = PrivateLinearFeasibility(epsilon=eps, bound=1, candidates=_grid(A.shape[1]))
+            est = PrivateLinearFeasibility(epsilon=eps, domain=1, candidates=_grid(A.shape[1]))
         return fit_release(est, A, np.asarray(second, dtype=np.int64), rng=rng)
     X = np.asarray(first, dtype=np.int64)
     est = PrivateFeasibilityHalfspaceClassifier(epsilon=eps, domain=1, candidates=_grid(X.shape[1] + 1))

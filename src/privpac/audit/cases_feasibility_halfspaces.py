@@ -29,7 +29,7 @@ from ..estimators.feasibility_halfspaces import PrivateFeasibilityHalfspaceClass
 from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import fit_release, grid_labels_view
 
-# (learner, mode, label, (X, y), (X', y'))
+# (learner, dual, label, (X, y), (X', y'))
 _PAIRS = [
     ("erm", "margin-1", "a label flips", ([-1, 0, 1], [0, 0, 1]), ([-1, 0, 1], [0, 1, 1])),
     ("erm", "paper", "a positive moves across the negatives", ([-1, 1, 1], [0, 1, 1]), ([-1, 1, -1], [0, 1, 1])),
@@ -39,8 +39,8 @@ _PAIRS = [
 
 
 def _release(data, rng, eps, delta):
-    learner, mode, (X, y) = data
-    est = PrivateFeasibilityHalfspaceClassifier(epsilon=eps, delta=0.0, domain=1, learner=learner, mode=mode)
+    learner, dual, (X, y) = data
+    est = PrivateFeasibilityHalfspaceClassifier(epsilon=eps, delta=0.0, domain=1, learner=learner, dual=dual)
     return fit_release(est, np.asarray(X, dtype=np.int64).reshape(-1, 1), np.asarray(y), rng=rng)
 
 
@@ -49,16 +49,16 @@ _VALUES = frozenset({"coef", "intercept", "coef_exact_", "intercept_exact_", "su
 
 
 def _views(release, data):
-    learner, mode, _ = data
-    if (learner, mode) != ("pac", "paper"):
+    learner, dual, _ = data
+    if (learner, dual) != ("pac", "paper"):
         return [("discrete", release)]
     return grid_labels_view(release, _VALUES)
 
 
 def _pairs(eps, delta):
     return [
-        NeighbourPair(f"{label} ({learner}, {mode}, X=1)", (learner, mode, a), (learner, mode, b))
-        for learner, mode, label, a, b in _PAIRS
+        NeighbourPair(f"{label} ({learner}, {dual}, X=1)", (learner, dual, a), (learner, dual, b))
+        for learner, dual, label, a, b in _PAIRS
     ]
 
 

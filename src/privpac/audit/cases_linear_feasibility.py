@@ -17,7 +17,7 @@ candidate domain, and every draw of RecConcave.
   constraints losing one (``tau = 97``: RecConcave sees ``max(Q, 97)``, which a ``tau`` read off
   the data would flatten on one system only: the mutant in ``tests/privacy/test_mutations.py``);
 * the spec's integer "mode C" domains (3.7 item 5; 17 candidates at ``X = 2``, 55 at ``X = 3``),
-  through :func:`~privpac.learners.linear_feasibility.find_deep_point` (``domain="mode-c"``; the
+  through :func:`~privpac.learners.linear_feasibility.find_deep_point` (``candidate_domain="mode-c"``; the
   release is its output, plan and ledger): the exponential mechanism on two of the pairs above
   and RecConcave, truncated, on the stack.
 
@@ -40,15 +40,15 @@ from ..learners.linear_feasibility import find_deep_point
 from .registry import AuditCase, Branch, NeighbourPair, register
 from .release import call_release, cell_view, fit_release
 
-# (one_d_optimizer, X, label, (A, b), (A', b'), options of find_deep_point: {} runs the estimator)
+# (optimizer, X, label, (A, b), (A', b'), options of find_deep_point: {} runs the estimator)
 _PAIRS = [
-    ("expmech", 2, "x >= 1 three times; one turns round to x <= -1",
+    ("exponential", 2, "x >= 1 three times; one turns round to x <= -1",
      ([[1], [1], [1]], [1, 1, 1]), ([[1], [1], [-1]], [1, 1, 1])),
-    ("expmech", 2, "0 <= x <= 1 and 2x >= 1; the last moves to x <= -2",
+    ("exponential", 2, "0 <= x <= 1 and 2x >= 1; the last moves to x <= -2",
      ([[1], [-1], [2]], [0, -1, 1]), ([[1], [-1], [-1]], [0, -1, 2])),
-    ("expmech", 2, "a zero row goes from always to never satisfied",
+    ("exponential", 2, "a zero row goes from always to never satisfied",
      ([[0], [2], [-1]], [0, 1, -2]), ([[0], [2], [-1]], [1, 1, -2])),
-    ("expmech", 2, "an infeasible pair becomes feasible",
+    ("exponential", 2, "an infeasible pair becomes feasible",
      ([[1], [-1]], [2, 2]), ([[1], [-1]], [2, -2])),
     ("recconcave", 3, "RecConcave: a stack of x >= 1 loses one to x <= -3",
      ([[1]] * 4, [1] * 4), ([[1]] * 3 + [[-1]], [1, 1, 1, 3])),
@@ -58,9 +58,9 @@ _PAIRS = [
      ([[1]] * 100, [1] * 100), ([[1]] * 99 + [[-1]], [1] * 99 + [3])),
 ]  # fmt: skip
 _PAIRS = [(*pair, {}) for pair in _PAIRS] + [
-    (_PAIRS[0][0], 2, *_PAIRS[0][2:], {"domain": "mode-c"}),
-    (_PAIRS[3][0], 2, *_PAIRS[3][2:], {"domain": "mode-c"}),
-    (_PAIRS[4][0], 3, *_PAIRS[4][2:], {"domain": "mode-c"}),
+    (_PAIRS[0][0], 2, *_PAIRS[0][2:], {"candidate_domain": "mode-c"}),
+    (_PAIRS[3][0], 2, *_PAIRS[3][2:], {"candidate_domain": "mode-c"}),
+    (_PAIRS[4][0], 3, *_PAIRS[4][2:], {"candidate_domain": "mode-c"}),
 ]
 
 
@@ -69,11 +69,11 @@ def _release(data, rng, eps, delta):
     A, b = np.asarray(A, dtype=np.int64), np.asarray(b, dtype=np.int64)
     options = rest[0] if rest else {}
     if options:  # a choice the estimator does not expose: through find_deep_point itself
-        delta = 0.0 if optimizer == "expmech" else delta
+        delta = 0.0 if optimizer == "exponential" else delta
         return call_release(
-            find_deep_point, A, b, X, eps, delta, budget=(eps, delta), rng=rng, one_d_optimizer=optimizer, **options
+            find_deep_point, A, b, X, eps, delta, budget=(eps, delta), rng=rng, optimizer=optimizer, **options
         )
-    est = PrivateLinearFeasibility(epsilon=eps, delta=delta, bound=X, one_d_optimizer=optimizer)
+    est = PrivateLinearFeasibility(epsilon=eps, delta=delta, domain=X, optimizer=optimizer)
     return fit_release(est, A, b, rng=rng)
 
 
@@ -104,7 +104,7 @@ register(
         branches=(
             Branch(
                 "D = 1, the exponential mechanism over the A3-rational domain",
-                ("the last moves to x <= -2 (expmech, X=2)",),
+                ("the last moves to x <= -2 (exponential, X=2)",),
                 ("step-function EM sampling at 2 epsilon", "a linear-feasibility box and domain built from the data"),
             ),
             Branch(
@@ -113,8 +113,8 @@ register(
                 ("RecConcave truncated at a level read off the data",),
             ),
             Branch(
-                "the integer mode C domains (find_deep_point(domain='mode-c'))",
-                ("domain=mode-c",),
+                "the integer mode C domains (find_deep_point(candidate_domain='mode-c'))",
+                ("candidate_domain=mode-c",),
                 ("every coordinate's exponential mechanism at twice its charge",),
             ),
         ),
@@ -132,7 +132,10 @@ _PAIRS_3D = [
 
 
 def _pairs_3d(eps, delta):
-    return [NeighbourPair(f"{label} (expmech, X=1)", ("expmech", 1, a), ("expmech", 1, b)) for label, a, b in _PAIRS_3D]
+    return [
+        NeighbourPair(f"{label} (expmech, X=1)", ("exponential", 1, a), ("exponential", 1, b))
+        for label, a, b in _PAIRS_3D
+    ]
 
 
 register(

@@ -4,8 +4,8 @@ its baselines, LearnHalfSpace)."""
 from __future__ import annotations
 
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
+from ..learners.center_point import FIND_TUKEY_DIMENSIONS as TUKEY_DIMENSIONS
 from ..learners.center_point import MAX_POINTS_2D, MAX_POINTS_3D
-from ..learners.center_point import SUPPORTED_DIMENSIONS as TUKEY_DIMENSIONS
 from .notes_common import BUDGET, REPLACE_ONE, ProofNote, note
 
 __all__ = ["CENTER_POINT_NOTES"]
@@ -34,7 +34,7 @@ CENTER_POINT_NOTES: tuple[ProofNote, ...] = (
             "points in [-B, B]^d",
             f"the public size: n <= MAX_POINTS_2D = {MAX_POINTS_2D:,} in d = 2, within FINITE_DIRECTION_LIMIT = "
             f"{FINITE_DIRECTION_LIMIT:,} in d = 3 (refused from (n, d) before any point is read)",
-            "delta > 0 for mode='recconcave' and composition='advanced'",
+            "delta > 0 for optimizer='recconcave' and composition='advanced'",
         ),
         audits=("center-point", "center-point-3d", "center-point-directional", "center-point-directional-4d"),
         errata=("E-BMNS1",),

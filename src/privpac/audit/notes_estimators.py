@@ -3,10 +3,10 @@ sanitizers whose notes sit beside this module, with the checks each estimator ad
 
 from __future__ import annotations
 
+from ..learners.center_point import FIND_TUKEY_DIMENSIONS as TUKEY_DIMENSIONS
 from ..learners.center_point import MAX_POINTS_2D, MAX_POINTS_3D
-from ..learners.center_point import SUPPORTED_DIMENSIONS as TUKEY_DIMENSIONS
+from ..learners.linear_feasibility import FIND_DEEP_POINT_DIMENSIONS as FEASIBILITY_DIMENSIONS
 from ..learners.linear_feasibility import MAX_CONSTRAINTS_3D
-from ..learners.linear_feasibility import SUPPORTED_DIMENSIONS as FEASIBILITY_DIMENSIONS
 from .notes_common import BUDGET, DOMAIN, REPLACE_ONE, ProofNote
 
 __all__ = ["estimator_notes"]

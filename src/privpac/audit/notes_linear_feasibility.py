@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from ..learners.feasibility_candidates import MAX_CANDIDATE_WORK
+from ..learners.linear_feasibility import FIND_DEEP_POINT_DIMENSIONS as FEASIBILITY_DIMENSIONS
 from ..learners.linear_feasibility import MAX_CONSTRAINTS_3D, MAX_DISTINCT_ROWS_2D
-from ..learners.linear_feasibility import SUPPORTED_DIMENSIONS as FEASIBILITY_DIMENSIONS
 from .notes_common import BUDGET, REPLACE_ONE, ProofNote, note, note_as
 
 __all__ = ["FEASIBILITY_NOTES"]

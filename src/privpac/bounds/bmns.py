@@ -206,22 +206,22 @@ def find_tukey_sizes(
 def privpac_find_tukey_sizes(
     epsilon: float, delta: float, beta: float, domain_size: int, dimension: int, box: int | None = None
 ) -> dict:
-    """``plan_find_tukey(...).sufficient_n`` in both modes: what ``PrivateCenterPoint`` warns about.
+    """``plan_find_tukey(...).sufficient_n`` with both optimisers: what ``PrivateCenterPoint`` warns about.
 
     The box is ``[-B, B]^d`` with ``B = box`` or the smallest ``B`` with ``(2B+1)^d >= |X|``;
     composition ``"auto"`` (the estimator's default). Only ``d <= 3`` is implemented.
     """
-    from ..learners.center_point import SUPPORTED_DIMENSIONS, plan_find_tukey
+    from ..learners.center_point import FIND_TUKEY_DIMENSIONS, plan_find_tukey
 
     d = check_int(dimension, "dimension", low=1)
-    if d not in SUPPORTED_DIMENSIONS:
+    if d not in FIND_TUKEY_DIMENSIONS:
         return {"as privpac runs it": f"not implemented for d = {d} (PrivateCenterPoint runs d = 1, 2, 3)"}
     B = box_for_domain(domain_size, d) if box is None else check_int(box, "box", low=1)
     # A text, not a number: B can be huge (2^32767 at |X| = 2^65536) and is not a sample size.
     out: dict = {"privpac box": f"[-{fmt_int(B)}, {fmt_int(B)}]^{d}"}
-    for mode in ("exponential", "recconcave"):
-        plan = plan_find_tukey(1, d, B, epsilon, delta, beta=beta, mode=mode, composition="auto")
-        out[f"as privpac runs it: {mode} ({plan.composition} composition)"] = plan.sufficient_n
+    for optimizer in ("exponential", "recconcave"):
+        plan = plan_find_tukey(1, d, B, epsilon, delta, beta=beta, optimizer=optimizer, composition="auto")
+        out[f"as privpac runs it: {optimizer} ({plan.composition} composition)"] = plan.sufficient_n
     return out
 
 
@@ -260,11 +260,11 @@ def privpac_learn_halfspace_sizes(
     ``"auto"``): what ``PrivateTukeyHalfspaceClassifier`` warns about, on the smallest grid
     ``[-B, B]^d`` with at least ``|X|`` points. Only where FindTukey runs in dimension ``d + 1``.
     """
-    from ..learners.center_point import SUPPORTED_DIMENSIONS
+    from ..learners.center_point import FIND_TUKEY_DIMENSIONS
     from ..learners.halfspace_tukey import plan_learn_halfspace
 
     d = check_int(dimension, "dimension", low=1)
-    if d + 1 not in SUPPORTED_DIMENSIONS:
+    if d + 1 not in FIND_TUKEY_DIMENSIONS:
         return {"as privpac runs it": f"not implemented for d = {d} (needs FindTukey in dimension {d + 1})"}
     B = box_for_domain(domain_size, d)
     out: dict = {"privpac grid": f"[-{fmt_int(B)}, {fmt_int(B)}]^{d}"}

@@ -26,6 +26,10 @@ def _with_settings(est, extra, model: str):
     settings = _parse_set(extra)
     valid = set(est.get_params())
     unknown = sorted(set(settings) - valid)
+    renamed = getattr(est, "_renamed_parameters", {})
+    for key in unknown:
+        if key in renamed:
+            _fail(f"{model} calls {key} {renamed[key]} now: pass --set {renamed[key]}=...")
     if unknown:
         _fail(
             f"{model} has no parameter {', '.join(repr(k) for k in unknown)}; "
@@ -132,10 +136,6 @@ def fit(
     domain = read_domains(domain_specs, domain_file, list(columns), names)
     X, y = _features_and_label(columns, names, label, engine)
     params = dict(epsilon=epsilon, delta=delta, domain=domain, constants=constants, random_state=seed)
-    if "bound" in cls().get_params():  # linear feasibility: --domain is the public bound of every entry
-        dom = params["domain"]
-        symmetric = getattr(dom, "lo", None) is not None and dom.lo == -getattr(dom, "hi", None)
-        params["bound"] = dom.hi if symmetric else dom  # anything else is refused by the estimator
     est = _with_settings(cls(**{k: v for k, v in params.items() if k in cls().get_params()}), extra, model)
     if label:
         est.fit(X, y)

@@ -62,6 +62,16 @@ def delta_option(default: float, help: str | None = None):
     return click.option("--delta", type=DELTA, default=default, show_default=True, help=help)
 
 
+def renamed_option(old: str, new: str):
+    """A hidden option a command no longer takes: passing it fails with the name of its replacement."""
+
+    def refuse(ctx, param, value):
+        if value is not None:
+            raise click.UsageError(f"{old} is called {new} now: pass {new} {value}", ctx)
+
+    return click.option(old, hidden=True, expose_value=False, default=None, callback=refuse)
+
+
 def _parse_set(values) -> dict:
     params = {}
     for item in values:

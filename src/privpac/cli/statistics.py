@@ -8,7 +8,17 @@ import click
 
 from .data import _engine_options, _features_and_label, _read_data, _stack
 from .domain_options import _domain_options, parse_domain, read_domains
-from .options import BETA_OPTION, EPSILON_OPTION, POSITIVE, PROBABILITY, SEED_OPTION, _fail, delta_option, eval_int
+from .options import (
+    BETA_OPTION,
+    EPSILON_OPTION,
+    POSITIVE,
+    PROBABILITY,
+    SEED_OPTION,
+    _fail,
+    delta_option,
+    eval_int,
+    renamed_option,
+)
 from .output import _param_text, _privacy_text
 
 
@@ -71,12 +81,13 @@ def median(
 @delta_option(0.0)
 @BETA_OPTION
 @click.option(
-    "--one-d-optimizer",
-    type=click.Choice(["expmech", "recconcave"]),
-    default="expmech",
+    "--optimizer",
+    type=click.Choice(["exponential", "recconcave"]),
+    default="exponential",
     show_default=True,
     help="Per-coordinate optimiser: the exponential mechanism (pure DP) or RecConcave (needs --delta > 0).",
 )
+@renamed_option("--one-d-optimizer", "--optimizer")
 @click.option(
     "--candidates",
     type=POSITIVE,
@@ -87,7 +98,7 @@ def median(
 @click.option("--candidate-bound", type=POSITIVE, default=None, help="C for --candidates (default: the bound X).")
 @SEED_OPTION
 def feasibility(
-    data, label, features, domain_spec, epsilon, delta, beta, one_d_optimizer, candidates, candidate_bound, seed
+    data, label, features, domain_spec, epsilon, delta, beta, optimizer, candidates, candidate_bound, seed
 ):
     """A private point x satisfying most constraints <a_l, x> >= b_l of a CSV (one constraint a row).
 
@@ -109,8 +120,8 @@ def feasibility(
     est = PrivateLinearFeasibility(
         epsilon=epsilon,
         delta=delta,
-        bound=dom,
-        one_d_optimizer=one_d_optimizer,
+        domain=dom,
+        optimizer=optimizer,
         beta=beta,
         candidates=candidates,
         candidate_bound=candidate_bound,
@@ -134,12 +145,13 @@ def feasibility(
 @EPSILON_OPTION
 @delta_option(0.0, "0 keeps it pure DP (exponential mode).")
 @click.option(
-    "--mode",
+    "--optimizer",
     type=click.Choice(["exponential", "recconcave"]),
     default="exponential",
     show_default=True,
     help="Per-coordinate optimiser; recconcave needs --delta > 0.",
 )
+@renamed_option("--mode", "--optimizer")
 @click.option(
     "--depth",
     type=click.Choice(["tukey", "directional"]),
@@ -151,7 +163,9 @@ def feasibility(
 @BETA_OPTION
 @SEED_OPTION
 @_engine_options
-def centerpoint(data, columns, domain_specs, domain_file, epsilon, delta, mode, depth, beta, seed, engine, scheduler):
+def centerpoint(
+    data, columns, domain_specs, domain_file, epsilon, delta, optimizer, depth, beta, seed, engine, scheduler
+):
     """A private center point of CSV columns (FindTukey), with its ledger.
 
     A point of high Tukey depth, inside the convex hull of the data with high probability once
@@ -173,7 +187,7 @@ def centerpoint(data, columns, domain_specs, domain_file, epsilon, delta, mode, 
         epsilon=epsilon,
         delta=delta,
         domain=read_domains(domain_specs, domain_file, list(table), names),
-        mode=mode,
+        optimizer=optimizer,
         depth=depth,
         beta=beta,
         random_state=seed,
@@ -183,7 +197,7 @@ def centerpoint(data, columns, domain_specs, domain_file, epsilon, delta, mode, 
     exact = ", ".join(str(v) for v in est.center_)
     approx = ", ".join(f"{v:.6g}" for v in est.center_float_)
     click.echo(f"private center point of ({', '.join(names)}): ({exact}) ~ ({approx})")
-    click.echo(f"FindTukey: {mode} per coordinate, {est.composition_} composition, {depth} depth")
+    click.echo(f"FindTukey: {optimizer} per coordinate, {est.composition_} composition, {depth} depth")
     click.echo(_privacy_text(est.privacy_spent_))
     click.echo("privacy ledger")
     for line in est.ledger_.lines():

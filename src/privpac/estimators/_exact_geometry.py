@@ -83,7 +83,7 @@ class ExactGeometryMixin:
         for name, value, reason in self._needs_delta:
             if getattr(self, name) == value and delta <= 0.0:
                 raise InvalidParameterError(f"{name}={value!r} needs delta > 0{reason}")
-        space = self._public_space(getattr(self, self._domain_parameter))
+        space = self._public_space(self.domain)
         rng = as_random_source(self.random_state)
         return self._open_ledger(eps, delta), rng, space
 
@@ -96,7 +96,7 @@ class ExactGeometryMixin:
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         # the dry fit that recomputes a saved model's privacy record: one public point
-        space = self._public_space(getattr(self, self._domain_parameter))
+        space = self._public_space(self.domain)
         if isinstance(space, int):  # the centre of [-B, B]^d
             return (np.zeros((n_samples, n_features), dtype=np.int64),)
         return (public_rows(space, n_samples, n_features),)  # a corner of the grid

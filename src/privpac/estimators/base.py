@@ -44,6 +44,7 @@ from ..validation import (
     check_labels,
     is_engine_collection,
     ravel_column_vector,
+    renamed_message,
 )
 
 __all__ = ["PrivateEstimatorBase", "PrivateClassifierBase", "CONSTANTS", "private_fit", "engine_rows"]
@@ -129,9 +130,22 @@ class PrivateEstimatorBase(BaseEstimator):
     #: whether the estimator needs delta > 0
     requires_delta: bool = False
 
+    #: former parameter names and their replacements: ``__init__`` (decorated with
+    #: :func:`~privpac.validation.refuses_renamed_parameters`) and ``set_params`` refuse each old name with
+    #: a TypeError naming the new one; saved models written under an old name still load (:mod:`privpac.io`)
+    _renamed_parameters: dict[str, str] = {}
+
     @classmethod
     def _get_param_names(cls):
         return list(_init_parameter_names(cls))
+
+    def set_params(self, **params):
+        for name in params:
+            if name in self._renamed_parameters:
+                raise TypeError(
+                    renamed_message(f"{type(self).__name__}.set_params", name, self._renamed_parameters[name])
+                )
+        return super().set_params(**params)
 
     def __init__(self, epsilon=1.0, delta=1e-6, domain=None, constants="tuned", random_state=None, accountant=None):
         self._store_parameters(locals())
@@ -318,12 +332,9 @@ class PrivateEstimatorBase(BaseEstimator):
         self._check_fitted()
         return int(self.n_samples_), int(getattr(self, "n_features_in_", 1))
 
-    #: the constructor parameter holding the public domain (linear feasibility calls it ``bound``)
-    _domain_parameter = "domain"
-
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         """Arguments of ``fit`` of the given shape made of public values only (one domain point)."""
-        return (public_rows(getattr(self, self._domain_parameter), n_samples, n_features),)
+        return (public_rows(self.domain, n_samples, n_features),)
 
     def privacy_record(self, n_samples: int, n_features: int = 1) -> PrivacyLedger:
         """The ledger a fit with these parameters on data of this shape records.
@@ -334,14 +345,14 @@ class PrivateEstimatorBase(BaseEstimator):
         """
         # A throwaway accountant: recomputing a record is not a release and must charge nothing.
         probe = clone(self).set_params(random_state=0, accountant=BudgetAccountant(label="privacy record"))
-        value = getattr(self, self._domain_parameter, None)
+        value = getattr(self, "domain", None)
         if isinstance(value, Mapping | FeatureDomains) and isinstance(as_domain(value), FeatureDomains):
             # Bounds keyed by column name, for a public example without names: the fitted model's resolved
             # domain (what a saved model holds), or before any fit the mapping's own order.
             resolved = getattr(self, "domain_", None) if hasattr(self, "ledger_") else None
             if resolved is None:
                 resolved = as_domain(value).resolve(list(as_domain(value)))
-            probe.set_params(**{self._domain_parameter: resolved})
+            probe.set_params(domain=resolved)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             probe.fit(*self._public_example(int(n_samples), int(n_features)))

@@ -21,13 +21,13 @@ from ..geometry._exact import as_integer_points
 from ..learners.center_point import (
     COMPOSITIONS,
     DEPTHS,
-    MODES,
+    OPTIMIZERS,
+    check_find_tukey_size,
     check_points_in_box,
-    check_public_size,
     find_tukey,
     plan_find_tukey,
 )
-from ..validation import check_probability, is_engine_collection
+from ..validation import check_probability, is_engine_collection, refuses_renamed_parameters
 from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
@@ -43,10 +43,10 @@ ENGINE_MAX_POINTS = {1: 10**6, 2: 10**4}
 
 def check_engine_size(n: int, d: int, depth: str = "tukey") -> None:
     """Refuse engine data above what a fit brings to the driver, from the public ``(n, d)`` alone:
-    the estimator's own envelope (:func:`~privpac.learners.center_point.check_public_size`: ``d <= 3``,
+    the estimator's own envelope (:func:`~privpac.learners.center_point.check_find_tukey_size`: ``d <= 3``,
     ``MAX_POINTS_3D`` in ``d = 3``; in directional depth ``|U| n`` within ``FINITE_DIRECTION_LIMIT``),
     then :data:`ENGINE_MAX_POINTS` in ``d = 1, 2``."""
-    check_public_size(n, d, depth)
+    check_find_tukey_size(n, d, depth)
     cap = ENGINE_MAX_POINTS.get(d)
     if cap is not None and n > cap:
         raise InvalidParameterError(
@@ -59,7 +59,7 @@ def check_engine_size(n: int, d: int, depth: str = "tukey") -> None:
 #: FindTukey's settings that are (epsilon, delta)-DP, refused at delta = 0: ``(parameter, value, reason)``
 #: for every estimator that runs it (:class:`~privpac.estimators._exact_geometry.ExactGeometryMixin`)
 FIND_TUKEY_NEEDS_DELTA = (
-    ("mode", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),
+    ("optimizer", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),
     ("composition", "advanced", ""),
 )
 
@@ -85,8 +85,8 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
     epsilon : float, default=1.0
         Total privacy budget (replace-one neighbours: ``n`` is public).
     delta : float, default=0.0
-        Total delta. The default mode with basic composition is pure ``epsilon``-DP;
-        ``mode="recconcave"`` and ``composition="advanced"`` need ``delta > 0``.
+        Total delta. The default optimiser with basic composition is pure ``epsilon``-DP;
+        ``optimizer="recconcave"`` and ``composition="advanced"`` need ``delta > 0``.
     domain : int, IntegerDomain, Grid, tuple, str or mapping
         The public box, required (never read off the data). Integer data: an int ``B`` means
         ``[-B, B]^d``, ``IntegerDomain(lo, hi)`` (``"lo:hi"`` on the command line) applies to every
@@ -96,7 +96,7 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
         ``clip=True``), a per-record public map that costs no privacy; FindTukey runs on the grid's
         integer lattice ``[-B, B]^d`` (:class:`~privpac.domains.Lattice`; a finer grid is a larger
         ``B`` and needs more records) and ``center_`` is in the data's units.
-    mode : {"exponential", "recconcave"}, default="exponential"
+    optimizer : {"exponential", "recconcave"}, default="exponential"
         Per-coordinate optimiser: the exponential mechanism (spec B3, pure DP, the practical
         choice) or RecConcave with its full recursion (the paper's Fig. 1, far larger ``n`` needed).
     composition : {"auto", "basic", "advanced"}, default="auto"
@@ -148,12 +148,13 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
 
     algorithm_name = "private center point (FindTukey, Beimel, Moran, Nissim, Stemmer 2019)"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
         delta=0.0,
         domain=None,
-        mode="exponential",
+        optimizer="exponential",
         composition="auto",
         depth="tukey",
         beta=0.1,
@@ -162,7 +163,8 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
     ):
         self._store_parameters(locals())
 
-    _choices = {"mode": MODES, "composition": COMPOSITIONS, "depth": DEPTHS}
+    _renamed_parameters = {"mode": "optimizer"}
+    _choices = {"optimizer": OPTIMIZERS, "composition": COMPOSITIONS, "depth": DEPTHS}
     _needs_delta = FIND_TUKEY_NEEDS_DELTA
     _public_space = staticmethod(box_domain)
 
@@ -171,7 +173,7 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
 
     def _tukey_choices(self) -> dict:
         # one set of public choices for the plan (the warning) and the run
-        return dict(beta=self.beta, mode=self.mode, composition=self.composition, depth=self.depth)
+        return dict(beta=self.beta, optimizer=self.optimizer, composition=self.composition, depth=self.depth)
 
     #: reads X through privpac.backends: engine data are counted, then brought to the driver
     _fits_on_engines = True
@@ -199,7 +201,7 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
         if len(shape) == 2 and shape[1] == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: X needs at least 1 column")
         if len(shape) == 2 and shape[0]:  # (n, d) is public: the refusal says so before anything else is read
-            check_public_size(int(shape[0]), int(shape[1]), self.depth)
+            check_find_tukey_size(int(shape[0]), int(shape[1]), self.depth)
         B, lattice = box_lattice(space, int(shape[1]) if len(shape) == 2 else 1, names)
         if lattice is None:
             arr, bound = as_integer_points(X, "X")  # dense, finite, integer (names a bad record)
@@ -215,7 +217,7 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
             n,
             plan.sufficient_n,
             f"a center point of {plan.depth} depth n/(2(d+1)) in "
-            f"{box_text(B, lattice, d)} by FindTukey ({plan.mode}, {plan.composition} composition) at "
+            f"{box_text(B, lattice, d)} by FindTukey ({plan.optimizer}, {plan.composition} composition) at "
             f"epsilon={plan.epsilon:g}, beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller domain bound B" + grid_advice(lattice),
             proven=True,
@@ -238,7 +240,8 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
         self._check_fitted()
         exact, approx = exact_text(self.center_)
         return [
-            f"{self.algorithm_name}: {self.mode} per coordinate, {self.composition_} composition, {self.depth} depth",
+            f"{self.algorithm_name}: {self.optimizer} per coordinate, {self.composition_} composition, "
+            f"{self.depth} depth",
             f"  center = ({exact}) ~ ({approx})",
             f"  n = {self.n_samples_}, d = {self.n_features_in_}, domain {domain_text(self.domain_)}",
         ]

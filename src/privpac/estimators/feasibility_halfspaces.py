@@ -34,7 +34,14 @@ from ..learners.feasibility_halfspaces import (
     plan_halfspace_learner,
 )
 from ..learners.linear_feasibility import OPTIMIZERS, candidate_levels, run_find_deep_point
-from ..validation import check_array, check_labels, check_probability, check_real, is_engine_collection
+from ..validation import (
+    check_array,
+    check_labels,
+    check_probability,
+    check_real,
+    is_engine_collection,
+    refuses_renamed_parameters,
+)
 from ._exact_geometry import box_text, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, engine_rows, private_fit
@@ -54,8 +61,8 @@ class _DualBlock:
     """One engine block's dual constraints ``y (<a, x> - w) >= b``, validated against the public grid and labels
     (the records first mapped to the lattice of a public real grid, when ``lattice`` is given)."""
 
-    def __init__(self, G: int, labels, mode: str, lattice=None):
-        self.G, self.labels, self.mode, self.lattice = G, labels, mode, lattice
+    def __init__(self, G: int, labels, dual: str, lattice=None):
+        self.G, self.labels, self.dual, self.lattice = G, labels, dual, lattice
 
     def __call__(self, start, X_block, y_block):
         if len(X_block) == 0:
@@ -64,7 +71,7 @@ class _DualBlock:
             X_block = self.lattice.to_lattice(X_block, "X", first_row=start)
         arr = check_points_in_box(np.asarray(X_block), self.G, what="grid", first_row=start)
         y01 = check_labels(np.asarray(y_block), self.labels, arr.shape[0])
-        return dual_system(arr, 2 * y01.astype(np.int64) - 1, self.mode)
+        return dual_system(arr, y01, self.dual)
 
 
 class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
@@ -80,7 +87,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
     epsilon : float, default=1.0
         Total privacy budget (replace-one neighbours: ``n`` is public).
     delta : float, default=0.0
-        Total delta. The default optimiser is pure ``epsilon``-DP; ``one_d_optimizer="recconcave"``
+        Total delta. The default optimiser is pure ``epsilon``-DP; ``optimizer="recconcave"``
         needs ``delta > 0``.
     domain : int, IntegerDomain, Grid, tuple, str or mapping
         The public grid, required (never read off the data). Integer features: ``X`` or
@@ -93,13 +100,13 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
     learner : {"erm", "pac"}, default="erm"
         ``"erm"``: LearnHalfSpace, small training error (Thm 5.1). ``"pac"``: the PAC learner
         (Thm 5.2), small population error: ERM at ``(alpha/10, beta/2)`` (margin-1) or the paper's
-        noisy-grid construction (``mode="paper"``).
-    mode : {"margin-1", "paper"}, default="margin-1"
+        noisy-grid construction (``dual="paper"``).
+    dual : {"margin-1", "paper"}, default="margin-1"
         ``"margin-1"`` (spec 3.7 item 1): feasible for every realisable sample, no general position
         needed, the constant hypothesis for one-class data. ``"paper"``: the printed construction
         (homogeneous constraints, and for the PAC learner per-record uniform noise on a finer grid);
         it can return the degenerate ``a = 0`` (reported in ``degenerate_`` with a warning).
-    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
+    optimizer : {"exponential", "recconcave"}, default="exponential"
         FindDeepPoint's per-coordinate optimiser: the exponential mechanism (pure DP) or RecConcave
         (the paper's; needs ``delta > 0`` and far more records).
     alpha : float, default=0.1
@@ -114,7 +121,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         (:func:`~privpac.learners.feasibility_halfspaces.halfspace_candidates`: integer directions of
         resolution 64 through uniform points of the grid's box, plus the two constant hypotheses);
         an array: your own integer rows ``(a_1, ..., a_d, w)`` (integer domains only: on a real grid
-        the random candidates are drawn on its lattice). Not with ``learner="pac", mode="paper"``.
+        the random candidates are drawn on its lattice). Not with ``learner="pac", dual="paper"``.
         On Dask and Spark only the ``n`` candidate depths reach the driver.
     labels : pair, default=(0, 1)
         The public label set ``(negative, positive)``.
@@ -131,7 +138,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         ``-w`` (exact); ``intercept_`` is the float view. The prediction is positive iff
         ``<coef_exact_, x> + intercept_exact_ >= 0``.
     degenerate_ : bool
-        ``mode="paper"`` returned ``a = 0`` (spec 3.5): a fact about the private output.
+        ``dual="paper"`` returned ``a = 0`` (spec 3.5): a fact about the private output.
     composition_ : str
         FindDeepPoint's composition over the ``d + 1`` coordinates (a function of the parameters).
     n_samples_, n_features_in_, classes_ : the public shape and label set.
@@ -143,7 +150,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
     -----
     UtilityWarning
         When ``n`` is below the plan's sufficient size (public inputs only), and when the paper
-        mode returned ``a = 0``.
+        dual returned ``a = 0``.
 
     Examples
     --------
@@ -157,14 +164,15 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
 
     algorithm_name = "private halfspace via linear feasibility (LearnHalfSpace, Kaplan, Mansour, Stemmer, Tsfadia 2020)"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
         delta=0.0,
         domain=None,
         learner="erm",
-        mode="margin-1",
-        one_d_optimizer="expmech",
+        dual="margin-1",
+        optimizer="exponential",
         alpha=0.1,
         beta=0.1,
         candidates=None,
@@ -174,8 +182,9 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
     ):
         self._store_parameters(locals())
 
-    _choices = {"learner": LEARNERS, "mode": DUALS, "one_d_optimizer": OPTIMIZERS}
-    _needs_delta = (("one_d_optimizer", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),)
+    _renamed_parameters = {"mode": "dual", "one_d_optimizer": "optimizer"}
+    _choices = {"learner": LEARNERS, "dual": DUALS, "optimizer": OPTIMIZERS}
+    _needs_delta = (("optimizer", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),)
     _public_space = staticmethod(grid_domain)
 
     def _check_parameters(self) -> None:
@@ -198,8 +207,8 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         # one set of public choices for the plan (its refusals, the warning) and the run
         return dict(
             learner=self.learner,
-            mode=self.mode,
-            one_d_optimizer=self.one_d_optimizer,
+            dual=self.dual,
+            optimizer=self.optimizer,
             alpha=self.alpha,
             beta=self.beta,
             candidates=candidates,
@@ -213,10 +222,10 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
 
     def _candidates(self, d: int, G: int, rng, lattice=None):
         """The public candidate halfspaces (``None``: the exact oracle), drawn before the data is read."""
-        if self.learner == "pac" and self.mode == "paper":
+        if self.learner == "pac" and self.dual == "paper":
             raise InvalidParameterError(
-                "candidates do not apply to learner='pac' with mode='paper' (its noise moves the records to a noisy "
-                "grid of astronomical size); use mode='margin-1'"
+                "candidates do not apply to learner='pac' with dual='paper' (its noise moves the records to a noisy "
+                "grid of astronomical size); use dual='margin-1'"
             )
         if lattice is not None and not isinstance(self.candidates, numbers.Integral):
             raise InvalidParameterError(
@@ -263,7 +272,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         self._warn_plan(plan, n, d, G, ledger, lattice)
         result = learn_halfspace(
             arr,
-            2 * y01.astype(np.int64) - 1,
+            y01,
             G,
             ledger.budget_epsilon,
             ledger.budget_delta,
@@ -278,8 +287,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         (:func:`~privpac.learners.feasibility_candidates.engine_candidate_depths`); no record leaves its partition."""
         d = int(self.n_features_in_)
         self.classes_ = np.asarray(self.labels)
-        dual = "margin-1" if self.mode == "margin-1" else "paper"
-        data = engine_constraints((X, y), _DualBlock(G, self.labels, dual, lattice), d + 1)
+        data = engine_constraints((X, y), _DualBlock(G, self.labels, self.dual, lattice), d + 1)
         n = data.m
         plan = self._plan(n, d, G, ledger, candidates)
         self._warn_plan(plan, n, d, G, ledger, lattice)
@@ -298,7 +306,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
             n,
             plan.sufficient_m,
             f"error <= {plan.alpha:g} ({'training' if plan.learner == 'erm' else 'population'}) by the KMST "
-            f"{plan.learner} learner ({plan.mode} dual, {plan.find_deep_point.one_d_optimizer}, "
+            f"{plan.learner} learner ({plan.dual} dual, {plan.find_deep_point.optimizer}, "
             f"{plan.find_deep_point.composition} composition) on "
             f"{box_text(G, lattice, d)} at epsilon={ledger.budget_epsilon:g}, beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller grid bound X" + grid_advice(lattice),
@@ -316,7 +324,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         if self.degenerate_:
             warnings.warn(
                 f"{type(self).__name__}: the paper's dual returned a = 0, the degenerate halfspace every homogeneous "
-                "constraint allows (spec kmst-halfspaces 3.5): the hypothesis is constant. Use mode='margin-1'.",
+                "constraint allows (spec kmst-halfspaces 3.5): the hypothesis is constant. Use dual='margin-1'.",
                 UtilityWarning,
                 stacklevel=4,
             )
@@ -335,7 +343,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         exact, approx = exact_text(self.coef_exact_)
         over = "" if self.candidates is None else ", over a public candidate set (spec 6.5 option 1)"
         lines = [
-            f"{self.algorithm_name}: {self.learner} learner, {self.mode} dual, {self.one_d_optimizer} per coordinate, "
+            f"{self.algorithm_name}: {self.learner} learner, {self.dual} dual, {self.optimizer} per coordinate, "
             f"{self.composition_} composition{over}",
             f"  predict {self.labels[1]!r} iff <a, x> + c >= 0 with a = ({exact}) ~ ({approx}), "
             f"c = {self.intercept_exact_} ~ {float(self.intercept_exact_):.6g}",

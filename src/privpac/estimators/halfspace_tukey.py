@@ -25,12 +25,12 @@ from ..learners.center_point import check_points_in_box
 from ..learners.halfspace_tukey import (
     COMPOSITIONS,
     DEPTHS,
-    MODES,
+    OPTIMIZERS,
     aggregate_chunk_points,
     plan_learn_halfspace,
     sample_chunk_points,
 )
-from ..validation import check_int, check_labels, check_probability, is_engine_collection
+from ..validation import check_int, check_labels, check_probability, is_engine_collection, refuses_renamed_parameters
 from ._exact_geometry import box_text, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
@@ -76,7 +76,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
     epsilon : float, default=1.0
         Total privacy budget (replace-one neighbours: ``n`` is public).
     delta : float, default=0.0
-        Total delta; ``mode="recconcave"`` and ``composition="advanced"`` need ``delta > 0``.
+        Total delta; ``optimizer="recconcave"`` and ``composition="advanced"`` need ``delta > 0``.
     domain : int, IntegerDomain, Grid, tuple, str or mapping
         The public domain, required; records outside it are refused. Integer features: ``B`` or
         ``IntegerDomain(lo, hi)`` (``--domain lo:hi``) for every feature. Real-valued features:
@@ -85,7 +85,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         per-record public map, no privacy cost), LearnHalfSpace runs on the grid's integer lattice
         ``[-B, B]^d`` (:class:`~privpac.domains.Lattice`: a finer grid is a larger ``B``) and
         ``coef_exact_``/``intercept_exact_`` come back in the data's units.
-    mode : {"exponential", "recconcave"}, default="exponential"
+    optimizer : {"exponential", "recconcave"}, default="exponential"
         FindTukey's per-coordinate optimiser (spec B3, pure DP; or RecConcave, the paper's Fig. 1).
     depth : {"tukey", "directional"}, default="tukey"
         The depth of the chunk halfspaces FindTukey maximises: exact Tukey depth, or the directional
@@ -138,12 +138,13 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
 
     algorithm_name = "private halfspace classifier (LearnHalfSpace, Beimel, Moran, Nissim, Stemmer 2019)"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
         delta=0.0,
         domain=None,
-        mode="exponential",
+        optimizer="exponential",
         depth="tukey",
         composition="auto",
         alpha=0.1,
@@ -155,7 +156,8 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
     ):
         self._store_parameters(locals())
 
-    _choices = {"mode": MODES, "depth": DEPTHS, "composition": COMPOSITIONS}
+    _renamed_parameters = {"mode": "optimizer"}
+    _choices = {"optimizer": OPTIMIZERS, "depth": DEPTHS, "composition": COMPOSITIONS}
     _needs_delta = FIND_TUKEY_NEEDS_DELTA
     _public_space = staticmethod(box_domain)
     _public_counts = ("n_chunks", "chunk_size")
@@ -175,7 +177,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
             ledger.budget_delta,
             alpha=self.alpha,
             beta=self.beta,
-            mode=self.mode,
+            optimizer=self.optimizer,
             depth=self.depth,
             composition=self.composition,
             n_chunks=self.n_chunks,
@@ -226,7 +228,8 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
             n,
             plan.sufficient_s,
             f"error <= alpha={plan.alpha:g} in {box_text(B, lattice, d)} by LearnHalfSpace (FindTukey "
-            f"{plan.find_tukey.mode}, {plan.depth} depth) at epsilon={plan.find_tukey.epsilon:g}, beta={plan.beta:g}",
+            f"{plan.find_tukey.optimizer}, {plan.depth} depth) at epsilon={plan.find_tukey.epsilon:g}, "
+            f"beta={plan.beta:g}",
             "Use more data, a larger epsilon or a smaller domain bound B" + grid_advice(lattice),
             proven=True,
         )
@@ -248,7 +251,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         self._check_fitted()
         exact, approx = exact_text(self.coef_exact_)
         return [
-            f"{self.algorithm_name}: FindTukey {self.mode} per coordinate, {self.depth} depth, "
+            f"{self.algorithm_name}: FindTukey {self.optimizer} per coordinate, {self.depth} depth, "
             f"{self.composition_} composition",
             f"  predict 1 iff coef . x + intercept >= 0: coef = ({exact}) ~ ({approx}), "
             f"intercept = {self.intercept_exact_} ~ {float(self.intercept_exact_):.6g}",

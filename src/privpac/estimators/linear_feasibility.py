@@ -35,16 +35,16 @@ from ..learners.feasibility_candidates import (
     random_candidates,
 )
 from ..learners.linear_feasibility import (
-    DOMAINS,
+    CANDIDATE_DOMAINS,
     OPTIMIZERS,
     candidate_levels,
-    check_public_size,
+    check_find_deep_point_size,
     check_system,
     find_deep_point,
     plan_find_deep_point,
     run_find_deep_point,
 )
-from ..validation import check_probability, is_engine_collection
+from ..validation import check_probability, is_engine_collection, refuses_renamed_parameters, renamed_keywords
 from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
@@ -66,13 +66,14 @@ __all__ = [
 ENGINE_MAX_CONSTRAINTS = {1: 10**4, 2: 10**5}
 
 
-def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility", X: int | None = None) -> None:
+@renamed_keywords(X="bound")
+def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility", bound: int | None = None) -> None:
     """Refuse engine data above what a fit brings to the driver, from the public ``(m, D)`` (and the
-    entry bound ``X``) alone: the estimator's own envelope
-    (:func:`~privpac.learners.linear_feasibility.check_public_size`: ``D <= 3``, ``MAX_CONSTRAINTS_3D``
+    entry bound ``X``, ``bound``) alone: the estimator's own envelope
+    (:func:`~privpac.learners.linear_feasibility.check_find_deep_point_size`: ``D <= 3``, ``MAX_CONSTRAINTS_3D``
     in ``D = 3``, ``MAX_DISTINCT_ROWS_2D`` in ``D = 2``), then :data:`ENGINE_MAX_CONSTRAINTS` in
     ``D = 1, 2``."""
-    check_public_size(m, D, X)
+    check_find_deep_point_size(m, D, bound)
     cap = ENGINE_MAX_CONSTRAINTS.get(D)
     if cap is not None and m > cap:
         raise InvalidParameterError(
@@ -86,20 +87,20 @@ def check_engine_size(m: int, D: int, who: str = "PrivateLinearFeasibility", X: 
 ALPHA = 0.1
 
 
-def entry_domain(bound):
+def entry_domain(domain):
     """The public bound on every entry of ``A`` and ``b``, validated before the data is read: the int ``X``
     (an int ``X >= 1`` or ``IntegerDomain(-X, X)``: exact integers), or a grid symmetric about 0 (a
     :class:`~privpac.domains.Grid`, per-column bounds) that runs on its integer lattice
     (:func:`~privpac.domains.box_lattice` with ``centred=True``)."""
-    if bound is None:
+    if domain is None:
         raise DomainError(
-            "bound is required: the public bound X on every entry of A and b (|A_ij|, |b_i| <= X), stated by "
-            "the user and never read off the constraints (e.g. bound=3, or --domain -3:3 on the command line)"
+            "domain is required: the public bound X on every entry of A and b (|A_ij|, |b_i| <= X), stated by "
+            "the user and never read off the constraints (e.g. domain=3, or --domain -3:3 on the command line)"
         )
-    space = integer_box(bound, "bound", "X", "the entries of A and b")
+    space = integer_box(domain, "domain", "X", "the entries of A and b")
     if isinstance(space, IntegerDomain):  # an integer range off centre: the lattice would shift the entries
         raise InvalidParameterError(
-            f"bound must be symmetric about 0, IntegerDomain(-X, X); got [{space.lo}, {space.hi}]: the constraints "
+            f"domain must be symmetric about 0, IntegerDomain(-X, X); got [{space.lo}, {space.hi}]: the constraints "
             "<a, x> >= b are linear, not affine, so an offset on the entries of A and b would change which x "
             "satisfy them"
         )
@@ -181,17 +182,17 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
         Total privacy budget. Neighbouring systems differ in one constraint (replace-one: ``m`` is
         public).
     delta : float, default=0.0
-        Total delta. The default optimiser is pure ``epsilon``-DP; ``one_d_optimizer="recconcave"``
+        Total delta. The default optimiser is pure ``epsilon``-DP; ``optimizer="recconcave"``
         needs ``delta > 0``.
-    bound : int, IntegerDomain, Grid, tuple, str or mapping
-        The public bound on the entries, required. Integer entries: ``X`` or ``IntegerDomain(-X, X)``,
-        every entry of ``A`` and ``b`` in ``[-X, X]``. Real-valued entries: a grid symmetric about 0,
-        ``Grid(-h, h, n_points)`` for every column or with per-column arrays over the ``D`` columns of
-        ``A`` then ``b`` (or a mapping of ``A``'s column names and ``b``'s name, ``"b"`` when it has
-        none, to bounds): each entry is mapped to its nearest grid point (a per-record public map, no
-        privacy cost) and FindDeepPoint runs on the integer lattice (module docstring); ``solution_``
-        is in the data's units.
-    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
+    domain : int, IntegerDomain, Grid, tuple, str or mapping
+        The public bound on the entries, required (never read off the data). Integer entries: ``X``
+        or ``IntegerDomain(-X, X)``, every entry of ``A`` and ``b`` in ``[-X, X]``. Real-valued
+        entries: a grid symmetric about 0, ``Grid(-h, h, n_points)`` for every column or with
+        per-column arrays over the ``D`` columns of ``A`` then ``b`` (or a mapping of ``A``'s column
+        names and ``b``'s name, ``"b"`` when it has none, to bounds): each entry is mapped to its
+        nearest grid point (a per-record public map, no privacy cost) and FindDeepPoint runs on the
+        integer lattice (module docstring); ``solution_`` is in the data's units.
+    optimizer : {"exponential", "recconcave"}, default="exponential"
         Per-coordinate (1-D) optimiser: the exponential mechanism over the candidate domain (pure DP,
         spec 3.7 item 6) or RecConcave (the paper's Fig. 1).
     candidate_domain : {"a3-rational", "mode-c"}, default="a3-rational"
@@ -212,7 +213,7 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
         points (a grid, a net; integer bounds only). On Dask and Spark only the
         ``n`` candidate depths reach the driver.
     candidate_bound : int, optional
-        ``C`` for the candidates: the range of random candidates (default ``bound``), or a bound
+        ``C`` for the candidates: the range of random candidates (default the bound ``X``), or a bound
         the given points must respect (default their largest entry).
     random_state : None, int or RandomSource, default=None
         ``None``: operating-system entropy; an int: a reproducible run (not for releases).
@@ -246,20 +247,20 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
     >>> from fractions import Fraction
     >>> A = np.array([[1], [-1]] * 150)               # x >= 0 and -x >= -1: feasible on [0, 1]
     >>> b = np.array([0, -1] * 150)
-    >>> est = PrivateLinearFeasibility(epsilon=1.0, bound=1, random_state=0).fit(A, b)
+    >>> est = PrivateLinearFeasibility(epsilon=1.0, domain=1, random_state=0).fit(A, b)
     >>> 0 <= est.solution_[0] <= 1
     True
     """
 
     algorithm_name = "private linear feasibility (FindDeepPoint, Kaplan, Mansour, Stemmer, Tsfadia 2020)"
-    _domain_parameter = "bound"
 
+    @refuses_renamed_parameters
     def __init__(
         self,
         epsilon=1.0,
         delta=0.0,
-        bound=None,
-        one_d_optimizer="expmech",
+        domain=None,
+        optimizer="exponential",
         candidate_domain="a3-rational",
         truncate=None,
         beta=0.1,
@@ -270,17 +271,18 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
     ):
         self._store_parameters(locals())
 
-    _choices = {"one_d_optimizer": OPTIMIZERS, "candidate_domain": DOMAINS}
-    _needs_delta = (("one_d_optimizer", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),)
+    _renamed_parameters = {"bound": "domain", "one_d_optimizer": "optimizer"}
+    _choices = {"optimizer": OPTIMIZERS, "candidate_domain": CANDIDATE_DOMAINS}
+    _needs_delta = (("optimizer", "recconcave", " (RecConcave is (epsilon, delta)-DP)"),)
     _public_space = staticmethod(entry_domain)
     _exact_point = ("solution_", "solution", "coordinates", "variables")
 
     def _check_parameters(self) -> None:
         if self.truncate is not None and not isinstance(self.truncate, bool):
             raise InvalidParameterError(f"truncate must be None, True or False, got {self.truncate!r}")
-        if self.truncate is True and self.one_d_optimizer == "expmech":
+        if self.truncate is True and self.optimizer == "exponential":
             raise InvalidParameterError(
-                "truncate=True applies to one_d_optimizer='recconcave' only: truncating the exponential mechanism's "
+                "truncate=True applies to optimizer='recconcave' only: truncating the exponential mechanism's "
                 "quality raises the weight of bad candidates"
             )
         check_probability(self.beta, "beta")
@@ -315,18 +317,18 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
         D = int(self.n_features_in_) if is_engine_collection(A) else int(shape[1])
         if D == 0:
             raise DataError(f"0 feature(s) (shape={shape}) while a minimum of 1 is required: A needs at least 1 column")
-        X, lattice = box_lattice(space, D + 1, None if names is None else [*names, rhs], name="bound", centred=True)
+        X, lattice = box_lattice(space, D + 1, None if names is None else [*names, rhs], name="domain", centred=True)
         system = None if lattice is None else _LatticeSystem(lattice)
         if lattice is not None and self.candidates is not None and not isinstance(self.candidates, numbers.Integral):
             raise InvalidParameterError(
-                "candidates as points are integer points of an integer system; with a real-valued Grid bound pass a "
+                "candidates as points are integer points of an integer system; with a real-valued Grid domain pass a "
                 "number of random candidates (drawn on the lattice)"
             )
         candidates = resolve_candidates(self.candidates, self.candidate_bound, D, X, rng)  # public, before the data
         engine = None
         if is_engine_collection(A):
             if candidates is None:
-                A, b = engine_rows(A, b, lambda m: check_engine_size(m, D, X=X))
+                A, b = engine_rows(A, b, lambda m: check_engine_size(m, D, bound=X))
             else:  # the records stay where they live: one validating count pass, then one depth pass
                 engine = engine_constraints((A, b), _SystemBlock(X, system), D)
                 check_candidate_size(engine.m, candidates.size, D)
@@ -334,7 +336,7 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
             shape = np.shape(A)
             if len(shape) == 2:  # public sizes: an unsupported D or m is refused before any entry is read
                 if candidates is None:
-                    check_public_size(int(shape[0]) or 1, int(shape[1]), X)
+                    check_find_deep_point_size(int(shape[0]) or 1, int(shape[1]), X)
                 else:
                     check_candidate_size(int(shape[0]) or 1, candidates.size, int(shape[1]))
             if system is not None:
@@ -347,8 +349,8 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
         choices = dict(
             alpha=ALPHA,
             beta=self.beta,
-            one_d_optimizer=self.one_d_optimizer,
-            domain=self.candidate_domain,
+            optimizer=self.optimizer,
+            candidate_domain=self.candidate_domain,
             truncate=self.truncate,
             candidates=candidates,
         )
@@ -357,7 +359,7 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
             m,
             plan.sufficient_m,
             f"a point satisfying {1 - ALPHA:g} m of the constraints in D = {D} with entries in "
-            f"{box_text(X, lattice)} by FindDeepPoint ({plan.one_d_optimizer}, {plan.composition} composition) at "
+            f"{box_text(X, lattice)} by FindDeepPoint ({plan.optimizer}, {plan.composition} composition) at "
             f"epsilon={plan.epsilon:g}, beta={plan.beta:g}",
             "Use more constraints, a larger epsilon or a smaller bound X" + grid_advice(lattice),
             proven=True,
@@ -394,11 +396,11 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
         self._check_fitted()
         exact, approx = exact_text(self.solution_)
         domain = getattr(self, "domain_", None)
-        domain = entry_domain(self.bound) if domain is None else domain
+        domain = entry_domain(self.domain) if domain is None else domain
         bounds = f"-{domain}:{domain}" if isinstance(domain, int) else domain_text(domain).removesuffix(" per feature")
         over = "" if self.candidates is None else ", over a public candidate set (spec 6.5 option 1)"
         return [
-            f"{self.algorithm_name}: {self.one_d_optimizer} per coordinate, {self.composition_} composition{over}",
+            f"{self.algorithm_name}: {self.optimizer} per coordinate, {self.composition_} composition{over}",
             f"  solution x = ({exact}) ~ ({approx})",
             f"  m = {self.n_samples_} constraints, D = {self.n_features_in_}, entries in {bounds}",
         ]

@@ -15,10 +15,10 @@ output coordinate by coordinate. For ``i = 1 .. d``, with the earlier outputs
    ``Q_p(v) = max over z of td((p, v, z); S)`` (Def 3.1), computed exactly as a step function over
    the indices of ``D_i`` from the nested depth intervals ``I_r`` (:func:`~privpac.geometry.depth_intervals`
    and :func:`~privpac.geometry.rational_domain.interval_quality`);
-3. ``x*_i`` is chosen by the exponential mechanism over ``D_i`` (``mode="exponential"``, spec B3,
+3. ``x*_i`` is chosen by the exponential mechanism over ``D_i`` (``optimizer="exponential"``, spec B3,
    the default) or by RecConcave with the proof's promise
    ``r_i = (n/(d+1)) (1 - (i-1)/(2d))``, accuracy ``alpha0 = 1/(2d)`` and failure probability
-   ``beta0 = beta/d`` (``mode="recconcave"``, Fig. 1 with erratum 1 of spec section 11: the figure
+   ``beta0 = beta/d`` (``optimizer="recconcave"``, Fig. 1 with erratum 1 of spec section 11: the figure
    prints ``n/(d+1) - (i-1) n/(d(d+1))``; only the proof's value gives depth ``n/(2(d+1))``);
 4. ``x*_i`` is written as its canonical pair ``p/(t q)`` and ``t <- t q``.
 
@@ -39,7 +39,7 @@ Privacy
   ``(eps0, 0)``-DP for a sensitivity-1 quality; RecConcave is ``(eps0, delta0)``-DP for *every*
   input, quasi-concave or not, promise kept or not: BNS Lemma 3.12). The ``d`` calls are adaptive
   (the ``i``-th domain and quality follow the earlier outputs) and composed by the basic theorem
-  (``eps0 = eps/d``, ``delta0 = delta/d``; pure ``eps``-DP in exponential mode) or the advanced one
+  (``eps0 = eps/d``, ``delta0 = delta/d``; pure ``eps``-DP with the exponential mechanism) or the advanced one
   (``eps0 = eps/(2 sqrt(2 d ln(2/delta)))``, ``delta0 = delta/(2d)``, slack ``delta/2``, charged at
   the Dwork-Rothblum-Vadhan total). ``composition="auto"`` takes the larger ``eps0`` (public
   parameters only; basic for every ``d <= 3``).
@@ -65,7 +65,7 @@ A3-rational argument for ``d = 3``: an interval end is a vertex coordinate of
 most ``M_u = 8 B^2`` and right-hand sides of denominator ``t``, so by Cramer's rule it is
 ``p/(t q)`` with ``q`` a minor bounded by Hadamard's ``Q_i``. The work grows like ``n^4``
 (``C(n + 4, 3)`` normals times ``n`` points); ``d = 3`` is refused from the public ``n`` above
-:data:`MAX_POINTS_3D` (:func:`check_public_size`), before any point is read.
+:data:`MAX_POINTS_3D` (:func:`check_find_tukey_size`), before any point is read.
 
 Directional depth (any dimension, ``depth="directional"``)
 ----------------------------------------------------------
@@ -85,7 +85,7 @@ axes, so every region ``T_U(r)`` lies in the data's bounding box.
   the solution of ``k = d - i + 1`` equations ``u_(>=i) . z = c - u_(<i) . p`` with ``u`` in
   ``U`` (entries at most ``K``) and right-hand sides of denominator ``t``; by Cramer's rule it is
   ``p/(t q)`` with ``q <= Q_i = floor(sqrt(k^k K^(2k)))`` (Hadamard), inside ``[-B, B]``:
-  :func:`directional_domain`.
+  :func:`net_directional_domain`.
 * Utility: Thm 3.6's argument gives ``depth_U >= n/(2(d+1))`` with probability ``1 - beta`` for
   ``n >= sufficient_n`` (the promise holds because ``depth_U >= td`` and a center point of Tukey
   depth ``n/(d+1)`` exists). ``depth_U`` is only an upper bound of the Tukey depth: the output need
@@ -113,28 +113,37 @@ from ..geometry.contours import PlanarDepthRegions
 from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
-from ..optimize.coordinatewise import COMPOSITIONS, choose_coordinates, coordinate_budget
+from ..optimize.coordinatewise import COMPOSITIONS, OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
+from ..validation import (
+    RenamedFields,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_int,
+    check_probability,
+    renamed_attribute,
+    renamed_keywords,
+)
 
 __all__ = [
     "COMPOSITIONS",
     "DEPTHS",
+    "FIND_TUKEY_DIMENSIONS",
     "MAX_POINTS_2D",
-    "MODES",
+    "OPTIMIZERS",
     "FindTukeyPlan",
     "FindTukeyResult",
     "box_directions",
-    "check_public_size",
-    "directional_domain",
+    "check_find_tukey_size",
     "find_tukey",
+    "net_directional_domain",
     "net_directions",
     "plan_find_tukey",
     "sufficient_n_over",
     "promise_values",
 ]
 
-MODES = ("exponential", "recconcave")
 #: The largest ``n`` with ``C(n + 4, 3) n <= FINITE_DIRECTION_LIMIT`` (the public ``d = 3`` envelope).
 MAX_POINTS_3D = max(k for k in range(1, 400) if n_hyperplanes(k + 4, 3) * k <= FINITE_DIRECTION_LIMIT)
 #: The public ``d = 2`` envelope: the exact regions (:class:`~privpac.geometry.contours.PlanarDepthRegions`) keep
@@ -142,7 +151,7 @@ MAX_POINTS_3D = max(k for k in range(1, 400) if n_hyperplanes(k + 4, 3) * k <= F
 #: minutes at ``n = 10^4`` (``benchmarks/center_points.py --only scale``).
 MAX_POINTS_2D = 10_000
 #: Dimensions with an exact implementation.
-SUPPORTED_DIMENSIONS = (1, 2, 3)
+FIND_TUKEY_DIMENSIONS = (1, 2, 3)
 #: The depth FindTukey maximises: the exact Tukey depth, or the directional depth over the public net.
 DEPTHS = ("tukey", "directional")
 
@@ -174,7 +183,7 @@ def net_directions(d: int, K: int = 1) -> np.ndarray:
     return half[primitive]
 
 
-def directional_domain(B: int, d: int, i: int, t: int = 1, K: int = 1) -> RationalDomain:
+def net_directional_domain(B: int, d: int, i: int, t: int = 1, K: int = 1) -> RationalDomain:
     """Public A3-rational candidates for coordinate ``i`` of the directional regions over :func:`net_directions`.
 
     ``p/(t q)`` in ``[-B, B]`` with ``q <= Q_i = floor(sqrt(k^k K^(2k)))``, ``k = d - i + 1`` (module
@@ -202,16 +211,18 @@ def promise_values(n: int, d: int) -> list[Fraction]:
 
 
 @dataclass(frozen=True)
-class FindTukeyPlan:
+class FindTukeyPlan(RenamedFields):
     """Everything FindTukey decides before reading the data (all public)."""
+
+    _renamed_fields = {"mode": "optimizer", "B": "bound"}
 
     n: int
     d: int
-    B: int
+    bound: int  # B: the box is [-B, B]^d
     epsilon: float
     delta: float
     beta: float
-    mode: str
+    optimizer: str
     composition: str
     epsilon0: float
     delta0: float
@@ -225,8 +236,8 @@ class FindTukeyPlan:
 
     def describe(self) -> list[str]:
         return [
-            f"FindTukey plan: d={self.d}, B={self.B}, n={self.n}, mode={self.mode}, composition={self.composition}, "
-            f"depth={self.depth}",
+            f"FindTukey plan: d={self.d}, B={self.bound}, n={self.n}, optimizer={self.optimizer}, "
+            f"composition={self.composition}, depth={self.depth}",
             f"  per coordinate: epsilon0={self.epsilon0:.6g}, delta0={self.delta0:.3g}, alpha0={self.alpha0:g}, "
             f"beta0={self.beta0:g}",
             f"  total: epsilon={self.total[0]:.6g}, delta={self.total[1]:.3g}",
@@ -234,7 +245,7 @@ class FindTukeyPlan:
         ]
 
 
-def check_public_size(n: int, d: int, depth: str = "tukey") -> None:
+def check_find_tukey_size(n: int, d: int, depth: str = "tukey") -> None:
     """Refuse, from the public ``(n, d)`` alone, what is not implemented: the Tukey depth in ``d >= 4``,
     in ``d = 2`` above :data:`MAX_POINTS_2D`, and in ``d = 3`` with ``C(n + 4, 3) n`` above
     :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the exact depth regions enumerate the planes through
@@ -250,7 +261,7 @@ def check_public_size(n: int, d: int, depth: str = "tukey") -> None:
                 f"above FINITE_DIRECTION_LIMIT = {FINITE_DIRECTION_LIMIT:,}: use a public random subsample"
             )
         return
-    if d not in SUPPORTED_DIMENSIONS:
+    if d not in FIND_TUKEY_DIMENSIONS:
         raise InvalidParameterError(
             f"FindTukey is implemented exactly for d <= 3 only, got d = {d}: for d >= 4 the exact depth regions "
             "of a partial assignment (spec A2) are out of reach; use depth='directional' (the directional depth "
@@ -275,7 +286,7 @@ def check_public_size(n: int, d: int, depth: str = "tukey") -> None:
 def _domain_bounds(B: int, d: int, depth: str = "tukey") -> tuple[int, ...]:
     """``max |D_i|`` over every running denominator ``t <= Q_1 ... Q_{i-1}`` (public)."""
     if depth == "directional":
-        Q = [directional_domain(B, d, i).Q for i in range(1, d + 1)]
+        Q = [net_directional_domain(B, d, i).Q for i in range(1, d + 1)]
     else:
         _, Q = hadamard_bounds(B, d)
     out, t_max = [], 1
@@ -285,15 +296,15 @@ def _domain_bounds(B: int, d: int, depth: str = "tukey") -> tuple[int, ...]:
     return tuple(out)
 
 
-def sufficient_n_over(bounds, mode: str, d: int, *, beta, eps0, delta0, alpha0, beta0, promises, n: int) -> int:
+def sufficient_n_over(bounds, optimizer: str, d: int, *, beta, eps0, delta0, alpha0, beta0, promises, n: int) -> int:
     """FindTukey's sufficient sample size over per-coordinate domains of sizes ``bounds`` (public inputs only).
 
-    ``mode="exponential"`` (spec B3): ``n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta))`` for the
+    ``optimizer="exponential"`` (spec B3): ``n >= 2(d+1) (2/(alpha0 eps0)) (ln |D| + ln(d/beta))`` for the
     largest domain; ``"recconcave"``: RecConcave's required quality over each domain, scaled by that
     coordinate's promise ``promises[i] / n``. One formula for the exact domains
     (:func:`plan_find_tukey`) and the directional ones (:func:`privpac.learners.halfspace_tukey.plan_learn_halfspace`).
     """
-    if mode == "exponential":
+    if optimizer == "exponential":
         log_d = max(math.log(b) for b in bounds)
         need = 2 * (d + 1) * (2.0 / (alpha0 * eps0)) * (log_d + math.log(d / beta))
     else:
@@ -304,15 +315,16 @@ def sufficient_n_over(bounds, mode: str, d: int, *, beta, eps0, delta0, alpha0, 
     return math.ceil(need)
 
 
+@renamed_keywords(mode="optimizer", B="bound")
 def plan_find_tukey(
     n: int,
     d: int,
-    B: int,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     beta: float = 0.1,
-    mode: str = "exponential",
+    optimizer: str = "exponential",
     composition: str = "auto",
     depth: str = "tukey",
 ) -> FindTukeyPlan:
@@ -320,33 +332,33 @@ def plan_find_tukey(
 
     ``depth="directional"`` plans the run over the public net (:func:`net_directions`, module
     docstring). Raises :class:`~privpac.errors.InvalidParameterError` for an unsupported size
-    (:func:`check_public_size`),
-    ``mode="recconcave"`` with ``delta = 0``, ``composition="advanced"`` with ``delta = 0``, or an
+    (:func:`check_find_tukey_size`),
+    ``optimizer="recconcave"`` with ``delta = 0``, ``composition="advanced"`` with ``delta = 0``, or an
     advanced composition whose total exceeds ``epsilon`` (large ``epsilon``; use basic).
     """
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
-    check_public_size(n, d, depth)
-    B = check_int(B, "B", low=1)
+    check_find_tukey_size(n, d, depth)
+    B = check_int(bound, "bound", low=1)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     beta = check_probability(beta, "beta")
-    check_choice(mode, "mode", MODES)
-    composition, eps0, delta0, total = coordinate_budget(composition, mode == "exponential", epsilon, delta, d)
+    check_optimizer(optimizer)
+    composition, eps0, delta0, total = coordinate_budget(composition, optimizer == "exponential", epsilon, delta, d)
     alpha0, beta0 = 1.0 / (2 * d), beta / d
     promises = tuple(promise_values(n, d))
     bounds = _domain_bounds(B, d, depth)
     need = sufficient_n_over(
-        bounds, mode, d, beta=beta, eps0=eps0, delta0=delta0, alpha0=alpha0, beta0=beta0, promises=promises, n=n
+        bounds, optimizer, d, beta=beta, eps0=eps0, delta0=delta0, alpha0=alpha0, beta0=beta0, promises=promises, n=n
     )
     return FindTukeyPlan(
         n=n,
         d=d,
-        B=B,
+        bound=B,
         epsilon=epsilon,
         delta=delta,
         beta=beta,
-        mode=mode,
+        optimizer=optimizer,
         composition=composition,
         epsilon0=eps0,
         delta0=delta0,
@@ -399,14 +411,15 @@ def check_points_in_box(
     return arr
 
 
+@renamed_keywords(mode="optimizer", B="bound")
 def find_tukey(
     S,
-    B: int,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     beta: float = 0.1,
-    mode: str = "exponential",
+    optimizer: str = "exponential",
     composition: str = "auto",
     depth: str = "tukey",
     ledger: PrivacyLedger | None = None,
@@ -419,13 +432,13 @@ def find_tukey(
     ----------
     S : array-like of shape (n, d)
         Integer points (the private data; replace-one neighbours, ``n`` public).
-    B : int
-        Public bound of the box ``[-B, B]^d`` (``B >= 1``).
+    bound : int
+        The public bound ``B`` of the box ``[-B, B]^d`` (``B >= 1``).
     epsilon, delta : float
-        Total budget. ``mode="exponential"`` with basic composition spends ``(epsilon, 0)``.
+        Total budget. ``optimizer="exponential"`` with basic composition spends ``(epsilon, 0)``.
     beta : float, default=0.1
         Failure probability of the utility guarantee (``beta0 = beta/d`` per coordinate).
-    mode : {"exponential", "recconcave"}, default="exponential"
+    optimizer : {"exponential", "recconcave"}, default="exponential"
         The per-coordinate optimiser: the exponential mechanism (spec B3) or RecConcave with its
         full recursion (Fig. 1).
     composition : {"auto", "basic", "advanced"}, default="auto"
@@ -446,20 +459,22 @@ def find_tukey(
     Privacy: (epsilon, delta)-DP for every input (module docstring). Utility: depth
     ``>= n/(2(d+1))`` with probability ``1 - beta`` when ``n >= plan.sufficient_n``.
     """
-    B = check_int(B, "B", low=1)
+    B = check_int(bound, "bound", low=1)
     shape = np.shape(S)
     check_choice(depth, "depth", DEPTHS)
     if len(shape) == 2 and shape[0] and shape[1]:  # the public sizes first: nothing unsupported reads a point
-        check_public_size(int(shape[0]), int(shape[1]), depth)
+        check_find_tukey_size(int(shape[0]), int(shape[1]), depth)
     arr = check_points_in_box(S, B, name="S")
     n, d = arr.shape
-    plan = plan_find_tukey(n, d, B, epsilon, delta, beta=beta, mode=mode, composition=composition, depth=depth)
+    plan = plan_find_tukey(
+        n, d, B, epsilon, delta, beta=beta, optimizer=optimizer, composition=composition, depth=depth
+    )
     if depth == "directional":
         directions = net_directions(d)
-        domain_for = lambda i, t: directional_domain(B, d, i, t)  # noqa: E731
+        domain_for = lambda i, t: net_directional_domain(B, d, i, t)  # noqa: E731
     else:
         # d = 1: the one direction; d = 2: the regions as exact polygons, built once for both coordinates
-        # (PlanarDepthRegions); d = 3: U(S ∪ E) (its size was checked from (n, d) by check_public_size).
+        # (PlanarDepthRegions); d = 3: U(S ∪ E) (its size was checked from (n, d) by check_find_tukey_size).
         directions = np.ones((1, 1), dtype=np.int64) if d == 1 else None
         domain_for = lambda i, t: rational_domain(B, d, i, t)  # noqa: E731
     if depth == "tukey" and d == 2:
@@ -474,7 +489,7 @@ def find_tukey(
         d,
         domain_for,
         lambda domain, prefix: interval_quality(domain, intervals(prefix)),
-        exponential=plan.mode == "exponential",
+        exponential=plan.optimizer == "exponential",
         name="FindTukey",
         over_for=lambda domain: (
             f"the rational candidates p/(t q) in [-{B}, {B}], q <= {domain.Q}, t from the earlier coordinates "
@@ -484,3 +499,17 @@ def find_tukey(
         rng=rng,
     )
     return FindTukeyResult(center, plan)
+
+
+#: Names this module no longer defines, and what replaced them (one name per concept across the two
+#: halfspace papers' modules): importing an old one raises ImportError naming the new one.
+_RENAMED = {
+    "MODES": "OPTIMIZERS",
+    "SUPPORTED_DIMENSIONS": "FIND_TUKEY_DIMENSIONS",
+    "check_public_size": "check_find_tukey_size",
+    "directional_domain": "net_directional_domain",
+}
+
+
+def __getattr__(name: str):
+    return renamed_attribute(__name__, name, _RENAMED)

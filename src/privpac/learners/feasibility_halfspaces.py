@@ -8,8 +8,9 @@ and 10 (flags 9 and 10).
 Problem
 -------
 The private data is a labelled sample ``S = ((x_l, y_l))_{l=1..m}`` with ``x_l in [[-X, X]]^d`` for a
-*public* integer bound ``X`` and ``y_l in {-1, +1}`` (replace-one neighbours: ``m`` is public). The
-output is a halfspace ``h(x) = +1 iff <a, x> >= w`` with exact rational ``(a, w)``.
+*public* integer bound ``X`` (``bound=``) and labels in ``{0, 1}`` (replace-one neighbours: ``m`` is public),
+read as ``y_l = 2 label - 1 in {-1, +1}`` in the constraints below. The output is a halfspace
+``h(x) = +1 iff <a, x> >= w`` (label 1) with exact rational ``(a, w)``.
 
 Duality (Fig. 3)
 ----------------
@@ -18,12 +19,12 @@ record ``l`` becomes the row ``(y_l x_l, -y_l)`` with right-hand side ``b``, i.e
 ``y_l (<a, x_l> - w) >= b``. FindDeepPoint (:func:`~privpac.learners.linear_feasibility.find_deep_point`)
 then runs in ``D = d + 1`` variables with the coefficient bound ``X`` unchanged.
 
-* ``mode="margin-1"`` (default; spec 3.7 item 1): ``b = 1``. A realisable sample is strictly
+* ``dual="margin-1"`` (default; spec 3.7 item 1): ``b = 1``. A realisable sample is strictly
   separable on the grid, so the system is feasible (all labels +1: ``(0, -1)``; all -1:
   ``(0, 1)``), the origin is infeasible, and every satisfied constraint is a correctly classified
   record: ``error_S(h) <= 1 - depth/m`` with no general-position assumption. ERM runs FindDeepPoint
   at ``alpha`` (depth ``>= (1 - alpha) m`` gives error ``<= alpha``).
-* ``mode="paper"`` (Fig. 3 as printed): ``b = 0`` and ``alpha / 2``. The origin satisfies every
+* ``dual="paper"`` (Fig. 3 as printed): ``b = 0`` and ``alpha / 2``. The origin satisfies every
   homogeneous constraint, so ``(a, w) = (0, 0)`` has full depth and lies in every argmax (spec 3.5
   [FLAW]): a returned ``a* = 0`` is a constant hypothesis, and the error bound
   ``alpha/2 + d/m`` of Thm 5.1 (general position) says nothing about it. It is reported in
@@ -67,7 +68,7 @@ Privacy
   nothing branches on the data; no count of satisfied constraints or training error is returned.
 
 Dimensions: FindDeepPoint's own supported dimensions decide (``D = d + 1`` must be one of
-:data:`privpac.learners.linear_feasibility.SUPPORTED_DIMENSIONS`, read at call time).
+:data:`privpac.learners.linear_feasibility.FIND_DEEP_POINT_DIMENSIONS`, read at call time).
 """
 
 from __future__ import annotations
@@ -81,7 +82,16 @@ import numpy as np
 from ..accounting import PrivacyLedger
 from ..errors import DataError, InvalidParameterError
 from ..random import as_random_source, gaussian_array, uniform_array, uniform_int
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
+from ..validation import (
+    RenamedFields,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_int,
+    check_probability,
+    check_real,
+    renamed_keywords,
+)
 from . import linear_feasibility as _fdp
 from .center_point import check_points_in_box
 
@@ -120,7 +130,8 @@ def blumer_sample_size(alpha: float, beta: float, vc: int) -> float:
     return (48.0 / alpha) * (10.0 * vc * math.log(48.0 * math.e / alpha) + math.log(5.0 / beta))
 
 
-def halfspace_candidates(n: int, d: int, X: int, rng=None, *, resolution: int = CANDIDATE_RESOLUTION):
+@renamed_keywords(X="bound")
+def halfspace_candidates(n: int, d: int, bound: int, rng=None, *, resolution: int = CANDIDATE_RESOLUTION):
     """``n`` random public halfspaces ``(a, w)`` on the grid ``[[-X, X]]^d``, plus the two constant ones.
 
     A candidate set for the dual of spec 6.5 option 1 ("random public directions for the learner"),
@@ -136,7 +147,7 @@ def halfspace_candidates(n: int, d: int, X: int, rng=None, *, resolution: int = 
 
     n = check_int(n, "n_candidates", low=1)
     d = check_int(d, "d", low=1)
-    X = check_int(X, "X", low=1)
+    X = check_int(bound, "bound", low=1)
     resolution = check_int(resolution, "resolution", low=1)
     src = as_random_source(rng)
     g = gaussian_array((n, d), 1.0, src)
@@ -164,7 +175,7 @@ def check_learner_dimension(d, candidates: bool = False) -> int:
     d = check_int(d, "d", low=1)
     if candidates:
         return d
-    supported = tuple(_fdp.SUPPORTED_DIMENSIONS)
+    supported = tuple(_fdp.FIND_DEEP_POINT_DIMENSIONS)
     if d + 1 not in supported:
         ds = ", ".join(str(D - 1) for D in supported if D >= 2)
         raise InvalidParameterError(
@@ -175,16 +186,34 @@ def check_learner_dimension(d, candidates: bool = False) -> int:
     return d
 
 
-def dual_system(X: np.ndarray, y_pm: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
+@renamed_keywords(y_pm="y", mode="dual")
+def dual_system(X: np.ndarray, y, dual: str) -> tuple[np.ndarray, np.ndarray]:
     """The dual constraints ``y_l (<a, x_l> - w) >= b`` (rows ``(y_l x_l, -y_l)``), ``b = 1`` or ``0``.
 
-    ``X`` is an exact ``(m, d)`` integer array, ``y_pm`` holds ``-1``/``+1``. One record, one row.
+    ``X`` is an exact ``(m, d)`` integer array, ``y`` holds the labels ``0``/``1``, read as
+    ``y_l = 2 label - 1``. One record, one row.
     """
-    check_choice(mode, "mode", DUALS)
-    y = np.asarray(y_pm).astype(X.dtype).reshape(-1, 1)
+    check_choice(dual, "dual", DUALS)
+    y = (2 * _check_labels01(y, X.shape[0]) - 1).astype(X.dtype).reshape(-1, 1)
     A = np.hstack([X * y, -y])
-    b = np.full(X.shape[0], 1 if mode == "margin-1" else 0, dtype=np.int64)
+    b = np.full(X.shape[0], 1 if dual == "margin-1" else 0, dtype=np.int64)
     return A, b
+
+
+def _check_labels01(y, m: int) -> np.ndarray:
+    """``y`` as an int64 array of ``m`` labels in ``{0, 1}``; the former ``{-1, +1}`` convention is
+    refused with the conversion (a silent reading of ``-1`` is never made)."""
+    y = np.asarray(y)
+    if y.shape != (m,):
+        raise DataError(f"y must hold one label in {{0, 1}} per record ({m}), got shape {y.shape}")
+    if np.any(y == -1):
+        raise DataError(
+            "y must hold labels in {0, 1}, as every privpac learner takes them; it holds -1: labels in {-1, +1} "
+            "are no longer taken here, pass (y + 1) // 2"
+        )
+    if not np.all((y == 0) | (y == 1)):
+        raise DataError(f"y must hold labels in {{0, 1}}, got values outside it (shape {y.shape})")
+    return y.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -209,14 +238,16 @@ def pac_noise(m: int, d: int, X: int, beta: float) -> PacNoise:
 
 
 @dataclass(frozen=True)
-class HalfspaceLearnerPlan:
+class HalfspaceLearnerPlan(RenamedFields):
     """Everything the learner decides before reading the sample (all public)."""
 
+    _renamed_fields = {"mode": "dual", "X": "bound", "grid": "inner_bound"}
+
     learner: str
-    mode: str
+    dual: str
     m: int
     d: int
-    X: int
+    bound: int  # X: the grid is [[-X, X]]^d
     alpha: float
     beta: float
     inner_alpha: float  # the accuracy FindDeepPoint runs at
@@ -227,14 +258,15 @@ class HalfspaceLearnerPlan:
     sufficient_m: int
 
     @property
-    def grid(self) -> int:
+    def inner_bound(self) -> int:
         """The coefficient bound FindDeepPoint runs on (``X``, or ``X_noisy`` for the paper's PAC)."""
-        return self.find_deep_point.X
+        return self.find_deep_point.bound
 
     def describe(self) -> list[str]:
         out = [
-            f"KMST halfspace learner: {self.learner}, {self.mode} dual, d={self.d}, X={self.X}, m={self.m}; "
-            f"FindDeepPoint at alpha={self.inner_alpha:g}, beta={self.inner_beta:g} on [-{self.grid}, {self.grid}]"
+            f"KMST halfspace learner: {self.learner}, {self.dual} dual, d={self.d}, X={self.bound}, m={self.m}; "
+            f"FindDeepPoint at alpha={self.inner_alpha:g}, beta={self.inner_beta:g} on "
+            f"[-{self.inner_bound}, {self.inner_bound}]"
         ]
         if self.noise is not None:
             out.append(
@@ -248,16 +280,17 @@ class HalfspaceLearnerPlan:
         return out
 
 
+@renamed_keywords(mode="dual", one_d_optimizer="optimizer", X="bound")
 def plan_halfspace_learner(
     m: int,
     d: int,
-    X: int,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     learner: str = "erm",
-    mode: str = "margin-1",
-    one_d_optimizer: str = "expmech",
+    dual: str = "margin-1",
+    optimizer: str = "exponential",
     alpha: float = 0.1,
     beta: float = 0.1,
     candidates=None,
@@ -270,26 +303,26 @@ def plan_halfspace_learner(
     """
     m = check_int(m, "m", low=1)
     d = check_learner_dimension(d, candidates is not None)
-    X = check_int(X, "X", low=1)
+    X = check_int(bound, "bound", low=1)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     check_choice(learner, "learner", LEARNERS)
-    check_choice(mode, "mode", DUALS)
+    check_choice(dual, "dual", DUALS)
     alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
     beta = check_probability(beta, "beta")
     noise = None
     uc = 0
     grid = X
     if learner == "erm":
-        inner_alpha, inner_beta = (alpha if mode == "margin-1" else alpha / 2.0), beta
-    elif mode == "margin-1":
+        inner_alpha, inner_beta = (alpha if dual == "margin-1" else alpha / 2.0), beta
+    elif dual == "margin-1":
         inner_alpha, inner_beta = alpha / 10.0, beta / 2.0
         uc = math.ceil(blumer_sample_size(alpha, beta / 2.0, d + 1))
     else:
         if candidates is not None:
             raise InvalidParameterError(
                 "the paper's PAC learner moves every record to a noisy grid of astronomical size, where a public "
-                "candidate set of halfspaces has no meaning; use mode='margin-1' with candidates"
+                "candidate set of halfspaces has no meaning; use dual='margin-1' with candidates"
             )
         inner_alpha, inner_beta = alpha / 40.0, beta / 4.0  # LearnHalfSpace(alpha/20) runs FindDeepPoint at alpha/40
         uc = math.ceil(blumer_sample_size(alpha / 2.0, beta / 2.0, d + 1))
@@ -298,7 +331,7 @@ def plan_halfspace_learner(
             raise InvalidParameterError(
                 f"the paper's PAC learner needs the noisy grid X_noisy = Delta' X + Delta_n of "
                 f"{noise.grid.bit_length():,} bits here (X' = 2 d^2 (d!)^(d^3) X^(d^6), Lemma B.5), above the "
-                f"{MAX_GRID_BITS} bits FindDeepPoint is run on; use mode='margin-1' (no noise, the original grid)"
+                f"{MAX_GRID_BITS} bits FindDeepPoint is run on; use dual='margin-1' (no noise, the original grid)"
             )
         grid = noise.grid
     fdp = _fdp.plan_find_deep_point(
@@ -309,16 +342,16 @@ def plan_halfspace_learner(
         delta,
         alpha=inner_alpha,
         beta=inner_beta,
-        one_d_optimizer=one_d_optimizer,
+        optimizer=optimizer,
         max_distinct_rows=dual_rows_bound(d, grid),
         candidates=candidates,
     )
     return HalfspaceLearnerPlan(
         learner=learner,
-        mode=mode,
+        dual=dual,
         m=m,
         d=d,
-        X=X,
+        bound=X,
         alpha=alpha,
         beta=beta,
         inner_alpha=inner_alpha,
@@ -356,39 +389,40 @@ def _noisy_records(X: np.ndarray, noise: PacNoise, rng) -> np.ndarray:
     return X.astype(object) * noise.delta_prime + z
 
 
+@renamed_keywords(y_pm="y", grid="bound", mode="dual", one_d_optimizer="optimizer")
 def learn_halfspace(
     X,
-    y_pm,
-    grid: int,
+    y,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     learner: str = "erm",
-    mode: str = "margin-1",
-    one_d_optimizer: str = "expmech",
+    dual: str = "margin-1",
+    optimizer: str = "exponential",
     alpha: float = 0.1,
     beta: float = 0.1,
     candidates=None,
     ledger: PrivacyLedger | None = None,
     rng=None,
 ) -> HalfspaceResult:
-    """A private halfspace for the labelled sample ``(X, y_pm)`` on ``[[-grid, grid]]^d``.
+    """A private halfspace for the labelled sample ``(X, y)`` on ``[[-bound, bound]]^d``.
 
     Parameters
     ----------
     X : array-like of shape (m, d)
-        Integer points in ``[-grid, grid]^d`` (private; replace-one neighbours, ``m`` public).
-    y_pm : array-like of shape (m,)
-        Labels in ``{-1, +1}``.
-    grid : int
+        Integer points in ``[-bound, bound]^d`` (private; replace-one neighbours, ``m`` public).
+    y : array-like of shape (m,)
+        Labels in ``{0, 1}`` (1: the side ``<a, x> >= w``), as every privpac learner takes them.
+    bound : int
         The public bound ``X`` of every coordinate.
     epsilon, delta : float
         Total budget (the default optimiser spends ``(epsilon, 0)``).
     learner : {"erm", "pac"}, default="erm"
         LearnHalfSpace (Fig. 3, Thm 5.1) or the PAC learner (Thm 5.2).
-    mode : {"margin-1", "paper"}, default="margin-1"
-        The dual (module docstring).
-    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
+    dual : {"margin-1", "paper"}, default="margin-1"
+        The dual constraints (module docstring).
+    optimizer : {"exponential", "recconcave"}, default="exponential"
         FindDeepPoint's per-coordinate optimiser.
     alpha, beta : float, default=0.1
         Target error and failure probability (they set FindDeepPoint's accuracy and the promises).
@@ -401,12 +435,10 @@ def learn_halfspace(
     rng : None, int or RandomSource
         ``None`` is secure randomness.
     """
-    grid = check_int(grid, "grid", low=1)
+    grid = check_int(bound, "bound", low=1)
     arr = check_points_in_box(X, grid)
     m, d = arr.shape
-    y = np.asarray(y_pm)
-    if y.shape != (m,) or not np.all((y == 1) | (y == -1)):
-        raise DataError(f"y_pm must hold one label in {{-1, +1}} per record ({m}), got shape {y.shape}")
+    y01 = _check_labels01(y, m)
     plan = plan_halfspace_learner(
         m,
         d,
@@ -414,8 +446,8 @@ def learn_halfspace(
         epsilon,
         delta,
         learner=learner,
-        mode=mode,
-        one_d_optimizer=one_d_optimizer,
+        dual=dual,
+        optimizer=optimizer,
         alpha=alpha,
         beta=beta,
         candidates=candidates,
@@ -423,19 +455,18 @@ def learn_halfspace(
     src = as_random_source(rng)
     if ledger is None:
         ledger = PrivacyLedger(plan.find_deep_point.epsilon, plan.find_deep_point.delta, label="KMST halfspace")
-    dual = "paper" if plan.noise is not None else mode
     points = arr if plan.noise is None else _noisy_records(arr, plan.noise, src)
-    A, b = dual_system(points, y.astype(np.int64), dual)
+    A, b = dual_system(points, y01, "paper" if plan.noise is not None else dual)
     fdp = _fdp.find_deep_point(
         A,
         b,
-        plan.grid,
+        plan.inner_bound,
         plan.find_deep_point.epsilon,
         plan.find_deep_point.delta,
         alpha=plan.inner_alpha,
         beta=plan.inner_beta,
-        one_d_optimizer=one_d_optimizer,
-        max_distinct_rows=dual_rows_bound(d, plan.grid),
+        optimizer=optimizer,
+        max_distinct_rows=dual_rows_bound(d, plan.inner_bound),
         candidates=candidates,
         ledger=ledger,
         rng=src,
@@ -449,5 +480,5 @@ def halfspace_from_solution(plan: HalfspaceLearnerPlan, solution) -> HalfspaceRe
     a, w = solution[:d], solution[d]
     if plan.noise is not None:  # h(x) = +1 iff <a*, Delta' x> >= w*: post-processing by a public scale
         a = tuple(v * plan.noise.delta_prime for v in a)
-    degenerate = plan.mode == "paper" and all(v == 0 for v in a)
+    degenerate = plan.dual == "paper" and all(v == 0 for v in a)
     return HalfspaceResult(tuple(a), w, degenerate, plan)

@@ -33,7 +33,7 @@ For a labelled sample ``(x_1, y_1), ..., (x_s, y_s)`` of integer points of the p
    ``depth="tukey"``: :func:`~privpac.learners.center_point.find_tukey` on the box
    ``[-M_h, M_h]^(d+1)``; ``depth="directional"``: FindTukey's coordinate-by-coordinate choice
    with the directional depth over ``U = {±(x, -1) : x in X}`` (spec A5, last bullet), over public
-   A3-rational domains for the directional depth regions (:func:`directional_domain`).
+   A3-rational domains for the directional depth regions (:func:`learner_directional_domain`).
 4. Output ``x -> 1[a* . x >= w*]`` (exact rationals).
 
 Privacy
@@ -45,7 +45,7 @@ Privacy
   LP's rounding, the exact check and the default; so does a non-realisable chunk.
 * FindTukey is (epsilon, delta)-DP in its points for every input (its module docstring: exact
   sensitivity-1 qualities, public domains, the plan charged before the data is read). In
-  directional mode the quality is the partial-assignment quality of ``depth_U``, a minimum of
+  directional depth the quality is the partial-assignment quality of ``depth_U``, a minimum of
   sensitivity-1 counts over a public ``U`` (spec section 7: sensitivity 1, quasi-concave), computed
   exactly by :func:`~privpac.geometry.depth_intervals`, and the candidate domains depend on ``B``,
   ``d``, the coordinate and the earlier outputs only. Post-processing the output into a classifier
@@ -84,14 +84,24 @@ from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
-from ..optimize.coordinatewise import choose_coordinates
+from ..optimize.coordinatewise import check_optimizer, choose_coordinates
 from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_labels, check_probability
+from ..validation import (
+    RenamedFields,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_int,
+    check_labels,
+    check_probability,
+    renamed_attribute,
+    renamed_keywords,
+)
 from .center_point import (
     COMPOSITIONS,
+    FIND_TUKEY_DIMENSIONS,
     MAX_POINTS_3D,
-    MODES,
-    SUPPORTED_DIMENSIONS,
+    OPTIMIZERS,
     FindTukeyPlan,
     check_points_in_box,
     find_tukey,
@@ -106,19 +116,19 @@ __all__ = [
     "DEPTHS",
     "DIRECTION_LIMIT",
     "GENERIC_LIMIT",
-    "MODES",
+    "OPTIMIZERS",
     "LearnHalfSpacePlan",
     "GROUP_ROWS",
     "LearnHalfSpaceResult",
     "aggregate_chunk_points",
     "chunk_halfspaces",
     "consistent_halfspace",
-    "directional_domain",
     "generic_halfspace_learner",
     "grid_halfspace_class",
     "halfspace_predict",
     "hypothesis_bound",
     "learn_halfspace",
+    "learner_directional_domain",
     "learner_directions",
     "max_default_chunks",
     "plan_learn_halfspace",
@@ -126,7 +136,7 @@ __all__ = [
 ]
 
 DEPTHS = ("tukey", "directional")
-#: Largest ``|U| * m`` (directions times chunk points) the directional mode accepts.
+#: Largest ``|U| * m`` (directions times chunk points) the directional depth accepts.
 DIRECTION_LIMIT = 20_000_000
 #: Largest ``(candidate halfspaces) * |X|`` the generic learner's class enumeration accepts.
 GENERIC_LIMIT = 20_000_000
@@ -181,7 +191,7 @@ def _directional_value_bound(M: int, B: int) -> int:
     return M + -(-2 * M // B)
 
 
-def directional_domain(M: int, B: int, D: int, i: int, t: int = 1) -> RationalDomain:
+def learner_directional_domain(M: int, B: int, D: int, i: int, t: int = 1) -> RationalDomain:
     """Public A3-rational candidates for coordinate ``i`` of the directional depth regions ``T_U(r)``.
 
     ``D = d + 1`` is the dimension of the chunk points (entries in ``[-M, M]``), ``U`` as in
@@ -203,19 +213,21 @@ def directional_domain(M: int, B: int, D: int, i: int, t: int = 1) -> RationalDo
 def _directional_bounds(M: int, B: int, D: int) -> tuple[int, ...]:
     out, t_max = [], 1
     for i in range(1, D + 1):
-        dom = directional_domain(M, B, D, i, t_max)
+        dom = learner_directional_domain(M, B, D, i, t_max)
         out.append(dom.size)
         t_max *= dom.Q
     return tuple(out)
 
 
 @dataclass(frozen=True)
-class LearnHalfSpacePlan:
+class LearnHalfSpacePlan(RenamedFields):
     """Everything LearnHalfSpace decides before reading the data (all public)."""
+
+    _renamed_fields = {"B": "bound"}
 
     s: int
     d: int
-    B: int
+    bound: int  # B: the grid is Z^d ∩ [-B, B]^d
     n_chunks: int  # m
     chunk_size: int  # k
     hypothesis_bound: int  # M_h
@@ -229,7 +241,8 @@ class LearnHalfSpacePlan:
 
     def describe(self) -> list[str]:
         return [
-            f"LearnHalfSpace plan: d={self.d}, B={self.B}, s={self.s}, depth={self.depth}, mode={self.find_tukey.mode}",
+            f"LearnHalfSpace plan: d={self.d}, B={self.bound}, s={self.s}, depth={self.depth}, "
+            f"optimizer={self.find_tukey.optimizer}",
             f"  {self.n_chunks} chunk(s) of {self.chunk_size} record(s) by position, "
             f"{self.s - self.n_chunks * self.chunk_size} dropped; chunk points in [-{self.hypothesis_bound}, "
             f"{self.hypothesis_bound}]^{self.d + 1}",
@@ -242,7 +255,7 @@ def _sufficient_directional(plan: FindTukeyPlan, M: int, B: int, D: int) -> int:
     """FindTukey's sufficient size over the directional domains (the formula of ``plan_find_tukey``)."""
     return sufficient_n_over(
         _directional_bounds(M, B, D),
-        plan.mode,
+        plan.optimizer,
         D,
         beta=plan.beta,
         eps0=plan.epsilon0,
@@ -266,16 +279,17 @@ def max_default_chunks(d: int, B: int, depth: str = "tukey") -> int:
     return max(1, min(by_grid, by_net))
 
 
+@renamed_keywords(mode="optimizer", B="bound")
 def plan_learn_halfspace(
     s: int,
     d: int,
-    B: int,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    mode: str = "exponential",
+    optimizer: str = "exponential",
     depth: str = "tukey",
     composition: str = "auto",
     n_chunks: int | None = None,
@@ -290,30 +304,32 @@ def plan_learn_halfspace(
     :class:`~privpac.errors.InvalidParameterError` when
     FindTukey does not run in dimension ``d + 1`` in Tukey depth (directional depth runs in any
     dimension), and :class:`~privpac.errors.DataError` when
-    ``s < m`` (no chunk possible) or the directional mode's ``|U| m`` exceeds
+    ``s < m`` (no chunk possible) or the directional depth's ``|U| m`` exceeds
     :data:`DIRECTION_LIMIT`.
     """
     s = check_int(s, "s", low=1)
     d = check_int(d, "d", low=1)
-    B = check_int(B, "B", low=1)
+    B = check_int(bound, "bound", low=1)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     alpha = check_probability(alpha, "alpha")
     beta = check_probability(beta, "beta")
-    check_choice(mode, "mode", MODES)
+    check_optimizer(optimizer)
     check_choice(depth, "depth", DEPTHS)
     check_choice(composition, "composition", COMPOSITIONS)
     D = d + 1
     # Directional depth runs in any dimension (certified LPs over the public U); Tukey depth needs the
-    # exact regions, which FindTukey has in SUPPORTED_DIMENSIONS only.
-    if depth == "tukey" and D not in SUPPORTED_DIMENSIONS:
+    # exact regions, which FindTukey has in FIND_TUKEY_DIMENSIONS only.
+    if depth == "tukey" and D not in FIND_TUKEY_DIMENSIONS:
         raise InvalidParameterError(
             f"LearnHalfSpace for d = {d} runs FindTukey in dimension d + 1 = {D}, which privpac's FindTukey does "
-            f"not implement in Tukey depth (it runs d in {SUPPORTED_DIMENSIONS}): use d <= "
-            f"{max(SUPPORTED_DIMENSIONS) - 1}, or depth='directional' (any d, over the public directions U)"
+            f"not implement in Tukey depth (it runs d in {FIND_TUKEY_DIMENSIONS}): use d <= "
+            f"{max(FIND_TUKEY_DIMENSIONS) - 1}, or depth='directional' (any d, over the public directions U)"
         )
     M = hypothesis_bound(d, B)
-    probe = plan_find_tukey(1, D, M, epsilon, delta, beta=beta / 2, mode=mode, composition=composition, depth=depth)
+    probe = plan_find_tukey(
+        1, D, M, epsilon, delta, beta=beta / 2, optimizer=optimizer, composition=composition, depth=depth
+    )
     m_need = probe.sufficient_n if depth == "tukey" else _sufficient_directional(probe, M, B, D)
     a = alpha / (2 * (d + 2))
     k_need = math.ceil(blumer_realizable(D, a, beta / (2 * m_need)))
@@ -334,11 +350,13 @@ def plan_learn_halfspace(
             f"with {m} chunk points that is above DIRECTION_LIMIT = {DIRECTION_LIMIT:,} steps: use depth='tukey', "
             "a smaller B or fewer chunks"
         )
-    ft = plan_find_tukey(m, D, M, epsilon, delta, beta=beta / 2, mode=mode, composition=composition, depth=depth)
+    ft = plan_find_tukey(
+        m, D, M, epsilon, delta, beta=beta / 2, optimizer=optimizer, composition=composition, depth=depth
+    )
     return LearnHalfSpacePlan(
         s=s,
         d=d,
-        B=B,
+        bound=B,
         n_chunks=m,
         chunk_size=s // m,
         hypothesis_bound=M,
@@ -458,7 +476,7 @@ def sample_chunk_points(X, y, plan: LearnHalfSpacePlan, *, labels=(0, 1), points
 
     k, m = plan.chunk_size, plan.n_chunks
     group = max(1, GROUP_ROWS // k) * k
-    kernel = functools.partial(_group_points, k, plan.B, tuple(labels), points)
+    kernel = functools.partial(_group_points, k, plan.bound, tuple(labels), points)
     parts = backend_for(X).map_chunks(kernel, group, plan.s, X, y, stop=m * k)
     H0 = np.concatenate(parts, axis=0).astype(np.int64)
     if H0.shape != (m, plan.d + 1):  # guards the grouping arithmetic; a public shape
@@ -508,16 +526,17 @@ def _check_sample(X, y, B: int) -> tuple[np.ndarray, np.ndarray]:
     return arr, y01
 
 
+@renamed_keywords(mode="optimizer", B="bound")
 def learn_halfspace(
     X,
     y,
-    B: int,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    mode: str = "exponential",
+    optimizer: str = "exponential",
     depth: str = "tukey",
     composition: str = "auto",
     n_chunks: int | None = None,
@@ -533,13 +552,13 @@ def learn_halfspace(
         Integer points of the public box (private; replace-one neighbours, ``s`` public).
     y : array-like of shape (s,)
         Labels in ``{0, 1}``.
-    B : int
-        Public bound of the grid.
+    bound : int
+        The public bound ``B`` of the grid ``Z^d ∩ [-B, B]^d``.
     epsilon, delta : float
         Total budget (FindTukey's: the chunking costs nothing).
     alpha, beta : float
         Accuracy and confidence the sufficient size and the paper's ``m`` are computed for.
-    mode : {"exponential", "recconcave"}
+    optimizer : {"exponential", "recconcave"}
         FindTukey's per-coordinate optimiser.
     depth : {"tukey", "directional"}
         The depth FindTukey maximises: exact Tukey depth, or ``depth_U`` with
@@ -558,7 +577,7 @@ def learn_halfspace(
     Privacy: (epsilon, delta)-DP for every input (module docstring). Utility: error at most
     ``alpha`` with probability ``1 - beta`` on realisable data once ``s >= plan.sufficient_s``.
     """
-    B = check_int(B, "B", low=1)
+    B = check_int(bound, "bound", low=1)
     arr, y01 = _check_sample(X, y, B)
     s, d = arr.shape
     plan = plan_learn_halfspace(
@@ -569,7 +588,7 @@ def learn_halfspace(
         delta,
         alpha=alpha,
         beta=beta,
-        mode=mode,
+        optimizer=optimizer,
         depth=depth,
         composition=composition,
         n_chunks=n_chunks,
@@ -592,13 +611,21 @@ def aggregate_chunk_points(
     """
     src = as_random_source(rng)
     ft = plan.find_tukey
-    d, B = plan.d, plan.B
+    d, B = plan.d, plan.bound
     if ledger is None:
         ledger = PrivacyLedger(ft.epsilon, ft.delta, label="LearnHalfSpace")
     M = plan.hypothesis_bound
     if plan.depth == "tukey":
         point = find_tukey(
-            H0, M, ft.epsilon, ft.delta, beta=ft.beta, mode=ft.mode, composition=ft.composition, ledger=ledger, rng=src
+            H0,
+            M,
+            ft.epsilon,
+            ft.delta,
+            beta=ft.beta,
+            optimizer=ft.optimizer,
+            composition=ft.composition,
+            ledger=ledger,
+            rng=src,
         ).center
     else:
         U = learner_directions(d, B)
@@ -606,9 +633,9 @@ def aggregate_chunk_points(
         point = choose_coordinates(
             ft,
             D,
-            lambda i, t: directional_domain(M, B, D, i, t),
+            lambda i, t: learner_directional_domain(M, B, D, i, t),
             lambda domain, prefix: interval_quality(domain, depth_intervals(H0, prefix, directions=U)),
-            exponential=ft.mode == "exponential",
+            exponential=ft.optimizer == "exponential",
             name="FindTukey (directional depth)",
             over_for=lambda domain: (
                 f"the rational candidates p/(t q) in [-{domain.B}, {domain.B}], q <= {domain.Q} (directional "
@@ -704,3 +731,11 @@ def generic_halfspace_learner(
     j = em_learner(L[:, idx], y01, epsilon, ledger=ledger, rng=rng)
     h = H[j]
     return tuple(int(v) for v in h[:d]), int(h[d])
+
+
+#: Names this module no longer defines, and what replaced them: importing one raises ImportError naming the new one.
+_RENAMED = {"MODES": "OPTIMIZERS", "directional_domain": "learner_directional_domain"}
+
+
+def __getattr__(name: str):
+    return renamed_attribute(__name__, name, _RENAMED)

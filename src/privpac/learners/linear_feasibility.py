@@ -30,7 +30,7 @@ has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is th
    ``i = 1``, the slice at ``x_1 = x*_1`` of the 2-D hull of its projection for ``i = 2``, and exact
    LPs for ``i = 3``. Never the paper's App. B.2 breakpoint list, which computes a different
    function (flag 5: Lemma 4.3/B.2 are false for ``i >= 2``);
-2. the candidate domain is public, one of two (``domain=``), both with bound ``R``, the running
+2. the candidate domain is public, one of two (``candidate_domain=``), both with bound ``R``, the running
    denominator ``t`` and the denominator bound ``Q_i`` of :func:`denominator_bounds`:
 
    * ``"a3-rational"`` (default): the A3-rational domain
@@ -46,10 +46,10 @@ has a feasible point in ``B``, so ``max f_B = m`` and the public ``M = m`` is th
 
    the quality is turned into a :class:`~privpac.stepfunc.StepFunction` over the domain's indices
    by :func:`~privpac.geometry.rational_domain.interval_quality`;
-3. ``x*_i`` is drawn by the exponential mechanism over the domain (``one_d_optimizer="expmech"``,
+3. ``x*_i`` is drawn by the exponential mechanism over the domain (``optimizer="exponential"``,
    spec 3.7 item 6, pure DP, the default) or by RecConcave with promise
    ``r_i = (1 - alpha~)^(i-1) m``, accuracy ``alpha~ = alpha/(2 D (D+1))`` and failure probability
-   ``beta/D`` (``one_d_optimizer="recconcave"``, Fig. 1), fed the truncated quality below;
+   ``beta/D`` (``optimizer="recconcave"``, Fig. 1), fed the truncated quality below;
 4. ``x*_i`` is written as ``s/(t q)`` (A3-rational: the smallest ``q``; mode C: ``q`` the denominator
    ``phi`` produced, ``U^2`` for a value of the fallback) and ``t <- t q``, so the denominator of
    every earlier output divides ``t``.
@@ -72,7 +72,7 @@ of the step function collapse to the constant ``tau_i`` (``interval_quality(...,
 * *Not for the exponential mechanism*: raising every candidate of quality ``<= tau`` to weight
   ``exp(eps0 tau / 2)`` multiplies the mass of the bad candidates by up to
   ``exp(eps0 tau / 2)``, which on the huge domains here swamps the good ones: ``truncate=True``
-  with ``one_d_optimizer="expmech"`` is refused. ``truncate=False`` reproduces the untruncated
+  with ``optimizer="exponential"`` is refused. ``truncate=False`` reproduces the untruncated
   RecConcave run.
 
 The levels at or below ``tau_i`` get no LP (``coordinate_quality`` passes ``tau_i`` on to
@@ -211,10 +211,20 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
-from ..optimize.coordinatewise import choose_coordinates, coordinate_budget
+from ..optimize.coordinatewise import OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
 from ..stepfunc import StepFunction
-from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
+from ..validation import (
+    RenamedFields,
+    check_budget_epsilon,
+    check_choice,
+    check_delta,
+    check_int,
+    check_probability,
+    check_real,
+    renamed_attribute,
+    renamed_keywords,
+)
 from .center_point import check_points_in_box
 from .feasibility_candidates import (
     LARGE_MARGIN_HINT,
@@ -224,11 +234,12 @@ from .feasibility_candidates import (
 )
 
 __all__ = [
-    "DOMAINS",
+    "CANDIDATE_DOMAINS",
+    "FIND_DEEP_POINT_DIMENSIONS",
     "OPTIMIZERS",
     "FindDeepPointPlan",
     "FindDeepPointResult",
-    "check_public_size",
+    "check_find_deep_point_size",
     "distinct_rows_bound",
     "check_system",
     "coordinate_quality",
@@ -241,13 +252,11 @@ __all__ = [
     "truncation_levels",
 ]
 
-#: The per-coordinate (1-D) optimisers: the exponential mechanism and RecConcave.
-OPTIMIZERS = ("expmech", "recconcave")
 #: The public candidate domains: the A3-rational values ``p/(t q)`` (default) and the spec's integer
 #: "mode C" domain (3.7 item 5) decoded by the simplest fraction of its cell.
-DOMAINS = ("a3-rational", "mode-c")
+CANDIDATE_DOMAINS = ("a3-rational", "mode-c")
 #: Dimensions with an exact implementation.
-SUPPORTED_DIMENSIONS = (1, 2, 3)
+FIND_DEEP_POINT_DIMENSIONS = (1, 2, 3)
 #: Public envelope of the exact ``D = 3`` oracle: at most this many constraints (spec 6.5 puts the
 #: feasible exact range near ``m = 10^3`` for a vectorised implementation). The line sweep takes
 #: ``O(m^3 log m)`` time; the kept vertices (up to ``C(m + 6, 3)``) set the memory: each is held as its
@@ -269,7 +278,7 @@ MAX_DISTINCT_ROWS_2D = 20_000
 
 def _check_dimension(D: int) -> int:
     D = check_int(D, "D", low=1)
-    if D not in SUPPORTED_DIMENSIONS:
+    if D not in FIND_DEEP_POINT_DIMENSIONS:
         raise InvalidParameterError(
             f"FindDeepPoint is implemented exactly for D <= 3 only, got D = {D} (A has {D} columns): for D >= 4 "
             "the exact level sets (convex hulls of an arrangement's levels) are out of reach (spec kmst-halfspaces "
@@ -283,16 +292,16 @@ def distinct_rows_bound(X: int, D: int) -> int:
     return (2 * check_int(X, "X", low=1) + 1) ** (D + 1)
 
 
-def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: int | None = None) -> None:
+def check_find_deep_point_size(m: int, D: int, bound: int | None = None, max_distinct_rows: int | None = None) -> None:
     """Refuse, from the public sizes alone (before any entry is read), what is not implemented or
     cannot finish: ``D >= 4``, ``D = 3`` above :data:`MAX_CONSTRAINTS_3D` constraints, and (when the
     entry bound ``X`` is given) ``D = 2`` with more than :data:`MAX_DISTINCT_ROWS_2D` possibly distinct
     rows, ``min(m, max_distinct_rows)`` (default :func:`distinct_rows_bound`; a caller whose rows have
     more structure passes a smaller public bound, as the halfspace learner does)."""
     D = _check_dimension(D)
+    X = bound
     if D == 2 and X is not None:
-        bound = distinct_rows_bound(X, D) if max_distinct_rows is None else int(max_distinct_rows)
-        rows = min(m, bound)
+        rows = min(m, distinct_rows_bound(X, D) if max_distinct_rows is None else int(max_distinct_rows))
         if rows > MAX_DISTINCT_ROWS_2D:
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
@@ -377,20 +386,22 @@ def truncation_levels(m: int, D: int, alpha: float) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class FindDeepPointPlan:
+class FindDeepPointPlan(RenamedFields):
     """Everything FindDeepPoint decides before reading the constraints (all public)."""
+
+    _renamed_fields = {"one_d_optimizer": "optimizer", "mode": "optimizer", "X": "bound", "domain": "candidate_domain"}
 
     m: int
     D: int
-    X: int
+    bound: int  # X: every entry of A and b in [-X, X]
     R: int
     epsilon: float
     delta: float
     alpha: float
     beta: float
-    one_d_optimizer: str
+    optimizer: str
     composition: str
-    domain: str  # "a3-rational" or "mode-c"
+    candidate_domain: str  # "a3-rational" or "mode-c"
     truncation: tuple[int, ...]  # the public tau_i of Q^tau = max(Q, tau) (all 0: no truncation)
     epsilon0: float
     delta0: float
@@ -404,14 +415,9 @@ class FindDeepPointPlan:
     candidates: int = 0  # the size of the public candidate set (0: the exact arrangement oracle)
     depth_promise: int = 0  # the public M of the promises r_i (m unless given)
 
-    @property
-    def mode(self) -> str:
-        """``one_d_optimizer`` under the field name the coordinatewise skeleton reads (FindTukey's plans share it)."""
-        return self.one_d_optimizer
-
     def domain_for(self, i: int, t: int) -> RationalDomain | SimplestFractionDomain:
         """Coordinate ``i``'s public candidate domain for the running denominator ``t``."""
-        return _make_domain(self.R, self.denominator_bounds[i - 1], t, self.domain)
+        return _make_domain(self.R, self.denominator_bounds[i - 1], t, self.candidate_domain)
 
     def describe(self) -> list[str]:
         where = (
@@ -421,8 +427,8 @@ class FindDeepPointPlan:
             else f"box R={self.R}"
         )
         return [
-            f"FindDeepPoint plan: D={self.D}, X={self.X}, {where}, m={self.m}, "
-            f"one_d_optimizer={self.one_d_optimizer}, composition={self.composition}, domain={self.domain}",
+            f"FindDeepPoint plan: D={self.D}, X={self.bound}, {where}, m={self.m}, "
+            f"optimizer={self.optimizer}, composition={self.composition}, candidate_domain={self.candidate_domain}",
             f"  truncation from below: tau={list(self.truncation)}"
             if any(self.truncation)
             else "  no truncation from below",
@@ -433,18 +439,19 @@ class FindDeepPointPlan:
         ]
 
 
+@renamed_keywords(one_d_optimizer="optimizer", X="bound", domain="candidate_domain")
 def plan_find_deep_point(
     m: int,
     D: int,
-    X: int,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    one_d_optimizer: str = "expmech",
+    optimizer: str = "exponential",
     composition: str = "auto",
-    domain: str = "a3-rational",
+    candidate_domain: str = "a3-rational",
     truncate: bool | None = None,
     max_distinct_rows: int | None = None,
     candidates: CandidateSet | None = None,
@@ -458,14 +465,14 @@ def plan_find_deep_point(
     feasible point needs a smaller one chosen in advance, spec 6.5).
 
     Raises :class:`~privpac.errors.InvalidParameterError` for ``D >= 4`` without candidates,
-    ``one_d_optimizer="recconcave"`` or ``composition="advanced"`` with ``delta = 0``, or an advanced
+    ``optimizer="recconcave"`` or ``composition="advanced"`` with ``delta = 0``, or an advanced
     split whose total exceeds ``epsilon``.
     """
     m = check_int(m, "m", low=1)
-    X = check_int(X, "X", low=1)
+    X = check_int(bound, "bound", low=1)
     if candidates is None:
         D = _check_dimension(D)
-        check_public_size(m, D, X, max_distinct_rows)
+        check_find_deep_point_size(m, D, X, max_distinct_rows)
         R, Q = bounding_box_radius(D, X), denominator_bounds(X, D)
     else:
         D = check_int(D, "D", low=1)
@@ -480,16 +487,16 @@ def plan_find_deep_point(
     delta = check_delta(delta)
     alpha = check_real(alpha, "alpha", low=0.0, low_open=True, high=1.0)
     beta = check_probability(beta, "beta")
-    check_choice(one_d_optimizer, "one_d_optimizer", OPTIMIZERS)
-    check_choice(domain, "domain", DOMAINS)
-    em = one_d_optimizer == "expmech"
+    check_optimizer(optimizer)
+    check_choice(candidate_domain, "candidate_domain", CANDIDATE_DOMAINS)
+    em = optimizer == "exponential"
     if truncate is None:
         truncate = not em
     elif not isinstance(truncate, bool):
         raise InvalidParameterError(f"truncate must be True, False or None, got {truncate!r}")
     if truncate and em:
         raise InvalidParameterError(
-            "truncate=True is for one_d_optimizer='recconcave' only: the exponential mechanism would give every "
+            "truncate=True is for optimizer='recconcave' only: the exponential mechanism would give every "
             "candidate of quality <= tau the weight of tau, raising the chance of bad outputs (spec 3.7 item 3 "
             "truncates RecConcave's input, whose guarantee only concerns qualities above tau)"
         )
@@ -497,7 +504,7 @@ def plan_find_deep_point(
     alpha0 = alpha / (2 * D * (D + 1))
     beta0 = beta / D
     promises = tuple(M * (1.0 - alpha0) ** i for i in range(D))
-    sizes = _domain_sizes_for(R, Q, domain)
+    sizes = _domain_sizes_for(R, Q, candidate_domain)
     need = 0.0
     for i, size in enumerate(sizes):
         shrink = (1.0 - alpha0) ** i
@@ -509,15 +516,15 @@ def plan_find_deep_point(
     return FindDeepPointPlan(
         m=m,
         D=D,
-        X=X,
+        bound=X,
         R=R,
         epsilon=epsilon,
         delta=delta,
         alpha=alpha,
         beta=beta,
-        one_d_optimizer=one_d_optimizer,
+        optimizer=optimizer,
         composition=composition,
-        domain=domain,
+        candidate_domain=candidate_domain,
         truncation=truncation_levels(M, D, alpha) if truncate else (0,) * D,
         epsilon0=eps0,
         delta0=delta0,
@@ -616,18 +623,19 @@ class FindDeepPointResult:
     plan: FindDeepPointPlan
 
 
+@renamed_keywords(one_d_optimizer="optimizer", X="bound", domain="candidate_domain")
 def find_deep_point(
     A,
     b,
-    X: int,
+    bound: int,
     epsilon: float,
     delta: float = 0.0,
     *,
     alpha: float = 0.1,
     beta: float = 0.1,
-    one_d_optimizer: str = "expmech",
+    optimizer: str = "exponential",
     composition: str = "auto",
-    domain: str = "a3-rational",
+    candidate_domain: str = "a3-rational",
     truncate: bool | None = None,
     max_distinct_rows: int | None = None,
     candidates: CandidateSet | None = None,
@@ -644,18 +652,18 @@ def find_deep_point(
         Integer constraint rows in ``[-X, X]`` (private; replace-one neighbours, ``m`` public).
     b : array-like of shape (m,)
         Integer right-hand sides in ``[-X, X]``.
-    X : int
-        The public bound of every entry.
+    bound : int
+        The public bound ``X`` of every entry.
     epsilon, delta : float
         Total budget; the default optimiser and composition spend ``(epsilon, 0)``.
     alpha : float, default=0.1
         Accuracy the promises (RecConcave) and ``plan.sufficient_m`` are computed for.
     beta : float, default=0.1
         Failure probability (``beta/D`` per coordinate).
-    one_d_optimizer : {"expmech", "recconcave"}, default="expmech"
+    optimizer : {"exponential", "recconcave"}, default="exponential"
         The per-coordinate optimiser (module docstring).
     composition : {"auto", "basic", "advanced"}, default="auto"
-    domain : {"a3-rational", "mode-c"}, default="a3-rational"
+    candidate_domain : {"a3-rational", "mode-c"}, default="a3-rational"
         The public candidate domains (module docstring): the A3-rational values ``p/(t q)`` or the
         spec's integer mode C (3.7 item 5). Both hold every level-interval end (property (P)).
     truncate : bool or None, default=None
@@ -665,7 +673,7 @@ def find_deep_point(
         exponential mechanism is refused (module docstring).
     max_distinct_rows : int, optional
         A public bound on the number of distinct rows (default: every row the entry bound allows),
-        for the ``D = 2`` envelope (:func:`check_public_size`).
+        for the ``D = 2`` envelope (:func:`check_find_deep_point_size`).
     candidates : CandidateSet, optional
         Run on the score ``f_P(S, x) = depth_S(x) 1[x in P]`` of a public finite set ``P``
         (:func:`candidate_set`, :func:`random_candidates`) instead of the exact boxed depth: any
@@ -685,12 +693,12 @@ def find_deep_point(
     FindDeepPointResult
         ``solution``: a tuple of ``D`` Fractions; ``plan``: the public plan.
     """
-    X = check_int(X, "X", low=1)
+    X = check_int(bound, "bound", low=1)
     shape = np.shape(A)
     if len(shape) == 2:  # the public sizes first: nothing unsupported reads an entry
         m0, D0 = max(int(shape[0]), 1), max(int(shape[1]), 1)
         if candidates is None:
-            check_public_size(m0, D0, X, max_distinct_rows)
+            check_find_deep_point_size(m0, D0, X, max_distinct_rows)
         else:
             check_candidate_size(m0, candidates.size, D0)
     A_arr, b_arr = check_system(A, b, X)
@@ -703,9 +711,9 @@ def find_deep_point(
         delta,
         alpha=alpha,
         beta=beta,
-        one_d_optimizer=one_d_optimizer,
+        optimizer=optimizer,
         composition=composition,
-        domain=domain,
+        candidate_domain=candidate_domain,
         truncate=truncate,
         max_distinct_rows=max_distinct_rows,
         candidates=candidates,
@@ -745,10 +753,23 @@ def run_find_deep_point(plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLe
         D,
         plan.domain_for,
         quality_for,
-        exponential=plan.one_d_optimizer == "expmech",
+        exponential=plan.optimizer == "exponential",
         name="FindDeepPoint",
         over_for=lambda domain: _describe_domain(domain, plan.R),
         ledger=ledger,
         rng=rng,
     )
     return FindDeepPointResult(solution, plan)
+
+
+#: Names this module no longer defines, and what replaced them (one name per concept across the two
+#: halfspace papers' modules): importing an old one raises ImportError naming the new one.
+_RENAMED = {
+    "DOMAINS": "CANDIDATE_DOMAINS",
+    "SUPPORTED_DIMENSIONS": "FIND_DEEP_POINT_DIMENSIONS",
+    "check_public_size": "check_find_deep_point_size",
+}
+
+
+def __getattr__(name: str):
+    return renamed_attribute(__name__, name, _RENAMED)

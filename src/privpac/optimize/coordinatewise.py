@@ -25,9 +25,27 @@ from ..optimize.recconcave_plan import levels
 from ..random import as_random_source
 from ..validation import check_choice
 
-__all__ = ["COMPOSITIONS", "choose_composition", "coordinate_budget", "choose_coordinates"]
+__all__ = [
+    "COMPOSITIONS",
+    "OPTIMIZERS",
+    "check_optimizer",
+    "choose_composition",
+    "coordinate_budget",
+    "choose_coordinates",
+]
 
 COMPOSITIONS = ("auto", "basic", "advanced")
+#: The per-coordinate optimisers of both papers' skeleton (``optimizer=``): the exponential mechanism
+#: over the candidate domain (pure DP) and RecConcave ((epsilon, delta)-DP).
+OPTIMIZERS = ("exponential", "recconcave")
+
+
+def check_optimizer(optimizer) -> str:
+    """``optimizer`` if it is one of :data:`OPTIMIZERS`; the linear-feasibility code's former value
+    ``"expmech"`` is refused with the name of its replacement."""
+    if optimizer == "expmech":
+        raise InvalidParameterError("optimizer='expmech' is called optimizer='exponential' now")
+    return check_choice(optimizer, "optimizer", OPTIMIZERS)
 
 
 def advanced_split(epsilon: float, delta: float, k: int) -> tuple[float, float]:
@@ -65,7 +83,7 @@ def coordinate_budget(
     papers' split assumes a small epsilon) is refused.
     """
     if not exponential and delta <= 0.0:
-        raise InvalidParameterError("mode='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
+        raise InvalidParameterError("optimizer='recconcave' needs delta > 0 (RecConcave is (epsilon, delta)-DP)")
     if composition == "advanced" and delta <= 0.0:
         raise InvalidParameterError("composition='advanced' needs delta > 0")
     composition = choose_composition(composition, epsilon, delta, k)
@@ -97,14 +115,14 @@ def choose_coordinates(
 ) -> tuple[Fraction, ...]:
     """Run the ``k`` private choices of ``plan`` and return the chosen rationals.
 
-    ``plan`` carries the public split (``mode``, ``composition``, ``epsilon0``, ``delta0``,
+    ``plan`` carries the public split (``optimizer``, ``composition``, ``epsilon0``, ``delta0``,
     ``delta``, ``alpha0``, ``beta0``, ``promises``). ``domain_for(i, t)`` is coordinate ``i``'s public
     candidate domain given the running denominator ``t`` of the earlier outputs;
     ``quality_for(domain, prefix)`` its quality over the domain's indices (the only place the data
     is read, after the whole plan is charged); ``over_for(domain)`` describes the candidates in
     public terms for the ledger.
     """
-    label = f"{name}: {k} coordinate(s), {plan.mode} per coordinate"
+    label = f"{name}: {k} coordinate(s), {plan.optimizer} per coordinate"
     if plan.composition == "basic":
         block = ledger.basic_block(label, k, plan.epsilon0, plan.delta0)
     else:

@@ -177,12 +177,12 @@ def test_privpac_number_is_the_plan():
     got = find_tukey_sizes(EPS, DELTA, BETA, 256, 2)
     assert got["privpac box"] == "[-8, 8]^2"
     for mode in ("exponential", "recconcave"):
-        plan = plan_find_tukey(1, 2, 8, EPS, DELTA, beta=BETA, mode=mode)
+        plan = plan_find_tukey(1, 2, 8, EPS, DELTA, beta=BETA, optimizer=mode)
         assert got[f"as privpac runs it: {mode} (basic composition)"] == plan.sufficient_n
     # an explicit box; d = 3 is the plan too; d >= 4 is reported as not implemented rather than guessed
     assert find_tukey_sizes(EPS, DELTA, BETA, 256, 2, box=15)["privpac box"] == "[-15, 15]^2"
     got3 = find_tukey_sizes(EPS, DELTA, BETA, 343, 3)
-    plan3 = plan_find_tukey(1, 3, 3, EPS, DELTA, beta=BETA, mode="exponential")
+    plan3 = plan_find_tukey(1, 3, 3, EPS, DELTA, beta=BETA, optimizer="exponential")
     assert got3["privpac box"] == "[-3, 3]^3" and got3["as privpac runs it: exponential (basic composition)"] == (
         plan3.sufficient_n
     )
@@ -206,10 +206,10 @@ def test_privpac_number_is_what_the_estimator_warns_about(domain_size, d, mode, 
     B = box_for_domain(domain_size, d)
     assert got["privpac box"] == f"[-{B}, {B}]^{d}"
     assert (2 * B + 1) ** d >= domain_size
-    assert _fit_warns(need - 1, d, B, mode=mode, delta=delta)
-    assert not _fit_warns(need + 1, d, B, mode=mode, delta=delta)
+    assert _fit_warns(need - 1, d, B, optimizer=mode, delta=delta)
+    assert not _fit_warns(need + 1, d, B, optimizer=mode, delta=delta)
     with pytest.warns(UtilityWarning, match=f"from about {need:,} records"):
-        PrivateCenterPoint(epsilon=EPS, delta=delta, domain=B, mode=mode, random_state=0).fit(
+        PrivateCenterPoint(epsilon=EPS, delta=delta, domain=B, optimizer=mode, random_state=0).fit(
             np.zeros((need - 1, d), dtype=int)
         )
 

@@ -28,9 +28,9 @@ from privpac.geometry.rational_domain import rational_domain
 from privpac.io import load_model, save_model
 from privpac.learners.center_point import (
     MAX_POINTS_3D,
-    directional_domain,
     find_tukey,
     n_net_directions,
+    net_directional_domain,
     net_directions,
     plan_find_tukey,
     promise_values,
@@ -141,12 +141,12 @@ def test_a_median_per_coordinate_leaves_the_hull_of_thin_correlated_data():
 def test_recconcave_mode_runs_and_stays_in_the_domain():
     X = np.array([[0, 0], [1, 1], [-1, 1], [1, -1], [0, 1]] * 4)
     with pytest.warns(UtilityWarning, match="guaranteed \\(by the analysis\\) from about"):
-        est = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, mode="recconcave", random_state=3).fit(X)
+        est = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, optimizer="recconcave", random_state=3).fit(X)
     x1, x2 = est.center_
     D1 = rational_domain(1, 2, 1)
     assert x1 in D1 and x2 in rational_domain(1, 2, 2, D1.canonical_pair(x1)[1])
     assert est.privacy_spent_ == (1.0, 1e-6)
-    again = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, mode="recconcave", random_state=3)
+    again = PrivateCenterPoint(epsilon=1.0, delta=1e-6, domain=1, optimizer="recconcave", random_state=3)
     with pytest.warns(UtilityWarning):
         assert again.fit(X).center_ == est.center_  # reproducible with a seed
 
@@ -174,9 +174,9 @@ def test_composition_is_chosen_from_public_parameters():
             assert choose_composition("auto", 1.0, delta, d) == "basic"  # basic gives the larger eps0
     assert choose_composition("auto", 1.0, 1e-6, 200) == "advanced"  # d > 8 ln(2/delta) = 116
     assert choose_composition("auto", 1.0, 0.0, 200) == "basic"  # pure: basic only
-    basic = plan_find_tukey(100, 2, 3, 1.0, 1e-6, mode="recconcave", composition="basic")
+    basic = plan_find_tukey(100, 2, 3, 1.0, 1e-6, optimizer="recconcave", composition="basic")
     assert (basic.epsilon0, basic.delta0) == (0.5, 5e-7) and basic.total == (1.0, 1e-6)
-    adv = plan_find_tukey(100, 2, 3, 1.0, 1e-6, mode="recconcave", composition="advanced")
+    adv = plan_find_tukey(100, 2, 3, 1.0, 1e-6, optimizer="recconcave", composition="advanced")
     assert adv.epsilon0 == pytest.approx(1.0 / (2 * math.sqrt(4 * math.log(2e6))))
     assert adv.delta0 == pytest.approx(1e-6 / 4)
     assert adv.total[0] <= 1.0 and adv.total[1] == pytest.approx(1e-6)
@@ -187,7 +187,7 @@ def test_composition_is_chosen_from_public_parameters():
     with pytest.raises(InvalidParameterError, match="delta > 0"):
         plan_find_tukey(100, 2, 3, 1.0, 0.0, composition="advanced")
     with pytest.raises(InvalidParameterError, match="delta > 0"):
-        plan_find_tukey(100, 2, 3, 1.0, 0.0, mode="recconcave")
+        plan_find_tukey(100, 2, 3, 1.0, 0.0, optimizer="recconcave")
 
 
 def test_the_ledger_records_the_composed_block_and_nothing_from_the_data():
@@ -242,12 +242,12 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateCenterPoint(domain=Grid([-1.0] * 3, [1.0] * 3, 10)).fit(X)
     with pytest.raises(InvalidParameterError, match="at least 1"):
         PrivateCenterPoint(domain=0).fit(X)
-    with pytest.raises(InvalidParameterError, match="mode"):
-        PrivateCenterPoint(domain=2, mode="median").fit(X)
+    with pytest.raises(InvalidParameterError, match="optimizer"):
+        PrivateCenterPoint(domain=2, optimizer="median").fit(X)
     with pytest.raises(InvalidParameterError, match="composition"):
         PrivateCenterPoint(domain=2, composition="fancy").fit(X)
     with pytest.raises(InvalidParameterError, match="delta > 0"):
-        PrivateCenterPoint(domain=2, mode="recconcave").fit(X)
+        PrivateCenterPoint(domain=2, optimizer="recconcave").fit(X)
     with pytest.raises(InvalidParameterError, match="epsilon"):
         PrivateCenterPoint(domain=2, epsilon=0).fit(X)
     with pytest.raises(InvalidParameterError, match="d <= 3 only"):
@@ -331,7 +331,7 @@ def test_directional_interval_ends_are_domain_members_and_agree_with_the_last_sl
         U = net_directions(d)
         prefix, t = (), 1
         for i in range(1, d + 1):
-            dom = directional_domain(B, d, i, t)
+            dom = net_directional_domain(B, d, i, t)
             ints = depth_intervals(S, prefix, directions=U)
             for r, (lo, hi) in enumerate(ints, start=1):
                 assert lo in dom and hi in dom, (S, prefix, lo, hi)
@@ -355,7 +355,7 @@ def test_directional_quality_has_sensitivity_one_in_four_dimensions():
         T = S.copy()
         T[int(rng.integers(0, 7))] = rng.integers(-2, 3, size=4)
         for prefix in ((), (Fraction(1, 2),), (Fraction(0), Fraction(-1, 3))):
-            dom = directional_domain(2, 4, len(prefix) + 1, 6)
+            dom = net_directional_domain(2, 4, len(prefix) + 1, 6)
             qs = interval_quality(dom, depth_intervals(S, prefix, directions=U))
             qt = interval_quality(dom, depth_intervals(T, prefix, directions=U))
             starts = {int(j) for j in (*qs.starts, *qt.starts)}
@@ -460,11 +460,11 @@ def test_tiny_datasets_run_and_spend_the_planned_budget():
     for n, d in [(1, 1), (2, 1), (1, 2), (2, 2), (1, 3), (3, 3)]:
         X = np.zeros((n, d), dtype=int)
         X[0] = 1
-        for mode, delta in (("exponential", 0.0), ("recconcave", 1e-6)):
-            est = PrivateCenterPoint(epsilon=1.0, delta=delta, domain=1, mode=mode, random_state=5).fit(X)
-            assert len(est.center_) == d and all(-1 <= v <= 1 for v in est.center_), (n, d, mode)
+        for optimizer, delta in (("exponential", 0.0), ("recconcave", 1e-6)):
+            est = PrivateCenterPoint(epsilon=1.0, delta=delta, domain=1, optimizer=optimizer, random_state=5).fit(X)
+            assert len(est.center_) == d and all(-1 <= v <= 1 for v in est.center_), (n, d, optimizer)
             assert est.privacy_spent_ == (1.0, delta)
-            again = PrivateCenterPoint(epsilon=1.0, delta=delta, domain=1, mode=mode, random_state=5).fit(X)
+            again = PrivateCenterPoint(epsilon=1.0, delta=delta, domain=1, optimizer=optimizer, random_state=5).fit(X)
             assert again.center_ == est.center_
 
 
@@ -475,9 +475,9 @@ def test_tiny_datasets_run_and_spend_the_planned_budget():
         ({"beta": 0.0}, "beta"),
         ({"beta": 1.0}, "beta"),
         ({"delta": 1.0}, "delta"),
-        ({"mode": "median"}, "mode"),
+        ({"optimizer": "median"}, "optimizer"),
         ({"composition": "fancy"}, "composition"),
-        ({"mode": "recconcave"}, "delta > 0"),
+        ({"optimizer": "recconcave"}, "delta > 0"),
         ({"domain": 0}, "at least 1"),
     ],
 )

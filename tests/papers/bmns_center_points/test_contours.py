@@ -21,7 +21,7 @@ from privpac.estimators import PrivateCenterPoint, coordinatewise_median
 from privpac.geometry import complete_directions, depth_intervals, interval_quality, tukey_depth
 from privpac.geometry.contours import PlanarDepthRegions
 from privpac.geometry.rational_domain import rational_domain
-from privpac.learners.center_point import MAX_POINTS_2D, check_public_size
+from privpac.learners.center_point import MAX_POINTS_2D, check_find_tukey_size
 
 
 def _degenerate_inputs(rng):
@@ -122,10 +122,10 @@ def test_thin_ellipse_on_the_large_grid_fits_deep():
 
 
 def test_the_planar_envelope_is_public():
-    check_public_size(MAX_POINTS_2D, 2)
+    check_find_tukey_size(MAX_POINTS_2D, 2)
     with pytest.raises(InvalidParameterError, match="MAX_POINTS_2D"):
-        check_public_size(MAX_POINTS_2D + 1, 2)
-    check_public_size(MAX_POINTS_2D + 1, 2, depth="directional")
+        check_find_tukey_size(MAX_POINTS_2D + 1, 2)
+    check_find_tukey_size(MAX_POINTS_2D + 1, 2, depth="directional")
 
 
 def test_two_clusters_on_the_diagonal_fit_deep_where_the_coordinate_median_does_not():

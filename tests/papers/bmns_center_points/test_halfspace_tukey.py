@@ -17,16 +17,16 @@ import pytest
 from privpac.errors import DataError, DomainError, InvalidParameterError, UtilityWarning
 from privpac.estimators import PrivateTukeyHalfspaceClassifier
 from privpac.geometry import depth_intervals, directional_depth, interval_quality
-from privpac.learners.center_point import SUPPORTED_DIMENSIONS
+from privpac.learners.center_point import FIND_TUKEY_DIMENSIONS
 from privpac.learners.halfspace_tukey import (
     chunk_halfspaces,
     consistent_halfspace,
-    directional_domain,
     generic_halfspace_learner,
     grid_halfspace_class,
     halfspace_predict,
     hypothesis_bound,
     learn_halfspace,
+    learner_directional_domain,
     learner_directions,
     plan_learn_halfspace,
 )
@@ -154,13 +154,13 @@ def test_directional_domains_hold_every_interval_end():
         U = learner_directions(1, B)
         for _ in range(15):
             H0 = gen.integers(-M, M + 1, size=(int(gen.integers(1, 9)), 2))
-            D1 = directional_domain(M, B, 2, 1)
+            D1 = learner_directional_domain(M, B, 2, 1)
             for lo, hi in depth_intervals(H0, (), directions=U):
                 for v in (lo, hi):
                     assert v is not None and D1.select(D1.rank(v)) == v
             v1 = D1.select(int(gen.integers(0, D1.size)))
             _, q = D1.canonical_pair(v1)
-            D2 = directional_domain(M, B, 2, 2, q)
+            D2 = learner_directional_domain(M, B, 2, 2, q)
             for lo, hi in depth_intervals(H0, (v1,), directions=U):
                 for v in (lo, hi):
                     assert D2.select(D2.rank(v)) == v
@@ -178,7 +178,7 @@ def test_directional_domains_hold_every_interval_end_in_higher_dimensions():
         H0 = gen.integers(-M, M + 1, size=(int(gen.integers(2, 7)), D))
         prefix, t = (), 1
         for i in range(1, D + 1):
-            dom = directional_domain(M, B, D, i, t)
+            dom = learner_directional_domain(M, B, D, i, t)
             ints = depth_intervals(H0, prefix, directions=U)
             for lo, hi in ints:
                 for v in (lo, hi):
@@ -275,14 +275,14 @@ def test_bad_inputs_are_refused():
     with pytest.raises(InvalidParameterError):
         PrivateTukeyHalfspaceClassifier(domain=2, depth="random").fit([[1]], [1])
     with pytest.raises(InvalidParameterError):
-        PrivateTukeyHalfspaceClassifier(domain=2, mode="recconcave").fit([[1]], [1])
+        PrivateTukeyHalfspaceClassifier(domain=2, optimizer="recconcave").fit([[1]], [1])
     with pytest.raises(DataError):
         PrivateTukeyHalfspaceClassifier(domain=2).fit([[1], [2]], [1, 2])
     with pytest.raises(DataError, match="integers"):
         PrivateTukeyHalfspaceClassifier(domain=2).fit([[0.5]], [1])
 
 
-@pytest.mark.skipif(3 in SUPPORTED_DIMENSIONS, reason="FindTukey runs in dimension 3: d = 2 is supported")
+@pytest.mark.skipif(3 in FIND_TUKEY_DIMENSIONS, reason="FindTukey runs in dimension 3: d = 2 is supported")
 def test_d2_is_refused_until_findtukey_runs_in_dimension_three():
     with pytest.raises(InvalidParameterError, match="dimension d \\+ 1 = 3"):
         learn_halfspace(np.zeros((10, 2), dtype=int), np.zeros(10, dtype=int), 2, 1.0)
@@ -300,7 +300,7 @@ def test_same_seed_same_output_and_recconcave_mode_runs():
     a = learn_halfspace(x, y, 3, 1.0, rng=11)
     b = learn_halfspace(x, y, 3, 1.0, rng=11)
     assert (a.a, a.w) == (b.a, b.w)
-    c = learn_halfspace(x, y, 3, 1.0, 1e-6, mode="recconcave", depth="directional", rng=1)
+    c = learn_halfspace(x, y, 3, 1.0, 1e-6, optimizer="recconcave", depth="directional", rng=1)
     assert len(c.a) == 1
 
 

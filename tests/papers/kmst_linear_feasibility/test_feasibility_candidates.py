@@ -70,7 +70,7 @@ def test_every_level_interval_end_is_a_domain_member(D, domain):
     for _ in range(6 if D >= 4 else 12):
         C = int(gen.integers(1, 4))
         A, b, P = _system(gen, int(gen.integers(2, 9)), D, 2, C)
-        plan = plan_find_deep_point(len(b), D, 2, 1.0, candidates=candidate_set(P, C), domain=domain)
+        plan = plan_find_deep_point(len(b), D, 2, 1.0, candidates=candidate_set(P, C), candidate_domain=domain)
         levels = _levels(A, b, P, C)
         for prefix, _t, dom, ints in _walk(gen, levels, plan):
             for lo, hi in ints:
@@ -195,9 +195,9 @@ def test_the_estimator_over_candidates(tmp_path):
     A, b = _feasible_system(gen, 3000, 4, 3, [1, -1, 0, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
-        est = PrivateLinearFeasibility(epsilon=2.0, bound=3, candidates=2000, candidate_bound=1, random_state=0)
+        est = PrivateLinearFeasibility(epsilon=2.0, domain=3, candidates=2000, candidate_bound=1, random_state=0)
         est.fit(A, b)
-        again = PrivateLinearFeasibility(epsilon=2.0, bound=3, candidates=2000, candidate_bound=1, random_state=0)
+        again = PrivateLinearFeasibility(epsilon=2.0, domain=3, candidates=2000, candidate_bound=1, random_state=0)
         assert again.fit(A[::-1], b[::-1]).solution_ == est.solution_  # the depths are sums over the records
     assert len(est.solution_) == 4 and depth(est.solution_, A, b) >= 0.9 * len(b)
     assert "public candidate set" in est.summary()[0]
@@ -214,9 +214,9 @@ def test_the_estimator_over_candidates(tmp_path):
         (dict(candidates=[[2, 0, 0, 0]], candidate_bound=1), "outside"),
     ]:
         with pytest.raises((InvalidParameterError, DomainError), match=match):
-            PrivateLinearFeasibility(bound=3, **bad).fit(A, b)
+            PrivateLinearFeasibility(domain=3, **bad).fit(A, b)
     with pytest.raises(InvalidParameterError, match="D <= 3"):  # without candidates D = 4 stays refused
-        PrivateLinearFeasibility(bound=3).fit(A, b)
+        PrivateLinearFeasibility(domain=3).fit(A, b)
 
 
 def test_the_halfspace_classifier_over_candidates_in_five_dimensions(tmp_path):
@@ -230,8 +230,8 @@ def test_the_halfspace_classifier_over_candidates_in_five_dimensions(tmp_path):
     assert "public candidate set" in est.summary()[0]
     back = load_model(save_model(est, tmp_path / "h.json"))
     assert back.coef_exact_ == est.coef_exact_ and np.array_equal(back.predict(X), est.predict(X))
-    with pytest.raises(InvalidParameterError, match="mode='paper'"):
-        PrivateFeasibilityHalfspaceClassifier(domain=8, candidates=10, learner="pac", mode="paper").fit(X, y)
+    with pytest.raises(InvalidParameterError, match="dual='paper'"):
+        PrivateFeasibilityHalfspaceClassifier(domain=8, candidates=10, learner="pac", dual="paper").fit(X, y)
     with pytest.raises(InvalidParameterError, match="candidates"):  # d = 5 without candidates: pointed to them
         PrivateFeasibilityHalfspaceClassifier(domain=8).fit(X, y)
 
@@ -277,7 +277,7 @@ def test_the_release_over_candidates_depends_on_public_inputs_only(kind):
             warnings.simplefilter("ignore", UtilityWarning)
             if kind == "system":
                 A, b = gen.integers(-2, 3, size=(200, 4)), gen.integers(-2, 3, size=200)
-                est = PrivateLinearFeasibility(bound=2, candidates=100, random_state=seed).fit(A, b)
+                est = PrivateLinearFeasibility(domain=2, candidates=100, random_state=seed).fit(A, b)
             else:
                 X = gen.integers(-4, 5, size=(200, 3))
                 y = gen.integers(0, 2, size=200)
@@ -342,17 +342,15 @@ def test_a_public_depth_promise_sets_the_promises_and_the_truncation():
     from privpac.learners.linear_feasibility import truncation_levels
 
     cs = random_candidates(50, 3, 2, rng=0)
-    default = plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs)
-    lower = plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs, depth_promise=800)
+    default = plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, optimizer="recconcave", candidates=cs)
+    lower = plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, optimizer="recconcave", candidates=cs, depth_promise=800)
     assert default.depth_promise == 1000 and lower.depth_promise == 800
     assert lower.promises == pytest.approx(tuple(0.8 * r for r in default.promises))
     assert lower.truncation == truncation_levels(800, 3, 0.1) != default.truncation
     for bad in (0, 1001, 2.5):
         with pytest.raises(InvalidParameterError, match="depth_promise"):
-            plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs, depth_promise=bad)
+            plan_find_deep_point(1000, 3, 2, 1.0, 1e-6, optimizer="recconcave", candidates=cs, depth_promise=bad)
     gen = np.random.default_rng(15)
     A, b = _feasible_system(gen, 300, 3, 2, [1, 0, -1])
-    res = find_deep_point(
-        A, b, 2, 1.0, 1e-6, one_d_optimizer="recconcave", candidates=cs, depth_promise=len(b) // 2, rng=1
-    )
+    res = find_deep_point(A, b, 2, 1.0, 1e-6, optimizer="recconcave", candidates=cs, depth_promise=len(b) // 2, rng=1)
     assert res.plan.depth_promise == len(b) // 2 and len(res.solution) == 3

@@ -79,7 +79,7 @@ def test_non_realisable_samples_run_with_the_same_record():
     noisy = np.random.default_rng(4).integers(0, 2, size=60)  # labels unrelated to x
     clean = (x[:, 0] >= 0).astype(int)
     fits = [
-        PrivateFeasibilityHalfspaceClassifier(domain=3, mode=mode, learner=learner, random_state=5).fit(x, y)
+        PrivateFeasibilityHalfspaceClassifier(domain=3, dual=mode, learner=learner, random_state=5).fit(x, y)
         for y in (noisy, clean)
         for mode in fh.DUALS
         for learner in fh.LEARNERS
@@ -92,7 +92,7 @@ def test_non_realisable_samples_run_with_the_same_record():
 def test_recconcave_per_coordinate_runs():
     x, y = _threshold_sample(50, 3, 1, 0)
     est = PrivateFeasibilityHalfspaceClassifier(
-        epsilon=1.0, delta=1e-6, domain=3, one_d_optimizer="recconcave", random_state=0
+        epsilon=1.0, delta=1e-6, domain=3, optimizer="recconcave", random_state=0
     ).fit(x, y)
     assert est.privacy_spent_.delta == pytest.approx(1e-6) and len(est.coef_exact_) == 1
 
@@ -101,9 +101,9 @@ def test_recconcave_per_coordinate_runs():
 
 
 def _section_3_5_example():
-    """Positives at ``x >= 5``, negatives at ``x <= 3`` on ``[[-8, 8]]`` (spec 3.5)."""
+    """Positives at ``x >= 5``, negatives at ``x <= 3`` on ``[[-8, 8]]`` (spec 3.5); labels in ``{0, 1}``."""
     x = np.array([[5], [6], [8], [7], [3], [0], [-8], [2]])
-    return x, np.array([1, 1, 1, 1, -1, -1, -1, -1])
+    return x, np.array([1, 1, 1, 1, 0, 0, 0, 0])
 
 
 def test_the_paper_dual_has_the_origin_as_a_maximiser_and_margin_1_excludes_it():
@@ -123,15 +123,14 @@ def test_the_paper_dual_has_the_origin_as_a_maximiser_and_margin_1_excludes_it()
 
 
 def test_a_returned_zero_is_reported_in_paper_mode(monkeypatch):
-    x, y = _section_3_5_example()
-    y01 = (y > 0).astype(int)
+    x, y01 = _section_3_5_example()
 
     def zero(A, b, X, *args, **kwargs):
         return lf.FindDeepPointResult((Fraction(0), Fraction(0)), None)
 
     monkeypatch.setattr(fh._fdp, "find_deep_point", zero)
     with pytest.warns(UtilityWarning, match="returned a = 0"):
-        est = PrivateFeasibilityHalfspaceClassifier(domain=8, mode="paper", random_state=0).fit(x, y01)
+        est = PrivateFeasibilityHalfspaceClassifier(domain=8, dual="paper", random_state=0).fit(x, y01)
     assert est.degenerate_ and est.coef_exact_ == (0,) and np.all(est.predict(x) == 1)
     assert any("degenerate" in line for line in est.summary())
     assert model_to_dict(est)["state"]["degenerate"] is True
@@ -144,7 +143,7 @@ def test_a_returned_zero_is_reported_in_paper_mode(monkeypatch):
 
 def test_margin_1_learns_the_section_3_5_example():
     x, y = _section_3_5_example()
-    x, y = np.repeat(x, 100, axis=0), np.repeat((y > 0).astype(int), 100)
+    x, y = np.repeat(x, 100, axis=0), np.repeat(y, 100)
     for seed in range(3):
         est = PrivateFeasibilityHalfspaceClassifier(epsilon=10.0, domain=8, random_state=seed).fit(x, y)
         assert est.coef_exact_[0] > 0 and np.all(est.predict(x) == y)
@@ -170,16 +169,16 @@ def test_pac_noise_constants_are_the_corrected_ones():
 def test_the_plans_split_alpha_and_beta_as_the_theorems_say():
     kw = dict(alpha=0.2, beta=0.1)
     erm = fh.plan_halfspace_learner(100, 1, 4, 1.0, **kw)
-    paper = fh.plan_halfspace_learner(100, 1, 4, 1.0, mode="paper", **kw)
+    paper = fh.plan_halfspace_learner(100, 1, 4, 1.0, dual="paper", **kw)
     pac = fh.plan_halfspace_learner(100, 1, 4, 1.0, learner="pac", **kw)
-    pac_paper = fh.plan_halfspace_learner(100, 1, 4, 1.0, learner="pac", mode="paper", **kw)
-    assert (erm.inner_alpha, erm.inner_beta, erm.grid, erm.uniform_convergence) == (0.2, 0.1, 4, 0)
+    pac_paper = fh.plan_halfspace_learner(100, 1, 4, 1.0, learner="pac", dual="paper", **kw)
+    assert (erm.inner_alpha, erm.inner_beta, erm.inner_bound, erm.uniform_convergence) == (0.2, 0.1, 4, 0)
     assert (paper.inner_alpha, paper.inner_beta) == (0.1, 0.1)
-    assert (pac.inner_alpha, pac.inner_beta, pac.grid) == (pytest.approx(0.02), 0.05, 4)
+    assert (pac.inner_alpha, pac.inner_beta, pac.inner_bound) == (pytest.approx(0.02), 0.05, 4)
     uc = (48 / 0.2) * (10 * 2 * math.log(48 * math.e / 0.2) + math.log(10 / 0.1))
     assert pac.uniform_convergence == math.ceil(uc) and pac.sufficient_m >= pac.uniform_convergence
     assert (pac_paper.inner_alpha, pac_paper.inner_beta) == (pytest.approx(0.005), 0.025)
-    assert pac_paper.grid == fh.pac_noise(100, 1, 4, 0.1).grid
+    assert pac_paper.inner_bound == fh.pac_noise(100, 1, 4, 0.1).grid
     uc_paper = (96 / 0.2) * (10 * 2 * math.log(96 * math.e / 0.2) + math.log(10 / 0.1))
     assert pac_paper.uniform_convergence == math.ceil(uc_paper)
 
@@ -195,19 +194,19 @@ def test_the_noise_is_drawn_per_record_independently_of_the_values():
 
 
 def test_a_noisy_grid_beyond_the_limit_is_refused_from_public_sizes(monkeypatch):
-    monkeypatch.setattr(lf, "SUPPORTED_DIMENSIONS", (1, 2, 3))
+    monkeypatch.setattr(lf, "FIND_DEEP_POINT_DIMENSIONS", (1, 2, 3))
     with pytest.raises(InvalidParameterError, match="noisy grid"):
-        fh.plan_halfspace_learner(100, 2, 2**70, 1.0, learner="pac", mode="paper")
+        fh.plan_halfspace_learner(100, 2, 2**70, 1.0, learner="pac", dual="paper")
 
 
 def test_the_dimension_check_is_find_deep_points(monkeypatch):
     assert fh.check_learner_dimension(2) == 2  # FindDeepPoint runs in D = 3
     with pytest.raises(InvalidParameterError, match="D = d \\+ 1 = 4"):
         fh.check_learner_dimension(3)
-    monkeypatch.setattr(lf, "SUPPORTED_DIMENSIONS", (1,))
+    monkeypatch.setattr(lf, "FIND_DEEP_POINT_DIMENSIONS", (1,))
     with pytest.raises(InvalidParameterError, match="D = d \\+ 1 = 2"):
         fh.check_learner_dimension(1)
-    monkeypatch.setattr(lf, "SUPPORTED_DIMENSIONS", (1, 2, 3))
+    monkeypatch.setattr(lf, "FIND_DEEP_POINT_DIMENSIONS", (1, 2, 3))
     assert fh.check_learner_dimension(2) == 2
 
 
@@ -239,7 +238,7 @@ def test_same_seed_same_model():
     for learner in fh.LEARNERS:
         for mode in fh.DUALS:
             fits = [
-                PrivateFeasibilityHalfspaceClassifier(domain=3, learner=learner, mode=mode, random_state=4).fit(x, y)
+                PrivateFeasibilityHalfspaceClassifier(domain=3, learner=learner, dual=mode, random_state=4).fit(x, y)
                 for _ in range(2)
             ]
             assert fits[0].coef_exact_ == fits[1].coef_exact_
@@ -258,11 +257,11 @@ def test_bad_inputs_are_refused_before_anything_else():
     x, y = np.array([[1], [-1]]), np.array([1, 0])
     with pytest.raises(DomainError, match="domain"):
         PrivateFeasibilityHalfspaceClassifier().fit(_Untouchable(), _Untouchable())
-    for bad in (dict(learner="svm"), dict(mode="margin-2"), dict(one_d_optimizer="x"), dict(alpha=0.0)):
+    for bad in (dict(learner="svm"), dict(dual="margin-2"), dict(optimizer="x"), dict(alpha=0.0)):
         with pytest.raises(InvalidParameterError):
             PrivateFeasibilityHalfspaceClassifier(domain=2, **bad).fit(_Untouchable(), _Untouchable())
     with pytest.raises(InvalidParameterError, match="delta > 0"):
-        PrivateFeasibilityHalfspaceClassifier(domain=2, one_d_optimizer="recconcave").fit(_Untouchable(), y)
+        PrivateFeasibilityHalfspaceClassifier(domain=2, optimizer="recconcave").fit(_Untouchable(), y)
     with pytest.raises(DomainError, match=r"X\[1, 0\] = -1.0 lies outside the declared domain \[0.0, 3.0\]"):
         PrivateFeasibilityHalfspaceClassifier(domain=(0, 3)).fit(x, y)  # off centre: runs on its lattice
     with pytest.raises(DomainError, match=r"X\[1, 0\] = 5 lies outside the declared grid \[-2, 2\]"):
@@ -285,6 +284,6 @@ def test_the_uniform_convergence_sizes_are_the_bound_calculators():
 
     bound = kmst_pac_sample_size(1, 17, 0.1, 0.1, 1.0, 1e-6, "basic")
     pac = fh.plan_halfspace_learner(100, 1, 8, 1.0, learner="pac")
-    pac_paper = fh.plan_halfspace_learner(100, 1, 8, 1.0, learner="pac", mode="paper")
+    pac_paper = fh.plan_halfspace_learner(100, 1, 8, 1.0, learner="pac", dual="paper")
     assert pac.uniform_convergence == math.ceil(bound["margin-1 uniform convergence"])
     assert pac_paper.uniform_convergence == math.ceil(bound["paper uniform convergence"])

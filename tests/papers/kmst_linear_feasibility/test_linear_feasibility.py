@@ -209,30 +209,30 @@ def test_the_quality_is_quasi_concave_and_has_sensitivity_one(D, domain):
 
 @pytest.mark.parametrize("domain", DOMAIN_CHOICES)
 def test_depth_at_the_sufficient_size_in_one_dimension(domain):
-    plan = plan_find_deep_point(10, 1, 2, 1.0, alpha=0.2, domain=domain)
+    plan = plan_find_deep_point(10, 1, 2, 1.0, alpha=0.2, candidate_domain=domain)
     m = plan.sufficient_m
     gen = np.random.default_rng(0)
     A, b = _feasible(gen, m, 1, 2, (Fraction(1, 2),))
     A[A == 0] = 1
     for seed in range(20):
-        x = find_deep_point(A, b, 2, 1.0, alpha=0.2, rng=seed, domain=domain).solution
+        x = find_deep_point(A, b, 2, 1.0, alpha=0.2, rng=seed, candidate_domain=domain).solution
         assert depth(x, A, b) >= 0.8 * m
 
 
 @pytest.mark.parametrize("domain", DOMAIN_CHOICES)
 def test_depth_at_the_sufficient_size_in_two_dimensions(domain):
-    plan = plan_find_deep_point(10, 2, 2, 20.0, alpha=0.5, domain=domain)
+    plan = plan_find_deep_point(10, 2, 2, 20.0, alpha=0.5, candidate_domain=domain)
     m = plan.sufficient_m
     gen = np.random.default_rng(1)
     A, b = _feasible(gen, m, 2, 2, (Fraction(1, 3), Fraction(-1, 2)))
     for seed in range(10):
-        x = find_deep_point(A, b, 2, 20.0, alpha=0.5, rng=seed, domain=domain).solution
+        x = find_deep_point(A, b, 2, 20.0, alpha=0.5, rng=seed, candidate_domain=domain).solution
         assert depth(x, A, b) >= 0.5 * m
 
 
 @pytest.mark.parametrize("domain", DOMAIN_CHOICES)
 def test_recconcave_mode_runs_and_reaches_its_promise_in_one_dimension(domain):
-    plan = plan_find_deep_point(10, 1, 2, 1.0, 1e-6, alpha=0.2, one_d_optimizer="recconcave", domain=domain)
+    plan = plan_find_deep_point(10, 1, 2, 1.0, 1e-6, alpha=0.2, optimizer="recconcave", candidate_domain=domain)
     m = plan.sufficient_m
     gen = np.random.default_rng(2)
     A, b = _feasible(gen, m, 1, 2, (Fraction(-1, 2),))
@@ -241,13 +241,13 @@ def test_recconcave_mode_runs_and_reaches_its_promise_in_one_dimension(domain):
     short = 0
     for seed in range(40):
         x = find_deep_point(
-            A, b, 2, 1.0, 1e-6, alpha=0.2, one_d_optimizer="recconcave", rng=seed, domain=domain
+            A, b, 2, 1.0, 1e-6, alpha=0.2, optimizer="recconcave", rng=seed, candidate_domain=domain
         ).solution
         short += depth(x, A, b) < 0.8 * m
     assert short <= plan.beta * 40
     # D = 2 runs too (no utility claim at this size)
     A2, b2 = _feasible(gen, 30, 2, 1, (Fraction(0), Fraction(0)))
-    (x1, x2) = find_deep_point(A2, b2, 1, 1.0, 1e-6, one_d_optimizer="recconcave", rng=0, domain=domain).solution
+    (x1, x2) = find_deep_point(A2, b2, 1, 1.0, 1e-6, optimizer="recconcave", rng=0, candidate_domain=domain).solution
     assert abs(x1) <= 2 and abs(x2) <= 2
 
 
@@ -257,11 +257,12 @@ def test_a_single_point_feasible_set_is_found_exactly(domain):
 
     A dyadic or integer grid misses it; the public domain holds it (property (P)), so the output is
     exactly 1/2 with high probability."""
-    m = plan_find_deep_point(10, 1, 2, 1.0, alpha=0.2, domain=domain).sufficient_m
+    m = plan_find_deep_point(10, 1, 2, 1.0, alpha=0.2, candidate_domain=domain).sufficient_m
     A = np.array([[2], [-2]] * (m // 2 + 1))
     b = np.array([1, -1] * (m // 2 + 1))
     hits = sum(
-        find_deep_point(A, b, 2, 1.0, alpha=0.2, rng=s, domain=domain).solution == (Fraction(1, 2),) for s in range(20)
+        find_deep_point(A, b, 2, 1.0, alpha=0.2, rng=s, candidate_domain=domain).solution == (Fraction(1, 2),)
+        for s in range(20)
     )
     assert hits >= 18
 
@@ -300,7 +301,7 @@ def test_held_out_depth_on_a_feasible_system():
     A, b = _feasible(gen, 300, 2, 2, x0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
-        est = PrivateLinearFeasibility(epsilon=20.0, bound=2, random_state=0).fit(A[:200], b[:200])
+        est = PrivateLinearFeasibility(epsilon=20.0, domain=2, random_state=0).fit(A[:200], b[:200])
     assert depth(est.solution_, A[200:], b[200:]) >= 0.8 * 100
 
 
@@ -308,7 +309,7 @@ def test_held_out_depth_on_a_feasible_system():
 
 
 def test_the_plan_is_public_and_uses_m_as_the_promise():
-    plan = plan_find_deep_point(500, 2, 3, 1.0, 1e-6, alpha=0.1, one_d_optimizer="recconcave")
+    plan = plan_find_deep_point(500, 2, 3, 1.0, 1e-6, alpha=0.1, optimizer="recconcave")
     assert plan.composition == "basic" and plan.epsilon0 == 0.5 and plan.delta0 == 5e-7
     assert plan.alpha0 == pytest.approx(0.1 / 12) and plan.beta0 == 0.05
     assert plan.promises == (500.0, 500.0 * (1 - 0.1 / 12))  # M = m, never a computed maximum
@@ -326,14 +327,14 @@ def test_the_truncation_levels_are_public_and_only_for_recconcave():
         for i, tau in enumerate(truncation_levels(m, 2, 0.5), start=1):
             guarantee = m * (1 - Fraction(0.5) / 12) ** i
             assert tau < guarantee and (tau + 1 >= guarantee or tau == 0)
-    rc = plan_find_deep_point(500, 2, 3, 1.0, 1e-6, one_d_optimizer="recconcave")
+    rc = plan_find_deep_point(500, 2, 3, 1.0, 1e-6, optimizer="recconcave")
     assert rc.truncation == (495, 491) and "tau=[495, 491]" in "\n".join(rc.describe())
-    assert plan_find_deep_point(500, 2, 3, 1.0, 1e-6, one_d_optimizer="recconcave", truncate=False).truncation == (0, 0)
+    assert plan_find_deep_point(500, 2, 3, 1.0, 1e-6, optimizer="recconcave", truncate=False).truncation == (0, 0)
     assert plan_find_deep_point(500, 2, 3, 1.0).truncation == (0, 0)  # never for the exponential mechanism
     with pytest.raises(InvalidParameterError, match="exponential mechanism would give every"):
         plan_find_deep_point(500, 2, 3, 1.0, truncate=True)
     with pytest.raises(InvalidParameterError, match="domain"):
-        plan_find_deep_point(500, 2, 3, 1.0, domain="dyadic")
+        plan_find_deep_point(500, 2, 3, 1.0, candidate_domain="dyadic")
 
 
 @pytest.mark.parametrize("D", [1, 2])
@@ -345,13 +346,13 @@ def test_truncation_reproduces_the_untruncated_run_where_it_changes_nothing(D):
     assert truncation_levels(1, D, 1.0) == (0,) * D
     for seed in range(3):
         runs = [
-            find_deep_point(A, b, 1, 1.0, 1e-6, alpha=1.0, one_d_optimizer="recconcave", truncate=tr, rng=seed)
+            find_deep_point(A, b, 1, 1.0, 1e-6, alpha=1.0, optimizer="recconcave", truncate=tr, rng=seed)
             for tr in (None, False)
         ]
         assert runs[0].solution == runs[1].solution
     A = np.array([[1] + [0] * (D - 1)] * 3 + [[-1] + [0] * (D - 1)] * 3)  # 0 <= x_1 <= 1, three times each
     b = np.array([0] * 3 + [-1] * 3)
-    plan = plan_find_deep_point(6, D, 1, 1.0, 1e-6, alpha=1.0, one_d_optimizer="recconcave")
+    plan = plan_find_deep_point(6, D, 1, 1.0, 1e-6, alpha=1.0, optimizer="recconcave")
     tau = plan.truncation[0]
     assert tau == {1: 4, 2: 5}[D]  # ceil(6 (1 - 1/(2 D (D+1)))) - 1
     levels = system_levels(A, b, plan.R)
@@ -367,8 +368,8 @@ def test_the_ledger_records_one_block_and_nothing_from_the_data():
     A, b = _feasible(gen, 40, 2, 2, (Fraction(0), Fraction(1)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
-        e1 = PrivateLinearFeasibility(bound=2, random_state=0).fit(A, b)
-        e2 = PrivateLinearFeasibility(bound=2, random_state=1).fit(np.zeros_like(A), np.zeros_like(b))
+        e1 = PrivateLinearFeasibility(domain=2, random_state=0).fit(A, b)
+        e2 = PrivateLinearFeasibility(domain=2, random_state=1).fit(np.zeros_like(A), np.zeros_like(b))
     assert e1.ledger_.lines() == e2.ledger_.lines()
     assert e1.privacy_spent_ == (1.0, 0.0)
 
@@ -399,30 +400,30 @@ class _Untouchable:
 
 def test_bad_inputs_are_refused_with_clear_errors():
     A, b = np.array([[1, 0], [0, 1]]), np.array([0, 0])
-    with pytest.raises(DomainError, match="bound is required"):
+    with pytest.raises(DomainError, match="domain is required"):
         PrivateLinearFeasibility().fit(_Untouchable(), _Untouchable())  # before the data is touched
     with pytest.raises(DomainError, match=r"A\[1, 1\] = 5 lies outside the declared bound \[-2, 2\]"):
-        PrivateLinearFeasibility(bound=2).fit(np.array([[1, 0], [0, 5]]), b)
+        PrivateLinearFeasibility(domain=2).fit(np.array([[1, 0], [0, 5]]), b)
     with pytest.raises(DomainError, match=r"b\[0\] = -3"):
-        PrivateLinearFeasibility(bound=2).fit(A, np.array([-3, 0]))
+        PrivateLinearFeasibility(domain=2).fit(A, np.array([-3, 0]))
     with pytest.raises(InvalidParameterError, match="D <= 3 only, got D = 4.*PrivateHalfspaceClassifier"):
-        PrivateLinearFeasibility(bound=2).fit(np.ones((4, 4), dtype=int), np.zeros(4, dtype=int))
+        PrivateLinearFeasibility(domain=2).fit(np.ones((4, 4), dtype=int), np.zeros(4, dtype=int))
     with pytest.raises(DataError, match="requires b"):
-        PrivateLinearFeasibility(bound=2).fit(A)
+        PrivateLinearFeasibility(domain=2).fit(A)
     with pytest.raises(DataError, match="2 row"):
-        PrivateLinearFeasibility(bound=2).fit(A, np.array([0, 0, 0]))
+        PrivateLinearFeasibility(domain=2).fit(A, np.array([0, 0, 0]))
     with pytest.raises(DataError, match="integers"):
-        PrivateLinearFeasibility(bound=2).fit(np.array([[0.5, 0.0], [0.0, 1.0]]), b)
+        PrivateLinearFeasibility(domain=2).fit(np.array([[0.5, 0.0], [0.0, 1.0]]), b)
     with pytest.raises(DataError):
-        PrivateLinearFeasibility(bound=2).fit(np.array([[np.nan, 0.0], [0.0, 1.0]]), b)
-    with pytest.raises(InvalidParameterError, match="one_d_optimizer"):
-        PrivateLinearFeasibility(bound=2, one_d_optimizer="rec").fit(A, b)
+        PrivateLinearFeasibility(domain=2).fit(np.array([[np.nan, 0.0], [0.0, 1.0]]), b)
+    with pytest.raises(InvalidParameterError, match="optimizer"):
+        PrivateLinearFeasibility(domain=2, optimizer="rec").fit(A, b)
     with pytest.raises(InvalidParameterError, match="needs delta > 0"):
-        PrivateLinearFeasibility(bound=2, one_d_optimizer="recconcave").fit(A, b)
-    with pytest.raises(InvalidParameterError, match="bound"):
-        PrivateLinearFeasibility(bound=(0, 3)).fit(A, b)
+        PrivateLinearFeasibility(domain=2, optimizer="recconcave").fit(A, b)
+    with pytest.raises(InvalidParameterError, match="domain must be symmetric"):
+        PrivateLinearFeasibility(domain=(0, 3)).fit(A, b)
     with pytest.raises(InvalidParameterError, match="epsilon"):
-        PrivateLinearFeasibility(bound=2, epsilon=0).fit(A, b)
+        PrivateLinearFeasibility(domain=2, epsilon=0).fit(A, b)
     with pytest.raises(InvalidParameterError, match="D <= 3 only"):
         plan_find_deep_point(10, 4, 2, 1.0)
     m = MAX_CONSTRAINTS_3D + 1  # refused from the public sizes, before the data is read
@@ -430,7 +431,7 @@ def test_bad_inputs_are_refused_with_clear_errors():
         plan_find_deep_point(m, 3, 2, 1.0)
     plan_find_deep_point(MAX_CONSTRAINTS_3D, 3, 2, 1.0)
     with pytest.raises(InvalidParameterError, match=f"up to m = {MAX_CONSTRAINTS_3D}"):
-        PrivateLinearFeasibility(bound=2).fit(np.full((m, 3), 9), np.full(m, 9))  # sizes first, not the bound
+        PrivateLinearFeasibility(domain=2).fit(np.full((m, 3), 9), np.full(m, 9))  # sizes first, not the bound
 
 
 def test_d2_refuses_more_possibly_distinct_rows_than_its_envelope_from_public_sizes():
@@ -440,7 +441,7 @@ def test_d2_refuses_more_possibly_distinct_rows_than_its_envelope_from_public_si
     m = MAX_DISTINCT_ROWS_2D + 1
     assert distinct_rows_bound(16, 2) == 33**3 > m
     with pytest.raises(InvalidParameterError, match=f"up to {MAX_DISTINCT_ROWS_2D:,} distinct"):
-        PrivateLinearFeasibility(bound=16).fit(np.full((m, 2), 99), np.full(m, 99))  # out of range: never read
+        PrivateLinearFeasibility(domain=16).fit(np.full((m, 2), 99), np.full(m, 99))  # out of range: never read
     with pytest.raises(InvalidParameterError, match="distinct constraints"):
         plan_find_deep_point(m, 2, 16, 1.0)
     plan_find_deep_point(MAX_DISTINCT_ROWS_2D, 2, 16, 1.0)
@@ -461,7 +462,7 @@ def test_saved_model_round_trip_and_the_command_line(tmp_path):
     A, b = _feasible(gen, 60, 2, 2, (Fraction(1, 2), Fraction(0)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UtilityWarning)
-        est = PrivateLinearFeasibility(epsilon=4.0, bound=2, random_state=0).fit(A, b)
+        est = PrivateLinearFeasibility(epsilon=4.0, domain=2, random_state=0).fit(A, b)
     path = save_model(est, tmp_path / "lf.json")
     back = load_model(path)
     assert back.solution_ == est.solution_ and all(isinstance(v, Fraction) for v in back.solution_)
@@ -481,27 +482,29 @@ def test_saved_model_round_trip_and_the_command_line(tmp_path):
     assert result.exit_code != 0
 
 
-def test_the_optimiser_is_one_d_optimizer_as_in_the_classifier(tmp_path):
+def test_the_optimiser_is_optimizer_as_in_every_geometric_estimator(tmp_path):
     """One name and one spelling for FindDeepPoint's 1-D optimiser in both estimators, the CLI and saved models."""
     from privpac.estimators import PrivateFeasibilityHalfspaceClassifier
 
-    assert "mode" not in PrivateLinearFeasibility().get_params()  # pre-1.0: no alias
+    assert "mode" not in PrivateLinearFeasibility().get_params()  # no alias
     for cls in (PrivateLinearFeasibility, PrivateFeasibilityHalfspaceClassifier):
-        assert cls().get_params()["one_d_optimizer"] == "expmech"
-    with pytest.raises(TypeError):
-        PrivateLinearFeasibility(bound=1, mode="recconcave")
+        assert cls().get_params()["optimizer"] == "exponential"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'mode'"):
+        PrivateLinearFeasibility(domain=1, mode="recconcave")
     A, b = [[1], [-1]] * 5, [0, -1] * 5
     csv = tmp_path / "c.csv"
     csv.write_text("a,b\n" + "".join(f"{r[0]},{v}\n" for r, v in zip(A, b)))
     out = tmp_path / "m.json"
     args = ["fit", "linear-feasibility", str(csv), "--label", "b", "--domain", "-1:1", "--delta", "1e-6", "--seed", "0"]
-    result = CliRunner().invoke(main, [*args, "--set", "one_d_optimizer=recconcave", "-o", str(out)])
+    result = CliRunner().invoke(main, [*args, "--set", "optimizer=recconcave", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "recconcave per coordinate" in result.output
-    assert json.loads(out.read_text())["params"]["one_d_optimizer"] == "recconcave"
-    assert load_model(out).one_d_optimizer == "recconcave"
+    assert json.loads(out.read_text())["params"]["optimizer"] == "recconcave"
+    assert load_model(out).optimizer == "recconcave"
     result = CliRunner().invoke(main, [*args, "--set", "mode=recconcave", "-o", str(out)])
     assert result.exit_code == 1 and "no parameter 'mode'" in result.output
+    result = CliRunner().invoke(main, [*args, "--set", "one_d_optimizer=recconcave", "-o", str(out)])
+    assert result.exit_code == 1 and "calls one_d_optimizer optimizer now" in result.output
 
 
 # -- D = 3: the exact LP levels ------------------------------------------------------------------
@@ -632,7 +635,11 @@ def test_d3_a_single_point_feasible_set_is_found_exactly(domain):
     b = np.array([1, -1] * 15)
     half = Fraction(1, 2)
     for seed in range(3):
-        assert find_deep_point(A, b, 2, 5000.0, alpha=0.5, rng=seed, domain=domain).solution == (half, half, half)
+        assert find_deep_point(A, b, 2, 5000.0, alpha=0.5, rng=seed, candidate_domain=domain).solution == (
+            half,
+            half,
+            half,
+        )
 
 
 def test_system_levels_dispatches_on_the_dimension():
@@ -710,7 +717,7 @@ def test_the_skeleton_with_an_exact_or_adversarial_oracle_reaches_its_depth(monk
     for A, b in systems:
         m = len(b)
         seen.clear()
-        x = find_deep_point(A, b, 2, 1.0, 1e-6, alpha=alpha, one_d_optimizer="recconcave", domain=domain, rng=0)
+        x = find_deep_point(A, b, 2, 1.0, 1e-6, alpha=alpha, optimizer="recconcave", candidate_domain=domain, rng=0)
         x = x.solution
         if adversarial:
             assert depth(x, A, b) >= (1 - alpha) * m
@@ -722,7 +729,7 @@ def test_m_below_the_sufficient_size_warns_and_still_runs():
     """Spec 8 item 16: allowed, with a warning that the guarantee does not hold there (public inputs only)."""
     A, b = np.array([[1], [-1]] * 5), np.array([0, -1] * 5)
     with pytest.warns(UtilityWarning, match="guaranteed .* from about"):
-        est = PrivateLinearFeasibility(epsilon=1.0, bound=1, random_state=0).fit(A, b)
+        est = PrivateLinearFeasibility(epsilon=1.0, domain=1, random_state=0).fit(A, b)
     assert len(est.solution_) == 1
 
 
@@ -770,7 +777,7 @@ def test_the_margin_1_learner_with_either_oracle_has_error_at_most_alpha(monkeyp
         y = np.where(X @ np.arange(1, d + 1) >= 1, 1, -1)  # realisable
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UtilityWarning)
-            h = learn_halfspace(X, y, 2, 1.0, 1e-6, one_d_optimizer="recconcave", alpha=alpha, rng=0)
+            h = learn_halfspace(X, (y + 1) // 2, 2, 1.0, 1e-6, optimizer="recconcave", alpha=alpha, rng=0)
         predicted = np.array([1 if sum(Fraction(int(v)) * c for v, c in zip(row, h.a)) >= h.w else -1 for row in X])
         error = float(np.mean(predicted != y))
         assert error <= alpha and (adversarial or error == 0)
@@ -822,7 +829,9 @@ def test_the_paper_dual_with_either_oracle_meets_its_bound_unless_degenerate(mon
         y = np.where(X @ np.arange(1, d + 1) >= 1, 1, -1)  # realisable
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UtilityWarning)
-            h = learn_halfspace(X, y, 4, 1.0, 1e-6, mode="paper", one_d_optimizer="recconcave", alpha=alpha, rng=trial)
+            h = learn_halfspace(
+                X, (y + 1) // 2, 4, 1.0, 1e-6, dual="paper", optimizer="recconcave", alpha=alpha, rng=trial
+            )
         predicted = np.array([1 if sum(Fraction(int(v)) * c for v, c in zip(row, h.a)) >= h.w else -1 for row in X])
         error = float(np.mean(predicted != y))
         assert h.degenerate == all(c == 0 for c in h.a)
@@ -840,10 +849,10 @@ def test_the_estimator_exposes_mode_c_domains_and_truncation():
         warnings.simplefilter("ignore", UtilityWarning)
         for params in (
             {"candidate_domain": "mode-c"},
-            {"one_d_optimizer": "recconcave", "delta": 1e-6, "truncate": False},
+            {"optimizer": "recconcave", "delta": 1e-6, "truncate": False},
         ):
-            est = PrivateLinearFeasibility(bound=2, random_state=3, **params).fit(A, b)
-            kwargs = {"domain" if k == "candidate_domain" else k: v for k, v in params.items() if k != "delta"}
+            est = PrivateLinearFeasibility(domain=2, random_state=3, **params).fit(A, b)
+            kwargs = {k: v for k, v in params.items() if k != "delta"}  # the same names as the function's
             ref = find_deep_point(A, b, 2, 1.0, params.get("delta", 0.0), rng=3, **kwargs)
             assert est.solution_ == ref.solution
             assert all(est.get_params()[k] == v for k, v in params.items())
@@ -854,4 +863,4 @@ def test_the_estimator_exposes_mode_c_domains_and_truncation():
     )
     for bad, match in refusals:
         with pytest.raises(InvalidParameterError, match=match):
-            PrivateLinearFeasibility(bound=2, **bad).fit(A, b)
+            PrivateLinearFeasibility(domain=2, **bad).fit(A, b)
