@@ -60,7 +60,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import DataError
-from ._exact import as_integer_points, as_rational_point, common_denominator
+from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator
 
 __all__ = ["SpatialDepthRegions", "tukey_depth_3d", "tukey_intervals_3d"]
 
@@ -68,9 +68,11 @@ Interval = tuple[Fraction, Fraction]
 
 #: Coordinates below this bound keep every difference and cross product of differences exact in ``int64``
 #: and exactly representable as floats; larger inputs use the former computation.
-SOLID_INT64_BOUND = 2**20
+SOLID_INT64_BOUND = 2**16
 #: Entries (rows times points) of one block of the depth sweep.
 DEPTH_BLOCK = 1 << 18
+#: Cuts added per failed certificate (from the rows of the depth sweep with the smallest counts).
+CUTS_PER_ROUND = 4
 #: Relative slack of the float sign filter (a 3-term dot product of floats rounded from exact integers
 #: errs by far less than ``1e-12`` of the sum of its absolute terms).
 _SLACK = 1e-12
@@ -79,20 +81,6 @@ _REFS = (np.array([1, 3, 7], dtype=np.int64), np.array([5, -2, 1], dtype=np.int6
 
 
 # -- exact signs of Z_i . v (Z_i big exact integers per row, v small int64 vectors) --
-
-
-def _signs(Zo_rows: np.ndarray, Zf_rows: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Exact sign of ``Zo_rows[k] . V[k]`` per row ``k`` (``Zo`` Python ints, ``Zf`` their floats, ``V`` int64)."""
-    Vf = V.astype(float)
-    val = np.einsum("ij,ij->i", Zf_rows, Vf)
-    bound = np.einsum("ij,ij->i", np.abs(Zf_rows), np.abs(Vf))
-    out = np.sign(val).astype(np.int64)
-    unsure = np.flatnonzero(~(np.abs(val) > _SLACK * bound))
-    for k in unsure:
-        z, v = Zo_rows[k], V[k]
-        s = int(z[0]) * int(v[0]) + int(z[1]) * int(v[1]) + int(z[2]) * int(v[2])
-        out[k] = (s > 0) - (s < 0)
-    return out
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -120,6 +108,33 @@ class _Point:
         self.zero = np.array([all(v == 0 for v in row) for row in Zo], dtype=bool)
         self.Zo = Zo
         self.Zf = np.array([[float(v) for v in row] for row in Zo]).reshape(-1, 3)
+        self.P = P
+        self.Xo = np.asarray(X, dtype=object)
+        self.xmax = max(abs(v) for v in X)
+        self.X64 = np.asarray(X, dtype=np.int64) if self.xmax < INT64_SAFE else None
+        self.qf = float(q)
+        self.Xf = np.array([float(v) for v in X])
+
+    def signs(self, idx: np.ndarray, V: np.ndarray) -> np.ndarray:
+        """Exact sign of ``Z_i . V[k]`` with ``i = idx[k]``: ``Z_i . v = q (y_i . v) - X . v``, in ``int64`` under a
+        bound checked here, else a float filter with Python integers for the doubtful entries."""
+        if len(idx) == 0:
+            return np.zeros(0, dtype=np.int64)
+        a = np.einsum("ij,ij->i", self.P[idx], V)  # |y| |v| 3 < 2**62 (SOLID_INT64_BOUND)
+        amax, vmax = int(np.abs(a).max()), int(np.abs(V).max())
+        if self.X64 is not None and self.q * amax + 3 * self.xmax * vmax < INT64_SAFE:
+            return np.sign(self.q * a - V @ self.X64)
+        Vf = V.astype(float)
+        t1 = self.qf * a.astype(float)
+        t2 = Vf @ self.Xf
+        val = t1 - t2
+        bound = np.abs(t1) + np.abs(Vf) @ np.abs(self.Xf)
+        out = np.sign(val).astype(np.int64)
+        unsure = np.flatnonzero(~(np.abs(val) > _SLACK * bound))
+        if len(unsure):
+            exact = self.q * a[unsure].astype(object) - V[unsure].astype(object) @ self.Xo
+            out[unsure] = [(v > 0) - (v < 0) for v in exact]
+        return out
 
 
 def _row_exact_order(Zi, D: np.ndarray, h: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -147,26 +162,24 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
     b, m = len(rows), len(cols)
     D = P[cols][None, :, :] - P[rows][:, None, :]  # (b, m, 3) int64
     Zo, Zf = pt.Zo[rows], pt.Zf[rows]
-    Zo_r = np.repeat(Zo, m, axis=0)
     Zf_r = np.repeat(Zf, m, axis=0)
     Dflat = D.reshape(-1, 3)
-    # on the axis x y_i (parallel to Z_i, or y_i itself, or a copy of x): Z_i x D = 0, checked exactly
+    # on the axis x y_i (parallel to Z_i, or y_i itself): Z_i x D = 0, i.e. Z_i . (D x e_k) = 0 for every k
     Df = Dflat.astype(float)
     cr = _cross(Zf_r, Df)
-    near = np.einsum("ij,ij->i", cr, cr) <= (_SLACK * 10) ** 2 * np.einsum("ij,ij->i", Zf_r, Zf_r) * np.einsum(
-        "ij,ij->i", Df, Df
+    near = np.flatnonzero(
+        np.einsum("ij,ij->i", cr, cr)
+        <= (_SLACK * 10) ** 2 * np.einsum("ij,ij->i", Zf_r, Zf_r) * np.einsum("ij,ij->i", Df, Df)
     )
     axis = np.zeros(b * m, dtype=bool)
-    for k in np.flatnonzero(near):
-        z, dv = Zo_r[k], Dflat[k]
-        axis[k] = all(
-            v == 0
-            for v in (
-                int(z[1]) * int(dv[2]) - int(z[2]) * int(dv[1]),
-                int(z[2]) * int(dv[0]) - int(z[0]) * int(dv[2]),
-                int(z[0]) * int(dv[1]) - int(z[1]) * int(dv[0]),
-            )
-        )
+    if len(near):
+        ridx = np.repeat(rows, m)[near]
+        on = np.ones(len(near), dtype=bool)
+        for k in range(3):
+            e = np.zeros((len(near), 3), dtype=np.int64)
+            e[:, k] = 1
+            on &= pt.signs(ridx, _cross(Dflat[near], e)) == 0
+        axis[near] = on
     axis = axis.reshape(b, m)
     zrow = pt.zero[cols][None, :] | np.zeros((b, 1), dtype=bool)
     axis &= ~zrow
@@ -199,10 +212,9 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
     phi = _pseudo_angles(vx, vy)
     phi[~valid] = 7.0
     mcount = valid.sum(axis=1)
-    order = np.argsort(phi, axis=1, kind="stable")
     # exact halves: sign of Z_i . (f x D) (v_y), ties by sign of (f.D)|Z_i|^2 - (Z_i.f)(Z_i.D) (v_x)
     fxD = _cross(np.repeat(F, m, axis=0), Dflat)
-    sy = _signs(Zo_r, Zf_r, fxD).reshape(b, m)
+    sy = pt.signs(np.repeat(rows, m), fxD).reshape(b, m)
     half = np.where(sy > 0, 0, 1)
     for r_, c_ in zip(*np.nonzero((sy == 0) & valid)):
         z = [int(v) for v in Zo[r_]]
@@ -212,6 +224,10 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
             a * c for a, c in zip(z, dv)
         )
         half[r_, c_] = 0 if sx > 0 else 1
+    # the float angle agrees with the exact half (values near 0 or pi are pulled to its side)
+    phi = np.where(valid & (half == 0) & (phi >= 2.0), 0.0, phi)
+    phi = np.where(valid & (half == 1) & (phi < 2.0), 2.0, phi)
+    order = np.argsort(phi, axis=1, kind="stable")
     ar = np.arange(b)[:, None]
     sD = D[ar, order]  # (b, m, 3) sorted
     sh = half[ar, order]
@@ -222,7 +238,7 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
     adj = np.zeros((b, max(m - 1, 0)), dtype=np.int64)
     if m > 1:
         cD = _cross(sD[:, :-1], sD[:, 1:]).reshape(-1, 3)
-        adj = _signs(np.repeat(Zo, m - 1, axis=0), np.repeat(Zf, m - 1, axis=0), cD).reshape(b, m - 1)
+        adj = pt.signs(np.repeat(rows, m - 1), cD).reshape(b, m - 1)
     pair = svalid[:, 1:]
     ok = ~pair | (sh[:, :-1] < sh[:, 1:]) | ((sh[:, :-1] == sh[:, 1:]) & (adj >= 0))
     for r_ in np.flatnonzero(~ok.all(axis=1)):
@@ -234,7 +250,7 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
         sphi[r_] = phi[r_, order[r_]]
         if m > 1:
             c2 = _cross(sD[r_, :-1], sD[r_, 1:])
-            adj[r_] = _signs(np.repeat(Zo[r_ : r_ + 1], m - 1, axis=0), np.repeat(Zf[r_ : r_ + 1], m - 1, axis=0), c2)
+            adj[r_] = pt.signs(np.full(m - 1, rows[r_]), c2)
     # groups of equal direction
     same = np.zeros((b, m), dtype=bool)
     if m > 1:
@@ -260,7 +276,7 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
             qq = np.where(q >= mr, q - mr, q)
             Dq = sD[rs, qq]
             Ds = sD[rs, ss]
-            c = _signs(Zo[rs], Zf[rs], _cross(Ds, Dq))
+            c = pt.signs(rows[rs], _cross(Ds, Dq))
             return (c > 0) | ((c == 0) & (sh[rs, ss] != sh[rs, qq]))
 
         x = sphi[rs, ss] + (2.0 + 1e-11)
@@ -302,26 +318,28 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
     return best, arg, kind, pos, anti
 
 
-def _depth(P: np.ndarray, w: np.ndarray, pt: _Point):
-    """``(td(x), witness)``: the exact depth, and ``(i, g, kind, side)`` of a minimising cell (None when every
-    point equals ``x``)."""
+def _depth(P: np.ndarray, w: np.ndarray, pt: _Point, r: int | None = None, cuts: int = 1):
+    """``(td(x), witnesses)``: the exact depth, and ``(i, g, kind, side)`` of minimising cells: the smallest, and
+    up to ``cuts`` rows in all whose count is below ``r`` (empty when every point equals ``x``)."""
     zeros = int(w[pt.zero].sum())
     nz = np.flatnonzero(~pt.zero)
     if len(nz) == 0:
-        return int(w.sum()), None
+        return int(w.sum()), []
     m = len(P)
     step = max(1, DEPTH_BLOCK // m)
-    best_val, best_wit = None, None
+    vals, wits = [], []
     for s0 in range(0, len(nz), step):
         rows = nz[s0 : s0 + step]
         val, arg, kind, pos, anti = _block_minima(P, w, pt, rows, nz)
         side = np.where(pos <= anti, 1, -1)
-        tot = val + np.minimum(pos, anti)
-        k = int(np.argmin(tot))
-        if best_val is None or tot[k] < best_val:
-            best_val = int(tot[k])
-            best_wit = (int(rows[k]), int(arg[k]), int(kind[k]), int(side[k]))
-    return zeros + best_val, best_wit
+        tot = zeros + val + np.minimum(pos, anti)
+        for k in np.argsort(tot, kind="stable")[: max(cuts, 1)]:
+            vals.append(int(tot[k]))
+            wits.append((int(rows[k]), int(arg[k]), int(kind[k]), int(side[k])))
+    o = sorted(range(len(vals)), key=lambda k: vals[k])
+    depth = vals[o[0]]
+    keep = [wits[o[0]]] + [wits[k] for k in o[1:cuts] if r is not None and vals[k] < r]
+    return depth, keep
 
 
 def _witness_direction(pt: _Point, wit) -> list[int]:
@@ -559,18 +577,19 @@ class SpatialDepthRegions:
                 x = tuple(p) + tuple(res.point)
                 pt = _Point(self.P, self.w, x)
                 self.depth_calls += 1
-                td, wit = _depth(self.P, self.w, pt)
+                td, wits = _depth(self.P, self.w, pt, r, CUTS_PER_ROUND)
                 if td >= r:
                     out.append((r, min(td, self.n), x[k]))
                     r = td + 1
                     break
                 added = False
-                u = _witness_direction(pt, wit)
-                v = _cone_vertex(self.P, self.w, pt, u, r, self.flat)
-                if v is not None:
-                    added = self.W.add(v)
-                if not added:
-                    added = self.W.add(u)
+                for wit in wits:
+                    u = _witness_direction(pt, wit)
+                    v = _cone_vertex(self.P, self.w, pt, u, r, self.flat)
+                    if v is not None and self.W.add(v):
+                        added = True
+                    elif v is None and self.W.add(u):
+                        added = True
                 if not added:  # pragma: no cover - a violated constraint is never already in the set
                     raise RuntimeError("depth region cut already present")
         return out
