@@ -71,6 +71,8 @@ Interval = tuple[Fraction, Fraction]
 SOLID_INT64_BOUND = 2**16
 #: Entries (rows times points) of one block of the depth sweep.
 DEPTH_BLOCK = 1 << 18
+#: Rows per block of the depth sweep while a violation is searched (the sweep stops at the first block with one).
+EARLY_BLOCK = 48
 #: Cuts added per failed certificate (from the rows of the depth sweep with the smallest counts).
 CUTS_PER_ROUND = 4
 #: Relative slack of the float sign filter (a 3-term dot product of floats rounded from exact integers
@@ -320,22 +322,31 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
 
 def _depth(P: np.ndarray, w: np.ndarray, pt: _Point, r: int | None = None, cuts: int = 1):
     """``(td(x), witnesses)``: the exact depth, and ``(i, g, kind, side)`` of minimising cells: the smallest, and
-    up to ``cuts`` rows in all whose count is below ``r`` (empty when every point equals ``x``)."""
+    up to ``cuts`` rows in all whose count is below ``r`` (empty when every point equals ``x``). With ``r``, the
+    sweep stops at the first block of rows with a count below ``r``: the first value is then a count below
+    ``r`` (not the depth), which is all a caller that certifies ``td >= r`` needs."""
     zeros = int(w[pt.zero].sum())
     nz = np.flatnonzero(~pt.zero)
     if len(nz) == 0:
         return int(w.sum()), []
     m = len(P)
     step = max(1, DEPTH_BLOCK // m)
+    if r is not None:  # looking for a violation: the points nearest x first, in small blocks, stop at the first
+        step = min(step, EARLY_BLOCK)
+        nz_rows = nz[np.argsort(np.einsum("ij,ij->i", pt.Zf[nz], pt.Zf[nz]), kind="stable")]
+    else:
+        nz_rows = nz
     vals, wits = [], []
     for s0 in range(0, len(nz), step):
-        rows = nz[s0 : s0 + step]
+        rows = nz_rows[s0 : s0 + step]
         val, arg, kind, pos, anti = _block_minima(P, w, pt, rows, nz)
         side = np.where(pos <= anti, 1, -1)
         tot = zeros + val + np.minimum(pos, anti)
         for k in np.argsort(tot, kind="stable")[: max(cuts, 1)]:
             vals.append(int(tot[k]))
             wits.append((int(rows[k]), int(arg[k]), int(kind[k]), int(side[k])))
+        if r is not None and min(vals) < r:
+            break  # a violation: the exact depth is not needed, only that it is below r
     o = sorted(range(len(vals)), key=lambda k: vals[k])
     depth = vals[o[0]]
     keep = [wits[o[0]]] + [wits[k] for k in o[1:cuts] if r is not None and vals[k] < r]
