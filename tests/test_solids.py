@@ -159,7 +159,7 @@ def test_the_comparison_flags_mutants_of_the_region_code(monkeypatch, mutant):
         monkeypatch.setattr(solids_module, "_block_minima", no_axis)
     rng = np.random.default_rng(2026)
     differs = False
-    for S, B in _inputs(rng, 36):
+    for S, _ in _inputs(rng, 36):
         try:
             got = SpatialDepthRegions(S).intervals(())
         except (RuntimeError, AssertionError, IndexError, ValueError):

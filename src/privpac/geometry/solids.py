@@ -400,8 +400,10 @@ class _Directions:
             pr = self.P @ np.asarray(u, dtype=np.int64)
         else:
             pr = self.P.astype(object) @ np.asarray(u, dtype=object)
-        o = np.argsort(-pr.astype(float), kind="stable") if pr.dtype != object else np.asarray(
-            sorted(range(len(pr)), key=lambda k: -pr[k]), dtype=np.intp
+        o = (
+            np.argsort(-pr.astype(float), kind="stable")
+            if pr.dtype != object
+            else np.asarray(sorted(range(len(pr)), key=lambda k: -pr[k]), dtype=np.intp)
         )
         if pr.dtype != object and not np.all(pr[o][:-1] >= pr[o][1:]):
             o = np.argsort(-pr, kind="stable")
