@@ -15,7 +15,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from privpac.errors import DataError, UtilityWarning
+from privpac.errors import DataError, InvalidParameterError, UtilityWarning
 from privpac.geometry import complete_directions, depth_intervals, tukey_depth
 from privpac.geometry import solids as solids_module
 from privpac.geometry.solids import SpatialDepthRegions, tukey_depth_3d
@@ -107,6 +107,8 @@ def test_refusals():
         SpatialDepthRegions(np.zeros((4, 2), dtype=int))
     with pytest.raises(DataError, match="below"):
         SpatialDepthRegions(np.full((4, 3), 2**16))
+    with pytest.raises(InvalidParameterError, match="at most 2"):
+        SpatialDepthRegions(np.zeros((4, 3), dtype=int)).intervals((0, 0, 0))
 
 
 def _seeded_centers():

@@ -59,7 +59,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, InvalidParameterError
 from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator
 
 __all__ = ["SpatialDepthRegions", "tukey_depth_3d", "tukey_intervals_3d"]
@@ -611,7 +611,7 @@ class SpatialDepthRegions:
         """``[I_1, ..., I_R]``: the closed ``x_i``-range of ``D_r ∩ {x_(<i) = prefix}``, up to the first empty."""
         p = as_rational_point(prefix, len(prefix), "prefix") if len(prefix) else ()
         if len(p) > 2:
-            raise DataError("a prefix in d = 3 has at most 2 coordinates")
+            raise InvalidParameterError(f"a prefix in d = 3 has at most 2 coordinates, got {len(p)}")
         key = tuple(p)
         if key in self._cache:
             return list(self._cache[key])
