@@ -30,9 +30,9 @@ Privacy
   neighbours (Obs 2.16 for the depth, Lemma 3.4 for the maximum over completions). It is computed
   exactly: integer projections, Fraction interval ends, integer index breakpoints; in ``d = 2`` the
   regions are exact convex polygons (:mod:`privpac.geometry.contours`: the intersection of the pair
-  halfplanes and axis constraints valid at each level, certified by integer signs), in ``d = 3`` the
-  direction set ``U(S ∪ E)`` makes the depth exact (spec A1), so the computed value *is* the true
-  value and keeps sensitivity 1.
+  halfplanes and axis constraints valid at each level, certified by integer signs), in ``d = 3`` exact
+  LP optima certified by exact depths (:mod:`privpac.geometry.solids`), or over ``U(S ∪ E)`` for large
+  boxes (spec A1), so the computed value *is* the true value and keeps sensitivity 1.
 * ``D_i`` depends on ``B``, ``d``, ``i`` and the earlier private outputs only; the promise
   ``r_i`` on the public ``n``. Which computation runs and every refusal depend on ``(n, d)`` only.
 * Each coordinate is one ``(eps0, delta0)``-DP call (the exponential mechanism is
@@ -63,9 +63,13 @@ of ``T(r)`` given the prefix is an exact LP (:func:`~privpac.geometry.depth_inte
 A3-rational argument for ``d = 3``: an interval end is a vertex coordinate of
 ``T(r) ∩ {x_(<i) = p}``, a solution of ``4 - i`` equations ``u.x = c`` with normals of entries at
 most ``M_u = 8 B^2`` and right-hand sides of denominator ``t``, so by Cramer's rule it is
-``p/(t q)`` with ``q`` a minor bounded by Hadamard's ``Q_i``. The work grows like ``n^4``
-(``C(n + 4, 3)`` normals times ``n`` points); ``d = 3`` is refused from the public ``n`` above
-:data:`MAX_POINTS_3D` (:func:`check_public_size`), before any point is read.
+``p/(t q)`` with ``q`` a minor bounded by Hadamard's ``Q_i``. Computed this way (``C(n + 4, 3)`` normals
+times ``n`` points, work like ``n^4``) only for boxes with ``B >= 2**16``, up to :data:`MAX_POINTS_3D`.
+Below that bound the same intervals come from certified cutting planes
+(:class:`~privpac.geometry.solids.SpatialDepthRegions`: each interval end an exact LP over a small set of
+valid constraints, its optimum certified by an exact Tukey depth, ``O(m^2 log m)`` for ``m`` distinct
+points), up to :data:`MAX_POINTS_3D_SOLID`. Both envelopes are :func:`max_points_3d` ``(B)``, checked from
+the public ``(n, d, B)`` by :func:`check_public_size` before any point is read.
 
 Directional depth (any dimension, ``depth="directional"``)
 ----------------------------------------------------------
@@ -482,7 +486,8 @@ def find_tukey(
         domain_for = lambda i, t: directional_domain(B, d, i, t)  # noqa: E731
     else:
         # d = 1: the one direction; d = 2: the regions as exact polygons, built once for both coordinates
-        # (PlanarDepthRegions); d = 3: U(S ∪ E) (its size was checked from (n, d) by check_public_size).
+        # (PlanarDepthRegions); d = 3: certified cutting planes, or U(S ∪ E) for B >= 2**16 (the size was
+        # checked from (n, d, B) by check_public_size).
         directions = np.ones((1, 1), dtype=np.int64) if d == 1 else None
         domain_for = lambda i, t: rational_domain(B, d, i, t)  # noqa: E731
     if depth == "tukey" and d == 2:
