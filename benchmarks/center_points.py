@@ -547,6 +547,8 @@ def large_grid(quick: bool) -> list[dict]:
 #: The d = 3 fits of ``--only solid``: (data, n, B), each in a fresh process (the cutting-plane regions).
 SOLID_JOBS = [("gaussian", 1000, 5), ("simplex", 1000, 5), ("gaussian", 300, 1000)]
 SOLID_JOBS_QUICK = [("gaussian", 200, 5)]
+#: Wall seconds after which a ``--only solid`` fit is stopped and recorded as such (a shared machine).
+SOLID_WALL_LIMIT = 1800
 
 
 def one_solid_fit(kind: str, n: int, B: int, seed: int) -> dict:
@@ -573,9 +575,15 @@ def solid_grid(quick: bool) -> list[dict]:
     """FindTukey in d = 3 up to the envelope ``MAX_POINTS_3D_SOLID`` (each fit in a fresh process)."""
     rows = []
     for kind, n, B in SOLID_JOBS_QUICK if quick else SOLID_JOBS:
-        out = subprocess.run(
-            [sys.executable, __file__, "--one-solid", f"{kind}:{n}:{B}:0"], capture_output=True, text=True, check=True
-        )
+        try:
+            out = subprocess.run(
+                [sys.executable, __file__, "--one-solid", f"{kind}:{n}:{B}:0"],
+                capture_output=True, text=True, check=True, timeout=SOLID_WALL_LIMIT,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            print(f"  d = 3, {kind}, n = {n:,}, B = {B}: stopped after {SOLID_WALL_LIMIT} s wall")
+            rows.append({"data": kind, "B": B, "n": n, "cpu_seconds": f"stopped after {SOLID_WALL_LIMIT} s wall"})
+            continue
         row = json.loads(out.stdout.strip().splitlines()[-1])
         row["load_average_1min"] = round(os.getloadavg()[0], 2)
         print(f"  d = 3, {kind}, n = {n:,}, B = {B}: {row['cpu_seconds']:.1f} s CPU, depth {row['depth']} "
@@ -586,8 +594,9 @@ def solid_grid(quick: bool) -> list[dict]:
 
 
 def write(path: Path, rows: list[dict]) -> None:
+    fields = list(dict.fromkeys(k for r in rows for k in r))  # rows may lack fields (a stopped fit)
     with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w = csv.DictWriter(fh, fieldnames=fields)
         w.writeheader()
         w.writerows(rows)
     print(f"wrote {path}")
