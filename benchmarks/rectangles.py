@@ -11,7 +11,7 @@ replace-one guarantee costs RandMargins a factor 2 more samples), alpha = beta =
 
 Distribution: points uniform on the grid, labelled by a centred target box of mass 1/2; the error
 of a learned box is computed exactly. The private learners read only the positives (checked by
-tests/test_randmargins.py::test_negatives_never_change_the_output), so a sample of size n is drawn
+tests/papers/ss_rectangles/test_randmargins.py::test_negatives_never_change_the_output), so a sample of size n is drawn
 as Binomial(n, 1/2) positives uniform on the target: the same output distribution at half the
 memory.
 

@@ -52,7 +52,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .accounting import PrivacyLedger, _within, budget_from_dict, budget_to_dict, total_spent_line
+from .accounting import PrivacyLedger, _BudgetAccount, _within
 from .errors import BudgetExceededError, InvalidParameterError
 from .validation import check_delta, check_epsilon, check_real
 
@@ -149,7 +149,7 @@ class Reservation:
         return self.accountant._settle(self, record)
 
 
-class BudgetAccountant:
+class BudgetAccountant(_BudgetAccount):
     """The privacy spent by every release in a process, with an optional total budget.
 
     Parameters
@@ -192,9 +192,7 @@ class BudgetAccountant:
     """
 
     def __init__(self, epsilon: float | None = None, delta: float = 0.0, label: str = "accountant"):
-        self.budget_epsilon = None if epsilon is None else check_epsilon(epsilon)
-        self.budget_delta = check_delta(delta)
-        self.label = str(label)
+        super().__init__(epsilon, delta, str(label))
         self._releases: list[FiledRelease] = []
         self._pending: list[Reservation] = []
         self._lock = threading.RLock()
@@ -389,11 +387,8 @@ class BudgetAccountant:
             eps, delta = self.reserved
             out.append(f"  {pending} release(s) running: reserved epsilon={eps:.6g}, delta={delta:.3g}")
         eps, delta = _total((r.epsilon, r.delta) for r in releases)
-        out.append(total_spent_line(self, eps, delta))
+        out.append(self._total_line(eps, delta))
         return out
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
 
     def __repr__(self) -> str:
         eps, delta = self.spent
@@ -404,12 +399,12 @@ class BudgetAccountant:
 
     def to_dict(self) -> dict:
         """The account as JSON-able data (budget, every filed release with its ledger, total)."""
-        return {**budget_to_dict(self), "releases": [r.to_dict() for r in self.releases]}
+        return {**self._budget_header(), "releases": [r.to_dict() for r in self.releases]}
 
     @classmethod
     def from_dict(cls, d: dict) -> BudgetAccountant:
         """A live accountant continuing a saved account (the inverse of :meth:`to_dict`)."""
-        acc = cls(**budget_from_dict(d, "accountant"))
+        acc = cls(**cls._budget_arguments(d, "accountant"))
         acc._releases = [FiledRelease.from_dict(r) for r in d.get("releases", [])]
         return acc
 

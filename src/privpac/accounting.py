@@ -41,11 +41,13 @@ __all__ = [
     "LedgerEntry",
     "PrivacySpent",
     "PrivacyLedger",
+    "Calibrated",
     "Calibration",
     "basic_composition",
     "advanced_composition",
     "advanced_composition_inverse",
     "calibrate",
+    "calibrate_for",
     "charge",
 ]
 
@@ -148,7 +150,48 @@ class PrivacySpent(tuple):
         return f"PrivacySpent(epsilon={self[0]:.6g}, delta={self[1]:.3g})"
 
 
-class PrivacyLedger:
+class _BudgetAccount:
+    """What a ledger and an accountant share: a label, an optional total budget, the last line of
+    their report (the total spent) and the header of their saved form. A subclass defines ``spent``
+    and ``lines``."""
+
+    def __init__(self, epsilon: float | None, delta: float, label: str):
+        self.budget_epsilon = None if epsilon is None else check_epsilon(epsilon)
+        self.budget_delta = check_delta(delta)
+        self.label = label
+
+    def _total_line(self, epsilon: float, delta: float) -> str:
+        """The total spent and the budget, if any."""
+        line = f"total spent: epsilon={epsilon:.6g}, delta={delta:.3g}"
+        if self.budget_epsilon is None:
+            return line
+        return f"{line} (budget epsilon={self.budget_epsilon:.6g}, delta={self.budget_delta:.3g})"
+
+    def _budget_header(self) -> dict:
+        """Label, budget (or None) and spent, as JSON-able data."""
+        eps, delta = self.spent
+        budget = self.budget_epsilon
+        return {
+            "label": self.label,
+            "budget": None if budget is None else {"epsilon": budget, "delta": self.budget_delta},
+            "spent": {"epsilon": eps, "delta": delta},
+        }
+
+    @staticmethod
+    def _budget_arguments(d: dict, default_label: str) -> dict:
+        """The constructor arguments (epsilon, delta, label) read back from :meth:`_budget_header`'s header."""
+        budget = d.get("budget")
+        return {
+            "epsilon": None if budget is None else budget["epsilon"],
+            "delta": 0.0 if budget is None else budget["delta"],
+            "label": d.get("label", default_label),
+        }
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+class PrivacyLedger(_BudgetAccount):
     """A record of every privacy charge, with an optional total budget.
 
     Parameters
@@ -167,9 +210,7 @@ class PrivacyLedger:
     """
 
     def __init__(self, epsilon: float | None = None, delta: float = 0.0, label: str = "total"):
-        self.budget_epsilon = None if epsilon is None else check_epsilon(epsilon)
-        self.budget_delta = check_delta(delta)
-        self.label = label
+        super().__init__(epsilon, delta, label)
         self.entries: list[LedgerEntry] = []
         # Set on advanced-composition blocks: the per-call cap and the number of calls allowed.
         self._per_call: tuple[float, float] | None = None
@@ -361,14 +402,14 @@ class PrivacyLedger:
 
     def to_dict(self) -> dict:
         return {
-            **budget_to_dict(self),
+            **self._budget_header(),
             "entries": [e.to_dict() for e in self.entries],
             **({"not_private": self.not_private} if self.not_private else {}),
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> PrivacyLedger:
-        ledger = cls(**budget_from_dict(d, "total"))
+        ledger = cls(**cls._budget_arguments(d, "total"))
         ledger.entries = [LedgerEntry.from_dict(e) for e in d.get("entries", [])]
         return ledger
 
@@ -389,11 +430,8 @@ class PrivacyLedger:
         if self.not_private:
             out.append(f"total: NOT PRIVATE, no (epsilon, delta) guarantee holds ({self.not_private})")
             return out
-        out.append(total_spent_line(self, eps, delta))
+        out.append(self._total_line(eps, delta))
         return out
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
 
     def __repr__(self) -> str:
         eps, delta = self.spent
@@ -485,6 +523,7 @@ class Calibration:
         return ledger.basic_block(label, self.k, self.epsilon_each, self.delta_each)
 
 
+
 def calibrate(
     epsilon: float,
     delta: float,
@@ -515,38 +554,37 @@ def calibrate(
     return Calibration(eps_each, (delta - delta_slack) / k, k, "advanced", delta_slack, form)
 
 
+#: The slack fractions a tuned plan tries (a public grid: the choice depends on parameters only).
+SLACK_GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def calibrate_for(epsilon: float, delta: float, k: int, size) -> Calibration:
+    """The :func:`calibrate` split (DRV form) of (epsilon, delta) over ``k`` mechanisms whose slack
+    fraction in :data:`SLACK_GRID` minimises ``size(calibration)`` (the first on ties).
+
+    Every candidate is a :func:`calibrate` split of the same total, so the choice, a function of
+    public parameters only, never changes the privacy; ``size`` is the sample size (or any public
+    cost) a plan needs under that split.
+    """
+    return min((calibrate(epsilon, delta, k, slack_fraction=f, form="drv") for f in SLACK_GRID), key=size)
+
+
+class Calibrated:
+    """A mixin for a plan with a ``calibration`` field: its per-call budget, read through."""
+
+    calibration: Calibration
+
+    @property
+    def epsilon_each(self) -> float:
+        return self.calibration.epsilon_each
+
+    @property
+    def delta_each(self) -> float:
+        return self.calibration.delta_each
+
 def charge(
     ledger: PrivacyLedger | None, label: str, epsilon: float, delta: float, mechanism: str, *, not_private: str = ""
 ) -> None:
     """Charge ``ledger`` if there is one (mechanisms run standalone with ``ledger=None``)."""
     if ledger is not None:
         ledger.charge(label, epsilon, delta, mechanism, not_private=not_private)
-
-
-def total_spent_line(account, epsilon: float, delta: float) -> str:
-    """The last line a ledger's and an accountant's report share: the total spent and the budget, if any."""
-    line = f"total spent: epsilon={epsilon:.6g}, delta={delta:.3g}"
-    if account.budget_epsilon is None:
-        return line
-    return f"{line} (budget epsilon={account.budget_epsilon:.6g}, delta={account.budget_delta:.3g})"
-
-
-def budget_to_dict(account) -> dict:
-    """The header a saved ledger and a saved accountant share: label, budget (or None) and spent."""
-    eps, delta = account.spent
-    budget = account.budget_epsilon
-    return {
-        "label": account.label,
-        "budget": None if budget is None else {"epsilon": budget, "delta": account.budget_delta},
-        "spent": {"epsilon": eps, "delta": delta},
-    }
-
-
-def budget_from_dict(d: dict, default_label: str) -> dict:
-    """The constructor arguments (epsilon, delta, label) read back from :func:`budget_to_dict`'s header."""
-    budget = d.get("budget")
-    return {
-        "epsilon": None if budget is None else budget["epsilon"],
-        "delta": 0.0 if budget is None else budget["delta"],
-        "label": d.get("label", default_label),
-    }

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from fractions import Fraction
 
 import numpy as np
 
-from .errors import DataError, InvalidParameterError
+from .errors import DataError, InvalidParameterError, PreconditionError, UnsafeConfigurationWarning
 
 
 def module_root(obj) -> str:
@@ -29,6 +30,9 @@ def is_engine_collection(obj) -> bool:
 
 
 def _is_real_number(x) -> bool:
+    kind = type(x)
+    if kind is float or kind is int:  # the common case, without the abstract-class check
+        return True
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
@@ -98,7 +102,7 @@ def check_probability(p, name: str) -> float:
 
 def check_int(x, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """An integer (Python or numpy, not bool) within [low, high]; returns a Python int."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+    if type(x) is not int and (isinstance(x, bool) or not isinstance(x, numbers.Integral)):
         raise InvalidParameterError(f"{name} must be an integer, got {x!r}")
     value = int(x)
     if low is not None and value < low:
@@ -157,6 +161,18 @@ def check_counts(counts, n_rows: int, name: str = "counts", *, allow_all_zero: b
     if total > 2**62:
         raise DataError(f"{name} add up to {total:,} records, more than privpac counts exactly (2^62)")
     return arr.astype(np.int64) if arr.dtype != object else np.asarray(values, dtype=np.int64)
+
+
+def refuse_below_precondition(refusal: str, warning: str, *, unsafe: bool, stacklevel: int = 3) -> None:
+    """The gate of a run with fewer records than its privacy precondition needs (the caller has checked).
+
+    Raises :class:`~privpac.errors.PreconditionError` with ``refusal`` (which names the bound), or,
+    when the caller passed ``unsafe_skip_precondition=True`` and so voided the guarantee on purpose,
+    warns ``warning`` as an :class:`~privpac.errors.UnsafeConfigurationWarning` at the caller's caller.
+    """
+    if not unsafe:
+        raise PreconditionError(refusal)
+    warnings.warn(warning, UnsafeConfigurationWarning, stacklevel=stacklevel)
 
 
 def check_choice(x, name: str, choices) -> str:
@@ -289,9 +305,9 @@ def refuse_unsupported(X, name: str = "X", *, text: bool = True) -> None:
             "(the domains here are low-dimensional, so the dense array is small)"
         )
     dtype = _numpy_dtype(getattr(X, "dtype", None))  # a frame's own dtypes are read by as_numpy
-    if dtype is not None and np.issubdtype(dtype, np.complexfloating):
+    if dtype is not None and dtype.kind == "c":  # complex floating
         raise DataError(f"Complex data not supported: {name} holds complex numbers; privpac needs real values")
-    if text and dtype is not None and (np.issubdtype(dtype, np.str_) or np.issubdtype(dtype, np.bytes_)):
+    if text and dtype is not None and dtype.kind in "US":  # str_ or bytes_
         raise TypeError(f"{name} holds text ({dtype}); privpac needs numbers")
 
 

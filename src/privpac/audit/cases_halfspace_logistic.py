@@ -18,7 +18,7 @@ true mechanism moves the scalar by about 0.15 of its standard deviation (less th
 audit cannot certify the tail that (epsilon, delta) promises; it refutes gross errors. A bug in the
 noise's composition over the steps (noise for one step, ``sqrt(T) ~ 18`` times too little) moves
 it by about 2.7 standard deviations, which the audit flags at 300 runs per dataset (measured
-epsilon 1.6 to 2.0 over four seeds; ``tests/test_mutations.py``).
+epsilon 1.6 to 2.0 over four seeds; ``tests/privacy/test_mutations.py``).
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ register(
                 "on Dask or Spark: each step's clipped gradient sum computed per partition and merged",
                 ("label flipped",),
                 gap="not sampled through an engine: the engine fit is the in-memory fit for a fixed random_state "
-                "(tests/test_backends.py, tests/test_backends_spark.py), so the law audited in memory is the engine's",
+                "(tests/backends/test_backends.py, tests/backends/test_backends_spark.py), so the law audited in "
+                "memory is the engine's",
             ),
         ),
     )

@@ -15,7 +15,7 @@ candidate domain, and every draw of RecConcave.
   item 3): a stack of equal constraints losing one to the opposite ray; a feasible interval
   shrinking to one point (both systems reach the top level, on different sets); a hundred equal
   constraints losing one (``tau = 97``: RecConcave sees ``max(Q, 97)``, which a ``tau`` read off
-  the data would flatten on one system only: the mutant in ``tests/test_mutations.py``);
+  the data would flatten on one system only: the mutant in ``tests/privacy/test_mutations.py``);
 * the spec's integer "mode C" domains (3.7 item 5; 17 candidates at ``X = 2``, 55 at ``X = 3``),
   through :func:`~privpac.learners.linear_feasibility.find_deep_point` (``domain="mode-c"``; the
   release is its output, plan and ledger): the exponential mechanism on two of the pairs above

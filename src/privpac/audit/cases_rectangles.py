@@ -291,8 +291,8 @@ register(
                 "the rounds: noisy windows (drawn up front), an interior point of the keys in each window, deletion",
                 ("x' at the top corner", "window boundary", "tied positives"),
                 gap="the exact check is a second implementation reading the plan (tested against the shipped "
-                "function in tests/test_rectangles_privacy.py), so it cannot see a bug of the run; the empirical "
-                "views did not flag an interior point answering its window's maximum at 300 trials",
+                "function in tests/papers/ss_rectangles/test_rectangles_privacy.py), so it cannot see a bug of the "
+                "run; the empirical views did not flag an interior point answering its window's maximum at 300 trials",
             ),
             Branch(
                 "few positives: the dummies, sentinel and tie-break tags of erratum R4",

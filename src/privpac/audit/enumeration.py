@@ -18,7 +18,7 @@ Laws of the draws (floating-point evaluations of their closed forms):
 * ``discrete_laplace_exceeds(scale, k)``: two outcomes, ``Pr[Z >= k]``;
 * ``exponential(d, lengths, base)``: index ``i`` with the exponential mechanism's exact law
   ``lengths_i 2^(eta d_i) / Z`` (:mod:`privpac.mechanisms.base2`, the same function its float
-  views use; ``tests/test_exact_sampling.py`` proves the samplers realise it);
+  views use; ``tests/mechanisms/test_exact_sampling.py`` proves the samplers realise it);
 * ``weighted(W)``: ``W_i / sum W``; ``bernoulli_exp2(x)``: ``2^-x``; ``bernoulli_ln2``: ``ln 2``;
   ``bernoulli_pow2_ratio(i, H, num, den, s)``: ``2^(i/H + s) num / den``.
 

@@ -3,7 +3,7 @@ functions, thresholds, the exponential-mechanism learners, label-private and sem
 
 from __future__ import annotations
 
-from .notes_common import ADD_REMOVE, BUDGET, DOMAIN, REPLACE_ONE, ProofNote, note
+from .notes_common import ADD_REMOVE, BUDGET, DOMAIN, REPLACE_ONE, ProofNote, note, note_as
 
 __all__ = ["BNS_NOTES"]
 
@@ -98,11 +98,10 @@ BNS_NOTES: tuple[ProofNote, ...] = (
         checked=("epsilon > 0", "labels in {0, 1}"),
         audits=("label-private",),
     ),
-    note(
+    note_as(
         "privpac.learners.label_private.label_private_from_oracles",
-        "as label_private_learner",
-        "as label_private_learner (the sample read through two exact oracles)",
-        "as label_private_learner",
+        "label_private_learner",
+        " (the sample read through two exact oracles)",
         checked=("epsilon > 0",),
         caller=("the oracles return the exact head points and scores of the sample",),
         audits=("label-private",),
@@ -116,11 +115,10 @@ BNS_NOTES: tuple[ProofNote, ...] = (
         checked=("epsilon > 0", "a non-empty public sample"),
         audits=("semi-private",),
     ),
-    note(
+    note_as(
         "privpac.learners.label_private.semi_private_from_oracles",
-        "as semi_private_learner",
-        "as semi_private_learner (the labelled records read through one exact oracle)",
-        "as semi_private_learner",
+        "semi_private_learner",
+        " (the labelled records read through one exact oracle)",
         checked=("epsilon > 0",),
         caller=("the oracle returns the exact scores",),
         audits=("semi-private",),

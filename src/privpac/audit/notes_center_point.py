@@ -13,7 +13,7 @@ __all__ = ["CENTER_POINT_NOTES"]
 CENTER_POINT_NOTES: tuple[ProofNote, ...] = (
     # -- center points and halfspaces (BMNS) --------------------------------------------------------
     note(
-        "privpac.learners.coordinatewise.choose_coordinates",
+        "privpac.optimize.coordinatewise.choose_coordinates",
         "the caller's: one sensitivity-1 quality per coordinate given the earlier outputs",
         "(epsilon, delta)-DP for the plan's composition: the d choices, adaptive, basic or advanced (DRV)",
         "basic or advanced composition of the per-coordinate exponential mechanism or RecConcave; the whole block "
@@ -55,7 +55,7 @@ CENTER_POINT_NOTES: tuple[ProofNote, ...] = (
         "private_median per column at epsilon/d (and delta/d), basic composition",
         checked=(BUDGET, "points in [-B, B]^d"),
         audits=("median",),
-        tests=("tests/test_center_point_baselines.py::test_the_median_per_coordinate_is_each_columns_private_median",),
+        tests=("tests/papers/bmns_center_points/test_center_point_baselines.py::test_the_median_per_coordinate_is_each_columns_private_median",),
     ),
     note(
         "privpac.learners.halfspace_tukey.learn_halfspace",

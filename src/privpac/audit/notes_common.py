@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ADD_REMOVE", "BUDGET", "DOMAIN", "REPLACE_ONE", "SCORES", "ProofNote", "note"]
+__all__ = ["ADD_REMOVE", "BUDGET", "DOMAIN", "REPLACE_ONE", "SCORES", "ProofNote", "note", "note_as"]
 
 REPLACE_ONE = "replace-one: one record replaced, the number of records public"
 ADD_REMOVE = "add/remove one value, and replace-one (the size is not used)"
@@ -33,6 +33,12 @@ def note(function, neighbours, claim, argument, **kw) -> ProofNote:
     """A :class:`ProofNote` with its lists (``checked``, ``audits``, ...) as tuples."""
     return ProofNote(function, neighbours, claim, argument, **{k: tuple(v) for k, v in kw.items()})
 
+
+
+def note_as(function, of: str, reading: str, **kw) -> ProofNote:
+    """The note of an entry point that runs ``of``'s algorithm on its input read another way
+    (``reading``, such as ", for the plan given"): the neighbours, claim and argument of ``of``."""
+    return note(function, f"as {of}", f"as {of}{reading}", f"as {of}", **kw)
 
 BUDGET = "epsilon > 0, delta in [0, 1/2), within the ledger's (or accountant's) budget before any noise"
 DOMAIN = "the public domain is given (never read off the data); every record lies in it"

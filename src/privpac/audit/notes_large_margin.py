@@ -17,7 +17,7 @@ LARGE_MARGIN_NOTES: tuple[ProofNote, ...] = (
         "exactly. Floating-point caveat (docs/privacy/promise.md)",
         checked=("epsilon > 0", "0 < delta < 1/2"),
         audits=("margin-practical",),
-        tests=("tests/test_large_margin_learners.py::test_noisy_gd_uses_the_calibrated_noise",),
+        tests=("tests/papers/nuz_large_margin/test_large_margin_learners.py::test_noisy_gd_uses_the_calibrated_noise",),
     ),
     note(
         "privpac.learners.dp_erm.noisy_sgd_bst14",
@@ -67,8 +67,8 @@ LARGE_MARGIN_NOTES: tuple[ProofNote, ...] = (
         caller=("the record map is public and per-record (the estimator's box map)",),
         audits=("halfspace-logistic",),
         tests=(
-            "tests/test_halfspace_logistic.py::test_the_gradient_sum_has_sensitivity_two_clip_through_fit",
-            "tests/test_halfspace_logistic.py::test_the_rule_reads_public_quantities_only",
+            "tests/papers/nuz_large_margin/test_halfspace_logistic.py::test_the_gradient_sum_has_sensitivity_two_clip_through_fit",
+            "tests/papers/nuz_large_margin/test_halfspace_logistic.py::test_the_rule_reads_public_quantities_only",
         ),
     ),
     note(
@@ -95,6 +95,6 @@ LARGE_MARGIN_NOTES: tuple[ProofNote, ...] = (
         "NUZ Algorithm 2: the exponential mechanism over a public (gamma/10)-net, utility the violation count",
         checked=("epsilon > 0", "the net within max_candidates"),
         audits=("margin-pure",),
-        tests=("tests/test_large_margin_learners.py::test_pure_learner_exact_privacy",),
+        tests=("tests/papers/nuz_large_margin/test_large_margin_learners.py::test_pure_learner_exact_privacy",),
     ),
 )

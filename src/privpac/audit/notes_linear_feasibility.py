@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..learners.feasibility_candidates import MAX_CANDIDATE_WORK
 from ..learners.linear_feasibility import MAX_CONSTRAINTS_3D, MAX_DISTINCT_ROWS_2D
 from ..learners.linear_feasibility import SUPPORTED_DIMENSIONS as FEASIBILITY_DIMENSIONS
-from .notes_common import BUDGET, REPLACE_ONE, ProofNote, note
+from .notes_common import BUDGET, REPLACE_ONE, ProofNote, note, note_as
 
 __all__ = ["FEASIBILITY_NOTES"]
 
@@ -25,11 +25,10 @@ FEASIBILITY_NOTES: tuple[ProofNote, ...] = (
         audits=("linear-feasibility", "linear-feasibility-3d", "feasibility-candidates", "feasibility-candidates-4d"),
         errata=("E-KMST5",),
     ),
-    note(
+    note_as(
         "privpac.learners.linear_feasibility.run_find_deep_point",
-        "as find_deep_point",
-        "as find_deep_point, for the plan given",
-        "as find_deep_point",
+        "find_deep_point",
+        ", for the plan given",
         caller=("the plan was built from public inputs", "levels_of returns the exact levels of the data"),
         audits=("linear-feasibility", "feasibility-candidates"),
     ),

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..optimize.recconcave_plan import BASE_CASE_MAX
-from .notes_common import ADD_REMOVE, SCORES, ProofNote, note
+from .notes_common import ADD_REMOVE, SCORES, ProofNote, note, note_as
 
 __all__ = ["MECHANISM_NOTES"]
 
@@ -54,7 +54,7 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
             "the pieces are public given the data's step points, and the caller describes them in public terms",
         ),
         audits=("em-learner", "exponential-step"),
-        tests=("tests/test_exact_sampling.py::test_flat_threshold_learner_gives_the_threshold_law",),
+        tests=("tests/mechanisms/test_exact_sampling.py::test_flat_threshold_learner_gives_the_threshold_law",),
     ),
     note(
         "privpac.mechanisms.exponential_grouped.exponential_mechanism_grouped",
@@ -65,8 +65,8 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
         caller=("the range weights are the exact sums of the points' weights of a sensitivity-bounded quality",),
         audits=("em-learner", "em-learner-grouped"),
         tests=(
-            "tests/test_exact_sampling.py::test_grouped_mechanism_is_exactly_the_flat_one",
-            "tests/test_exact_sampling.py::test_learners_range_weights_give_the_flat_law_exactly",
+            "tests/mechanisms/test_exact_sampling.py::test_grouped_mechanism_is_exactly_the_flat_one",
+            "tests/mechanisms/test_exact_sampling.py::test_learners_range_weights_give_the_flat_law_exactly",
         ),
     ),
     note(
@@ -106,7 +106,7 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
         "Floating-point caveat: the noise is real-valued, sampled in floating point (docs/privacy/promise.md)",
         checked=("epsilon > 0", "0 < delta < 1/2"),
         caller=("the query's L2 sensitivity is at most `sensitivity`",),
-        tests=("tests/test_gaussian_mechanism.py::test_gdp_conversion_is_the_hockey_stick_of_two_gaussians",),
+        tests=("tests/mechanisms/test_gaussian_mechanism.py::test_gdp_conversion_is_the_hockey_stick_of_two_gaussians",),
     ),
     note(
         "privpac.mechanisms.gaussian.gaussian_gdp_block",
@@ -116,7 +116,7 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
         checked=("epsilon > 0", "0 < delta < 1/2", "no more than `steps` releases are drawn"),
         caller=("each release's L2 sensitivity is at most `sensitivity`",),
         audits=("margin-practical",),
-        tests=("tests/test_gaussian_mechanism.py::test_block_charges_first_and_counts_releases",),
+        tests=("tests/mechanisms/test_gaussian_mechanism.py::test_block_charges_first_and_counts_releases",),
     ),
     note(
         "privpac.mechanisms.gaussian.gaussian_noise_block",
@@ -126,7 +126,7 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
         checked=("epsilon > 0", "no more than `steps` releases are drawn"),
         caller=("sigma is the theorem's noise for (epsilon, delta)",),
         audits=("margin-faithful",),
-        tests=("tests/test_gaussian_mechanism.py::test_noise_has_the_calibrated_std_not_the_variance",),
+        tests=("tests/mechanisms/test_gaussian_mechanism.py::test_noise_has_the_calibrated_std_not_the_variance",),
     ),
     # -- optimisers -------------------------------------------------------------------------------
     note(
@@ -141,11 +141,10 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
         audits=("recconcave", "threshold-learner", "interior-point", "median"),
         errata=("E2", "E3", "E4", "E15"),
     ),
-    note(
+    note_as(
         "privpac.optimize.recconcave.rec_concave_run",
-        "as rec_concave",
-        "as rec_concave (the same run, returned with its plan and per-level trace)",
-        "as rec_concave",
+        "rec_concave",
+        " (the same run, returned with its plan and per-level trace)",
         checked=("as rec_concave",),
         caller=("the quality has sensitivity 1", "the promise is public"),
         audits=("recconcave", "center-point", "linear-feasibility"),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .notes_common import BUDGET, REPLACE_ONE, ProofNote, note
+from .notes_common import BUDGET, REPLACE_ONE, ProofNote, note, note_as
 
 __all__ = ["RECTANGLE_NOTES"]
 
@@ -18,14 +18,13 @@ RECTANGLE_NOTES: tuple[ProofNote, ...] = (
         "by group privacy (RM-N)",
         checked=(BUDGET, "delta > 0", "a pure interior point with calibration='paper' (RM-R8)"),
         audits=("randmargins", "randmargins-paper-literal"),
-        tests=("tests/test_rectangles_privacy.py::test_the_code_samples_the_law_the_engine_computes",),
+        tests=("tests/papers/ss_rectangles/test_rectangles_privacy.py::test_the_code_samples_the_law_the_engine_computes",),
         errata=("RM-R4", "RM-R5", "RM-R8", "RM-N"),
     ),
-    note(
+    note_as(
         "privpac.learners.randmargins.run_randmargins",
-        "as randmargins",
-        "as randmargins, for the plan given",
-        "as randmargins",
+        "randmargins",
+        ", for the plan given",
         checked=("the positives lie on the plan's grid",),
         caller=("the plan was built by plan_randmargins from public inputs",),
         audits=("randmargins",),
@@ -42,19 +41,17 @@ RECTANGLE_NOTES: tuple[ProofNote, ...] = (
         audits=("rectangle-composition",),
         errata=("RM-B",),
     ),
-    note(
+    note_as(
         "privpac.learners.rectangles_composition.run_composition",
-        "as rectangles_composition",
-        "as rectangles_composition, for the plan given",
-        "as rectangles_composition",
+        "rectangles_composition",
+        ", for the plan given",
         caller=("the plan was built from public inputs",),
         audits=("rectangle-composition",),
     ),
-    note(
+    note_as(
         "privpac.learners.rectangles_composition.run_composition_tops",
-        "as rectangles_composition",
-        "as rectangles_composition, from the exact top keys per direction (computed where the data lives)",
-        "as rectangles_composition",
+        "rectangles_composition",
+        ", from the exact top keys per direction (computed where the data lives)",
         caller=("the tops are the exact top keys of the positives",),
         audits=("rectangle-composition",),
     ),
@@ -68,11 +65,10 @@ RECTANGLE_NOTES: tuple[ProofNote, ...] = (
         audits=("rectangle-learner-bns",),
         errata=("E16",),
     ),
-    note(
+    note_as(
         "privpac.learners.rectangles_bns.learn_rectangle_bns_counted",
-        "as learn_rectangle_bns",
-        "as learn_rectangle_bns, from per-axis counts",
-        "as learn_rectangle_bns",
+        "learn_rectangle_bns",
+        ", from per-axis counts",
         checked=("one non-empty count table per axis",),
         audits=("rectangle-learner-bns",),
         errata=("E16",),

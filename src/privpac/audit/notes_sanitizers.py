@@ -36,7 +36,7 @@ SANITIZER_NOTES: tuple[ProofNote, ...] = (
         "the Laplace mechanism on a histogram (L1 sensitivity 2: discrete Laplace of scale 2/epsilon)",
         checked=("epsilon > 0", "domain size at most max_size"),
         audits=("histogram",),
-        tests=("tests/test_sanitizers.py::test_dense_histogram_sanitizer",),
+        tests=("tests/papers/bns_pure_vs_approx/test_sanitizers.py::test_dense_histogram_sanitizer",),
     ),
     note(
         "privpac.sanitizers.pure.blr_sanitizer",
@@ -45,7 +45,7 @@ SANITIZER_NOTES: tuple[ProofNote, ...] = (
         "BNS Thm 2.19 (Blum, Ligett, Roth): the exponential mechanism over every database of output_size records, "
         "scored by the largest query error (sensitivity 1/m)",
         checked=("epsilon > 0", "at most max_candidates candidate databases"),
-        tests=("tests/test_sanitizers.py::test_blr_sanitizer_exact_privacy_and_accuracy",),
+        tests=("tests/papers/bns_pure_vs_approx/test_sanitizers.py::test_blr_sanitizer_exact_privacy_and_accuracy",),
     ),
     note(
         "privpac.sanitizers.reductions.amplify",
@@ -55,7 +55,7 @@ SANITIZER_NOTES: tuple[ProofNote, ...] = (
         "first with public randomness (erratum E17)",
         checked=("block_size and output_size >= 1",),
         caller=("`base` is an (epsilon, delta)-DP sanitizer on block_size records",),
-        tests=("tests/test_reductions_label_private.py::test_padding_and_truncation_keep_neighbours_neighbours",),
+        tests=("tests/papers/bns_pure_vs_approx/test_reductions_label_private.py::test_padding_and_truncation_keep_neighbours_neighbours",),
         errata=("E17",),
     ),
     note(
@@ -66,7 +66,7 @@ SANITIZER_NOTES: tuple[ProofNote, ...] = (
         "public sizes so that neighbours stay neighbours (erratum E17)",
         checked=("block sizes and output sizes >= 1",),
         caller=("`base` is an (epsilon, delta)-DP sanitizer",),
-        tests=("tests/test_reductions_label_private.py::test_padding_and_truncation_keep_neighbours_neighbours",),
+        tests=("tests/papers/bns_pure_vs_approx/test_reductions_label_private.py::test_padding_and_truncation_keep_neighbours_neighbours",),
         errata=("E17",),
     ),
     note(
@@ -76,7 +76,7 @@ SANITIZER_NOTES: tuple[ProofNote, ...] = (
         "BNS Thm 5.5: label_class_sanitizer, then non-private ERM on its release (post-processing)",
         checked=(BUDGET,),
         caller=("`base` is an (epsilon/6, delta/2)-DP sanitizer on block_size records",),
-        tests=("tests/test_reductions_label_private.py::test_learn_from_sanitizer_end_to_end",),
+        tests=("tests/papers/bns_pure_vs_approx/test_reductions_label_private.py::test_learn_from_sanitizer_end_to_end",),
         errata=("E17",),
     ),
 )

@@ -17,7 +17,7 @@ place from which docs/privacy/notes.md is rendered (``python -m privpac.audit.do
 
 Facts that can drift (supported dimensions, envelopes, defaults) are read from the code when the
 page is generated: the notes' texts interpolate the constants, and the page prints every
-function's signature with its defaults. ``tests/test_proof_notes.py`` checks that every release
+function's signature with its defaults. ``tests/privacy/test_proof_notes.py`` checks that every release
 function has a note, that every audit, test and erratum a note cites exists, that the generated
 page is the committed one, and that the docs state the constants the code holds.
 """

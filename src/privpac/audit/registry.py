@@ -24,7 +24,7 @@ Outputs that are real vectors (noisy gradient descent) are never equal twice, so
 ``views``: a discrete view of the release with those values masked (metadata leaks still show)
 and scalar views of them (their law is audited with half-line events). A case whose exact law
 cannot be enumerated may give a ``law`` computed by a second implementation, but only with a test
-that the shipped entry point samples that law (``tests/test_audit_registry.py``).
+that the shipped entry point samples that law (``tests/privacy/test_audit_registry.py``).
 
 Cases live in modules listed in ``CASE_MODULES`` and register themselves on import.
 ``privpac audit NAME`` is the command-line face.
@@ -97,7 +97,7 @@ class NeighbourPair:
 #: Why an engine branch is audited in memory (the engine fit is the in-memory fit for a fixed seed).
 ENGINE_GAP = (
     "not enumerated through an engine (one engine pass per random path): the engine fit is the in-memory "
-    "fit for a fixed random_state (tests/test_backends.py::test_every_engine_gives_the_same_model, "
+    "fit for a fixed random_state (tests/backends/test_backends.py::test_every_engine_gives_the_same_model, "
     "test_merged_counts_equal_the_whole_for_any_partitioning), so the law audited in memory is the engine's"
 )
 
@@ -111,10 +111,10 @@ class Branch:
     composition, one engine) could hold a bug that every pair misses. Each case therefore declares the
     branches of the path it audits: ``pairs`` are texts contained in the labels of the pairs that run
     the branch and on which a bug in it changes the law measurably (``privpac audit NAME --pair TEXT``
-    selects them), and ``mutants`` name bugs injected into that branch in ``tests/test_mutations.py``
+    selects them), and ``mutants`` name bugs injected into that branch in ``tests/privacy/test_mutations.py``
     which ``privpac audit NAME`` must flag on those pairs (none only for a negative control, a case
     flagged as shipped, or with ``gap`` saying why no mutant of the branch can be flagged: a known
-    limit of the audit, printed in the table). ``tests/test_audit_branches.py`` checks that every
+    limit of the audit, printed in the table). ``tests/privacy/test_audit_branches.py`` checks that every
     branch has its pairs and a flagged mutant, and docs/mechanisms/audit.md prints the table
     (:func:`branch_table`).
     """
@@ -248,7 +248,7 @@ def branch_table(cases: Sequence[AuditCase] | None = None) -> list[str]:
     """The branch x pair table of the registered cases, as Markdown lines (docs/mechanisms/audit.md).
 
     One row per branch: the case, the branch of its release path, the pairs that exercise it (the
-    ``--pair`` texts) and the mutants of ``tests/test_mutations.py`` that the audit flags on them.
+    ``--pair`` texts) and the mutants of ``tests/privacy/test_mutations.py`` that the audit flags on them.
     """
     cases = list_cases() if cases is None else list(cases)
     out = ["| audit | branch of the release path | pairs (`--pair`) | mutants flagged |", "|---|---|---|---|"]

@@ -117,9 +117,9 @@ def rec_concave_restated(N: int, alpha: float, epsilon: float, beta: float, delt
 
 def _advanced(epsilon: float, delta: float, d: int) -> tuple[float, float]:
     """The paper's split (section 5): ``eps/(2 sqrt(2d ln(2/delta)))``, ``delta/(2d)``."""
-    from ..learners.coordinatewise import _advanced_split
+    from ..optimize.coordinatewise import advanced_split
 
-    return _advanced_split(epsilon, delta, d)
+    return advanced_split(epsilon, delta, d)
 
 
 def _split(epsilon: float, delta: float, d: int, composition: str) -> tuple[float, float]:

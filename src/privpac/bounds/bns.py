@@ -11,8 +11,8 @@ paper only cites or states asymptotically are reported with their order term and
 "tight" values follow the spec's Appendix A (literal A_dist utility condition
 ``gap >= ln(1/(beta delta))/eps``, Thm 3.15's split ``eps/3N``, ``delta/3N``, ``beta/2N``, full
 epsilon at ``N = 1``), so that the spec's consolidated table (section 10) is reproduced by
-``tests/test_bounds_bns.py``. Every function here is plain (keyword arguments, floats in, dicts or
-floats out) and is also registered with :func:`~privpac.bounds.register_bound` for
+``tests/papers/bns_pure_vs_approx/test_bounds_bns.py``. Every function here is plain (keyword arguments,
+floats in, dicts or floats out) and is also registered with :func:`~privpac.bounds.register_bound` for
 ``privpac bounds NAME``.
 
 Conventions: ``domain_size`` is ``|X| = 2^d`` (a Python int), ``d = log2 |X|``; ``epsilon, delta``

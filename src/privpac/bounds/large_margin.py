@@ -64,16 +64,13 @@ def _gen_ok(n: int, m: int, alpha: float, beta: float) -> bool:
     return math.log(4.0) + (m + 1) * math.log(2.0 * n) - alpha * n / 32.0 <= math.log(beta / 4.0)
 
 
-def margin_pure_sample_size(epsilon: float, alpha: float, beta: float, margin: float) -> dict:
-    """Theorem 4 (pure learner): headline rate and the explicit n of spec 5.1."""
-    epsilon = check_epsilon(epsilon)
-    alpha, beta = check_probability(alpha, "alpha"), check_probability(beta, "beta")
-    gamma = check_real(margin, "margin", low=0.0, low_open=True, high=1.0)
+def _explicit_size(epsilon: float, alpha: float, beta: float, gamma: float, fits) -> dict:
+    """The headline rate and the smallest ``n`` at which the learner's bound ``fits(n, m)`` holds
+    together with the generalisation bound, ``m`` the paper's projection dimension at ``n``."""
 
     def ok(n: int) -> bool:
         m = paper_projection_dim(gamma, alpha, beta, n)
-        em = (2.0 / (n * epsilon)) * (m * math.log(1.0 + 20.0 / gamma) + math.log(4.0 / beta))
-        return em <= alpha / 4.0 and _gen_ok(n, m, alpha, beta)
+        return _gen_ok(n, m, alpha, beta) and fits(n, m)
 
     n = smallest_feasible(ok)
     return {
@@ -81,6 +78,19 @@ def margin_pure_sample_size(epsilon: float, alpha: float, beta: float, margin: f
         "explicit": n,
         "projection_dim_at_explicit": paper_projection_dim(gamma, alpha, beta, n),
     }
+
+
+def margin_pure_sample_size(epsilon: float, alpha: float, beta: float, margin: float) -> dict:
+    """Theorem 4 (pure learner): headline rate and the explicit n of spec 5.1."""
+    epsilon = check_epsilon(epsilon)
+    alpha, beta = check_probability(alpha, "alpha"), check_probability(beta, "beta")
+    gamma = check_real(margin, "margin", low=0.0, low_open=True, high=1.0)
+
+    def fits(n: int, m: int) -> bool:
+        em = (2.0 / (n * epsilon)) * (m * math.log(1.0 + 20.0 / gamma) + math.log(4.0 / beta))
+        return em <= alpha / 4.0
+
+    return _explicit_size(epsilon, alpha, beta, gamma, fits)
 
 
 def margin_approx_sample_size(epsilon: float, delta: float, alpha: float, beta: float, margin: float) -> dict:
@@ -93,22 +103,13 @@ def margin_approx_sample_size(epsilon: float, delta: float, alpha: float, beta: 
     k = boosting_rounds(beta)
     eps_run, eps_em, delta_run = epsilon / 2.0 / k, epsilon / 2.0, delta / k
 
-    def ok(n: int) -> bool:
-        m = paper_projection_dim(gamma, alpha, beta, n)
-        if not _gen_ok(n, m, alpha, beta):
-            return False
+    def fits(n: int, m: int) -> bool:
         noise = 32.0 * m * math.log(max(n / delta_run, 1.0)) * math.log(1.0 / delta_run) / eps_run**2
         sgd = 16.0 * loss.lipschitz * (1.0 + math.log(n)) * math.sqrt(1.0 + noise)
         select = (2.0 * loss.value_range / eps_em) * math.log(8.0 * k / beta)
         return (sgd + select) / n <= alpha / 4.0
 
-    n = smallest_feasible(ok)
-    return {
-        "stated": 1.0 / (alpha * epsilon * gamma**2),
-        "explicit": n,
-        "projection_dim_at_explicit": paper_projection_dim(gamma, alpha, beta, n),
-        "boosting_rounds": k,
-    }
+    return {**_explicit_size(epsilon, alpha, beta, gamma, fits), "boosting_rounds": k}
 
 
 def band_mass(d, margin: float) -> np.ndarray:

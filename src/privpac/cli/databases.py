@@ -9,7 +9,7 @@ import click
 from .data import _engine_options, _read_data
 from .domain_options import _domain_options, read_domains
 from .models import _with_settings
-from .options import DELTA, EPSILON, POSITIVE, PROBABILITY, _fail
+from .options import BETA_OPTION, EPSILON_OPTION, POSITIVE, PROBABILITY, SEED_OPTION, _fail, delta_option
 from .output import _privacy_text
 
 SANITIZERS = ("san-points", "k-point", "san-thresholds")
@@ -23,12 +23,12 @@ SANITIZERS = ("san-points", "k-point", "san-thresholds")
     "--counts", "counts_column", default=None, help="Column of multiplicities (each row = that many records)."
 )
 @_domain_options
-@click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
-@click.option("--delta", type=DELTA, default=1e-6, show_default=True, help="Total delta in [0, 1/2), well below 1/n.")
+@EPSILON_OPTION
+@delta_option(1e-6)
 @click.option("--alpha", type=PROBABILITY, default=0.1, show_default=True, help="Accuracy of the answers.")
-@click.option("--beta", type=PROBABILITY, default=0.1, show_default=True, help="Failure probability.")
+@BETA_OPTION
 @click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)
-@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+@SEED_OPTION
 @click.option("--size", "n_out", type=POSITIVE, default=None, help="Synthetic records written to a CSV output.")
 @click.option("--set", "extra", multiple=True, help="Extra sanitizer parameter key=value (e.g. k=3).")
 @click.option(

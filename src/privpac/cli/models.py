@@ -10,7 +10,7 @@ import numpy as np
 
 from .data import _engine_options, _feature_names, _features_and_label, _read_data, _stack
 from .domain_options import _domain_options, read_domains
-from .options import DELTA, EPSILON, _fail, _parse_set
+from .options import EPSILON_OPTION, SEED_OPTION, _fail, _parse_set, delta_option
 from .output import _privacy_text
 
 #: Parameters every model gets from the command's own options (not through --set).
@@ -89,10 +89,10 @@ class _FitCommand(click.Command):
 @click.option("--label", default=None, help="Label column (classifiers).")
 @click.option("--features", default=None, help="Comma-separated feature columns (default: all but the label).")
 @_domain_options
-@click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
-@click.option("--delta", type=DELTA, default=1e-6, show_default=True, help="Total delta in [0, 1/2), well below 1/n.")
+@EPSILON_OPTION
+@delta_option(1e-6)
 @click.option("--constants", type=click.Choice(["tuned", "paper"]), default="tuned", show_default=True)
-@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+@SEED_OPTION
 @click.option("--set", "extra", multiple=True, help="Extra estimator parameter key=value (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="Where to save the model (JSON).")
 @_engine_options

@@ -47,6 +47,20 @@ class _Delta(click.FloatRange):
 
 DELTA = _Delta()
 
+#: The budget, confidence and seed options of the commands that release: one definition each.
+EPSILON_OPTION = click.option(
+    "--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0)."
+)
+BETA_OPTION = click.option("--beta", type=PROBABILITY, default=0.1, show_default=True, help="Failure probability.")
+SEED_OPTION = click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+
+
+def delta_option(default: float, help: str | None = None):
+    """``--delta`` with its default: ``0.0`` (pure DP unless asked) or a small approximate-DP delta."""
+    if help is None:
+        help = "0 keeps it pure DP." if default == 0.0 else "Total delta in [0, 1/2), well below 1/n."
+    return click.option("--delta", type=DELTA, default=default, show_default=True, help=help)
+
 
 def _parse_set(values) -> dict:
     params = {}

@@ -55,7 +55,7 @@ def audit(name, list_, epsilon, delta, trials, seed, confidence, json_out, pair_
             click.echo(b.name)
             click.echo(f"  pairs (--pair): {'; '.join(b.pairs)}")
             if b.mutants:
-                click.echo(f"  mutants flagged (tests/test_mutations.py): {'; '.join(b.mutants)}")
+                click.echo(f"  mutants flagged (tests/privacy/test_mutations.py): {'; '.join(b.mutants)}")
             if b.gap:
                 click.echo(f"  no mutant flagged: {b.gap}")
             if not b.mutants and not b.gap:

@@ -8,7 +8,7 @@ import click
 
 from .data import _engine_options, _features_and_label, _read_data, _stack
 from .domain_options import _domain_options, parse_domain, read_domains
-from .options import DELTA, EPSILON, POSITIVE, PROBABILITY, _fail, eval_int
+from .options import BETA_OPTION, EPSILON_OPTION, POSITIVE, PROBABILITY, SEED_OPTION, _fail, delta_option, eval_int
 from .output import _param_text, _privacy_text
 
 
@@ -16,13 +16,13 @@ from .output import _param_text, _privacy_text
 @click.argument("data", type=click.Path(exists=True))
 @click.option("--column", default=None, help="Column to summarise (default: the first).")
 @_domain_options
-@click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
-@click.option("--delta", type=DELTA, default=0.0, show_default=True, help="0 keeps it pure DP.")
+@EPSILON_OPTION
+@delta_option(0.0)
 @click.option("--alpha", type=PROBABILITY, default=0.1, show_default=True, help="Rank accuracy of the median.")
-@click.option("--beta", type=PROBABILITY, default=0.1, show_default=True, help="Failure probability.")
+@BETA_OPTION
 @click.option("--method", type=click.Choice(["auto", "exponential", "recconcave"]), default="auto", show_default=True)
 @click.option("--interior", is_flag=True, help="An interior point (private under add/remove too) instead of a median.")
-@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+@SEED_OPTION
 @_engine_options
 def median(
     data, column, domain_specs, domain_file, epsilon, delta, alpha, beta, method, interior, seed, engine, scheduler
@@ -67,9 +67,9 @@ def median(
     help="Public bound of every entry of A and b: -X:X (or X) for integers, -h:h:n_points (a grid symmetric about 0) "
     "for real values; one bound for all columns, as the algorithm's lattice.",
 )
-@click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
-@click.option("--delta", type=DELTA, default=0.0, show_default=True, help="0 keeps it pure DP.")
-@click.option("--beta", type=PROBABILITY, default=0.1, show_default=True, help="Failure probability.")
+@EPSILON_OPTION
+@delta_option(0.0)
+@BETA_OPTION
 @click.option(
     "--one-d-optimizer",
     type=click.Choice(["expmech", "recconcave"]),
@@ -85,7 +85,7 @@ def median(
     "variables, not the paper's algorithm); default: the exact oracle (at most 3 variables).",
 )
 @click.option("--candidate-bound", type=POSITIVE, default=None, help="C for --candidates (default: the bound X).")
-@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+@SEED_OPTION
 def feasibility(
     data, label, features, domain_spec, epsilon, delta, beta, one_d_optimizer, candidates, candidate_bound, seed
 ):
@@ -131,8 +131,8 @@ def feasibility(
 @click.argument("data", type=click.Path(exists=True))
 @click.option("--columns", default=None, help="Comma-separated columns (default: all); one to three in Tukey depth.")
 @_domain_options
-@click.option("--epsilon", type=EPSILON, default=1.0, show_default=True, help="Total privacy budget epsilon (> 0).")
-@click.option("--delta", type=DELTA, default=0.0, show_default=True, help="0 keeps it pure DP (exponential mode).")
+@EPSILON_OPTION
+@delta_option(0.0, "0 keeps it pure DP (exponential mode).")
 @click.option(
     "--mode",
     type=click.Choice(["exponential", "recconcave"]),
@@ -148,8 +148,8 @@ def feasibility(
     help="tukey: exact, one to three columns; directional: a public net of directions, any number of columns "
     "(the point need not lie in the convex hull).",
 )
-@click.option("--beta", type=PROBABILITY, default=0.1, show_default=True, help="Failure probability.")
-@click.option("--seed", type=int, default=None, help="Seed (default: OS entropy).")
+@BETA_OPTION
+@SEED_OPTION
 @_engine_options
 def centerpoint(data, columns, domain_specs, domain_file, epsilon, delta, mode, depth, beta, seed, engine, scheduler):
     """A private center point of CSV columns (FindTukey), with its ledger.

@@ -41,7 +41,12 @@ drop about 14 % and cost about as much as they save, so only the reporting line 
 
 Exact float order. Below ``2**53`` a crossing's position ``kn / kd`` converts exactly and is rounded
 once, monotonically, so a strictly rising float pair is a strictly rising exact pair: only float
-ties are compared in integers (:func:`ratio_signs`).
+ties are compared in integers (:func:`ratio_signs`). In ``D = 2``, under the bounds of :class:`_Keys`
+(entries up to 128 with up to 65,532 distinct rows; fewer rows for larger entries), no tie is left to
+check: a crossing's position is floored at a scale that separates any two distinct positions (their
+denominators divide ``|det| <= 2 X^2``), packed with its plane's index into one ``uint64`` key, and one
+sort per line gives the exact order and names the points (equal high bits). The block's arrays are
+reused from block to block.
 
 Cost: ``O(m^2 log m)`` for ``D = 2`` and ``O(m^3 log m)`` for ``D = 3`` (about 10 s of one core at
 ``m = 500``), in blocks of about ``10^6`` crossings (``1.3 10^5`` for ``D = 2``); the memory is that
@@ -198,7 +203,7 @@ def _exact_order(kn: np.ndarray, kd: np.ndarray, valid: np.ndarray) -> np.ndarra
     return np.array(idx + [int(j) for j in np.flatnonzero(~valid)], dtype=np.int64)
 
 
-def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, lines=None, flags=None):
+def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, lines=None, flags=None, key=None):
     """Sweep a block of ``J`` lines against all ``K`` planes; the vertices each line reports, with depths.
 
     ``det[j, k]``: the signed Cramer denominator of the crossing of line ``j`` with plane ``k`` (0:
@@ -214,6 +219,8 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, l
     there (``lines[j]``: the planes defining line ``j``), and ``(planes, depth)`` is returned instead:
     each vertex as the planes of its reporting line and its first crossing plane (:func:`_cramer`
     gives its coordinates), 14 bytes a vertex instead of 42 until the marks of every line are in.
+    With ``key`` (a :class:`_Keys`) each line's crossings are ordered by one sort of exact integer keys
+    instead of a float proposal checked pair by pair.
     """
     J, K = det.shape
     obj = det.dtype == object
@@ -234,10 +241,26 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, l
     if not np.any(ok):
         return None
     keep = np.flatnonzero(ok)
-    det, kn, par, base, rank = det[keep], kn[keep], par[keep], base[keep], rank[keep]
-    J = len(keep)
+    if len(keep) < J:  # (a copy of the block only when a line goes)
+        det, kn, par, base, rank = det[keep], kn[keep], par[keep], base[keep], rank[keep]
+        J = len(keep)
     valid = ~par
     up = np.asarray(det > 0, dtype=bool)
+    rowoff = (np.arange(J) * K)[:, None]
+    if key is not None:
+        # one sort of exact keys: positions kn / det (the sign of det cancels), then the plane in the low bits
+        order, new, vs = key.order(kn, det, valid)
+        at = np.add(order, rowoff, out=key.buffer("at", J, np.intp))
+        w = key.buffer("w", J)
+        w[...] = neg[None, :]  # the weight holding after the crossing ...
+        np.copyto(w, pos[None, :], where=up)
+        w += key.total[None, :]  # ... and, in the high bits, both sides' (pos + neg)
+        w *= valid
+        ws = np.take(w, at, out=key.buffer("ws", J), mode="clip")
+        c = np.cumsum(ws, axis=1, out=key.buffer("c", J))
+        return _groups(
+            c, None, ws, new, vs, order, order, base, rank, keep, det, vertex, N, unit, prune, lines, flags, K
+        )
     ge = np.where(up, pos[None, :], neg[None, :]) * valid
     le = np.where(up, neg[None, :], pos[None, :]) * valid
     sgn = _signs(det)
@@ -253,8 +276,6 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, l
         # below 2**53 both ends convert exactly and the quotient is correctly rounded, hence monotone:
         # a strictly rising float pair is a strictly rising exact pair, only float ties need integers
         exact_floats = max(int(np.abs(kn).max(initial=0)), int(kd.max(initial=0))) < 2**53
-
-    rowoff = (np.arange(J) * K)[:, None]
 
     def arrange(order):
         at = order + rowoff  # flat positions in sorted order: np.take is several times faster than take_along_axis
@@ -283,22 +304,56 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, l
     ge_s = np.take(ge, at)
     le_s = np.take(le, at)
     k_s = order  # the plane of each sorted crossing
-    cge = np.cumsum(ge_s, axis=1)
-    cle = np.cumsum(le_s, axis=1)
     new = np.ones((J, K), dtype=bool)
     new[:, 1:] = signs > 0
+    return _groups(
+        np.cumsum(ge_s, axis=1),
+        np.cumsum(le_s, axis=1),
+        le_s,
+        new,
+        vs,
+        k_s,
+        order,
+        base,
+        rank,
+        keep,
+        det,
+        vertex,
+        N,
+        unit,
+        prune,
+        lines,
+        flags,
+        K,
+    )
+
+
+def _groups(cge, cle, le_s, new, vs, k_s, order, base, rank, keep, det, vertex, N, unit, prune, lines, flags, K):
+    """The depth of every distinct crossing point of the swept lines, from the prefix sums of the weights in
+    sorted order (``cle`` None: ``cge`` packs both, :class:`_Keys`), and the vertices the lines report."""
     flat = np.flatnonzero(vs.ravel())  # row-major: each row's valid crossings, in order
     starts = np.flatnonzero(new.ravel()[flat])
     ends = np.append(starts[1:], len(flat)) - 1
     first_at, last_at = flat[starts], flat[ends]
-    line = first_at // K
+    # each point's line: the points come row by row, so count them per row (no division per point)
+    line = np.repeat(np.arange(len(cge)), np.diff(np.searchsorted(first_at, np.arange(len(cge) + 1) * K)))
     gmin = np.minimum.reduceat(k_s.ravel()[flat], starts)
     emit = gmin > rank[line]
     if not prune:
         first_at, last_at, line = first_at[emit], last_at[emit], line[emit]
-    total = base[line] + cge.ravel()[last_at] + cle[:, -1][line] - cle.ravel()[first_at] + le_s.ravel()[first_at]
-    inside, depth = np.divmod(total, unit)
-    inside = inside == 2 * N.shape[1]  # every box facet's side holds
+    if cle is None:  # packed: low bits the weights holding after (ge), high bits ge + le (_Keys)
+        end = cge.ravel()[last_at]
+        before = cge.ravel()[first_at] - le_s.ravel()[first_at]  # everything strictly before the point
+        row = cge[:, -1][line]
+        low = _Keys.LOW
+        after = (row >> _Keys.SHIFT) - (row & low) - ((before >> _Keys.SHIFT) - (before & low))  # le at or after
+        total = base[line] + (end & low) + after
+    else:
+        total = base[line] + cge.ravel()[last_at] + cle[:, -1][line] - cle.ravel()[first_at] + le_s.ravel()[first_at]
+    # total = depth + unit (box facets' sides holding), depth <= m < unit: in the box iff all 2 D hold
+    box = 2 * N.shape[1] * unit
+    inside = total >= box
+    depth = total - box
     if prune:
         between = _between_deeper(np.where(inside, depth, -1), line, depth)
         if flags is not None:  # every plane crossing there: the same point seen from the other lines through it
@@ -313,6 +368,118 @@ def _sweep(det, kn, vertex, rank, own, N, W, pos, neg, zero_base, unit, prune, l
     q = det[line, col]
     s = _signs(q)
     return P * s[:, None], q * s, depth[inside]
+
+
+class _Keys:
+    """Exact integer sort keys for the crossings of the ``D = 2`` lines (one sort per line, no float tie left).
+
+    A crossing's position along its line is ``v = kn / det``, a coordinate of the crossing point (Cramer),
+    a rational whose denominator divides ``|det| <= dmax = 2 X^2`` (``X`` the largest normal entry), so
+    two distinct positions differ by at least ``1 / dmax^2``. In the box ``|v| <= R``; positions beyond
+    ``R + 1`` are clamped to ``+-(R + 1)`` (one merged point outside the box, never reported, and after or
+    before every point in it). The key of a crossing is ``floor((fl(v) + R + 1) 2^s)`` with
+    ``2^s >= 2 dmax^2``: ``fl`` of ``kn / det`` is correctly rounded from exact operands (``|kn|, |det| < 2**53``),
+    hence monotone, and so are the clamp, the rounded sum and the floor, so equal positions get equal keys
+    and the order of keys is never reversed; the two roundings err by less than ``3 (R + 1) 2^-53`` in
+    ``v``, at most ``1/4`` of a key unit under ``2^s (R + 1) <= 2^49``, so distinct positions (``2^s / dmax^2
+    >= 2`` units apart) get distinct keys. The key goes to the high bits, the plane's index to the low
+    bits, and a parallel plane gets the key ``top + 1`` (after every crossing): one ``uint64`` sort per line
+    orders its crossings exactly and names the points (equal high bits: the same point).
+
+    The weights of a plane's two sides are summed in one cumulative sum: low bits the side holding after the
+    crossing, high bits (from bit :attr:`SHIFT`) both sides; a line's sums stay below
+    ``m + 2 D (m + 1) < 2^31``, so neither part carries into the other.
+    """
+
+    SHIFT = 32
+    LOW = (1 << 32) - 1
+
+    def __init__(self, R: int, s: int, bits: int, K: int, total: np.ndarray):
+        self.K = K
+        self.buffers: dict[str, np.ndarray] = {}  # reused by every block: no fresh pages per block
+        self.lim = float(R + 1)
+        self.scale = float(2**s)
+        self.sentinel = np.uint64(math.floor((2 * R + 2) * 2**s) + 1)
+        self.bits = np.uint64(bits)
+        self.mask = np.uint64((1 << bits) - 1)
+        self.cols = np.arange(K, dtype=np.uint64)
+        self.total = total << self.SHIFT
+
+    @classmethod
+    def build(cls, N: np.ndarray, W: np.ndarray, R: int, pos: np.ndarray, neg: np.ndarray, m: int):
+        """The keys for the planes ``(N, W)`` of a ``D = 2`` arrangement in ``[-R, R]^2`` (None: a bound fails)."""
+        if N.dtype == object or N.shape[1] != 2:
+            return None
+        X = int(np.abs(N).max())
+        dmax = 2 * X * X  # |a_1 n_2 - a_2 n_1|
+        knmax = 2 * X * int(np.abs(W).max())  # |w n_2 - a_2 W|, |a_1 W - w n_1|
+        s = (2 * dmax * dmax - 1).bit_length()  # 2^s >= 2 dmax^2
+        K = len(W)
+        bits = max(1, (K - 1).bit_length())
+        top = math.floor((2 * R + 2) * 2**s) + 1
+        if (
+            max(dmax, knmax) >= 2**53
+            or 2**s * (R + 1) > 2**49
+            or top.bit_length() + bits > 64
+            or m + 4 * (m + 1) >= 2**31
+        ):
+            return None
+        return cls(R, s, bits, K, (pos + neg).astype(np.int64))
+
+    def buffer(self, name: str, J: int, dtype=np.int64) -> np.ndarray:
+        """A ``(J, K)`` work array kept across blocks (the first block's rows are the most)."""
+        b = self.buffers.get(name)
+        if b is None or b.shape[0] < J:
+            b = self.buffers[name] = np.empty((J, self.K), dtype=dtype)
+        return b[:J]
+
+    def block(self, N: np.ndarray, W: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(det, kn)`` of the lines ``i`` against every plane, as in :func:`arrangement_vertices` (``D = 2``).
+
+        ``det = a_1 n_2 - a_2 n_1``; the line runs along ``(-a_2, a_1)`` times ``sd`` (the sign that makes
+        the coordinate it is read by rise) and ``kn = sd (w n_2 - a_2 W)`` (by ``x``, when ``|a_2| >= |a_1|``)
+        or ``sd (a_1 W - w n_1)`` (by ``y``): Cramer's numerators, ``|kn| <= 2 X max|W|`` (:meth:`build`).
+        """
+        J = len(i)
+        det, kn, tmp = self.buffer("det", J), self.buffer("kn", J), self.buffer("tmp", J)
+        a1, a2, w = N[i, 0], N[i, 1], W[i]
+        n1, n2 = N[:, 0], N[:, 1]
+        np.multiply(a1[:, None], n2[None, :], out=det)
+        np.multiply(a2[:, None], n1[None, :], out=tmp)
+        det -= tmp
+        by_x = np.abs(a2) >= np.abs(a1)
+        sd = np.where(np.where(by_x, -a2, a1) > 0, 1, -1)
+        np.multiply((sd * w * by_x)[:, None], n2[None, :], out=kn)
+        np.multiply((-sd * w * ~by_x)[:, None], n1[None, :], out=tmp)
+        kn += tmp
+        np.multiply((sd * np.where(by_x, -a2, a1))[:, None], W[None, :], out=tmp)
+        kn += tmp
+        return det, kn
+
+    def order(self, kn: np.ndarray, det: np.ndarray, valid: np.ndarray):
+        """``(order, new, valid_sorted)`` of a block of lines: the planes in exact order along each line, whether
+        each sorted crossing starts a new point, and whether it is a crossing at all (parallel planes last)."""
+        J = len(det)
+        f, k = self.buffer("f", J, np.float64), self.buffer("k", J, np.uint64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(kn, det, out=f)  # the position (the sign of det cancels); parallel planes are replaced below
+            np.clip(f, -self.lim, self.lim, out=f)
+            f += self.lim
+            f *= self.scale
+            np.copyto(k, f, casting="unsafe")  # floor: f >= 0
+        k[~valid] = self.sentinel
+        k <<= self.bits
+        k |= self.cols
+        k.sort(axis=1)
+        order = self.buffer("order", J, np.intp)
+        np.bitwise_and(k, self.mask, out=order, casting="unsafe")
+        k >>= self.bits
+        new = self.buffer("new", J, bool)
+        new[:, 0] = True
+        np.not_equal(k[:, 1:], k[:, :-1], out=new[:, 1:])
+        vs = self.buffer("vs", J, bool)
+        np.not_equal(k, self.sentinel, out=vs)
+        return order, new, vs
 
 
 class _Flags:
@@ -424,22 +591,26 @@ def arrangement_vertices(
 
     if D == 2:
         n1, n2 = N[:, 0], N[:, 1]
+        keys = _Keys.build(N, W, R, pos, neg, m)
         for s in range(0, K, block):
             i = np.arange(s, min(K, s + block))
-            a1, a2, w = N[i, 0][:, None], N[i, 1][:, None], W[i][:, None]
-            det = a1 * n2[None, :] - a2 * n1[None, :]
-            by_x = np.asarray(abs(N[i, 1]) >= abs(N[i, 0]), dtype=bool)  # direction (-a2, a1): x when |a2| >= |a1|
-            sd = _signs(np.where(by_x, -N[i, 1], N[i, 0]))[:, None]
-            Px = w * n2[None, :] - a2 * W[None, :]
-            Py = a1 * W[None, :] - w * n1[None, :]
-            kn = np.where(by_x[:, None], Px, Py) * sd
+            if keys is not None:
+                det, kn = keys.block(N, W, i)
+            else:
+                a1, a2, w = N[i, 0][:, None], N[i, 1][:, None], W[i][:, None]
+                det = a1 * n2[None, :] - a2 * n1[None, :]
+                by_x = np.asarray(abs(N[i, 1]) >= abs(N[i, 0]), dtype=bool)  # direction (-a2, a1): x when |a2| >= |a1|
+                sd = _signs(np.where(by_x, -N[i, 1], N[i, 0]))[:, None]
+                Px = w * n2[None, :] - a2 * W[None, :]
+                Py = a1 * W[None, :] - w * n1[None, :]
+                kn = np.where(by_x[:, None], Px, Py) * sd
 
             def vertex(r, c, i=i):
                 a1, a2, w = N[i[r], 0], N[i[r], 1], W[i[r]]
                 return np.stack([w * N[c, 1] - a2 * W[c], a1 * W[c] - w * N[c, 0]], axis=1)
 
             own = kidx[None, :] == i[:, None]
-            keep(_sweep(det, kn, vertex, i, own, N, W, pos, neg, zero_base, m + 1, prune, i[:, None], flags))
+            keep(_sweep(det, kn, vertex, i, own, N, W, pos, neg, zero_base, m + 1, prune, i[:, None], flags, keys))
     else:
         for i in range(K - 2):
             ni, wi = N[i], W[i]
@@ -516,7 +687,8 @@ def _by_falling_depth(found: list, m: int) -> tuple[np.ndarray, ...]:
         outs.append(np.empty((n, *first.shape[1:]), dtype=kind))
     while found:
         block = found.pop(0)
-        key = m - block[-1].astype(np.int64)
+        # m - depth in [0, m]: 16-bit keys when m < 2**16, which numpy's stable sort orders by radix
+        key = m - block[-1].astype(np.uint16 if m < 2**16 else np.int64)
         order = np.argsort(key, kind="stable")
         ks = key[order]
         dest = start[ks] + np.arange(len(ks)) - np.searchsorted(ks, ks, side="left")

@@ -62,7 +62,7 @@ Exactness and cost
 
 Floats only choose which exact computation to try; the results are the exact regions whatever they
 propose, so the qualities keep sensitivity 1. They equal the former computation's
-(``tests/test_contours.py`` compares them on random and degenerate inputs).
+(``tests/papers/bmns_center_points/test_contours.py`` compares them on random and degenerate inputs).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ sections 2.1, 2.3, 3.7 (item 4) and 6.2.
   per-level form for ``D <= 2``; FindDeepPoint reads its ``D = 1`` levels from it.
 
 Claim 4.1 of the paper (``depth >= (D + 1) cdepth - D m``, spec 2.3) holds for both scores and is
-tested in ``tests/test_feasibility.py``.
+tested in ``tests/papers/kmst_linear_feasibility/test_feasibility.py``.
 
 Every count is :mod:`privpac.geometry.feasibility`'s exact depth; vertices come from Cramer's rule in
 integers and hulls from an exact monotone chain (integer homogeneous orientations). The levels of

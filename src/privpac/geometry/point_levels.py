@@ -154,10 +154,9 @@ def _extremes(Z: np.ndarray) -> np.ndarray:
 _SLACK = 1e-12
 
 
-def _edges(H: list[tuple[int, int, int]]) -> np.ndarray | None:
-    """The edges ``u x v`` of the polygon ``H`` (homogeneous integers), each divided by the sum of its
-    absolute entries, as a ``(3, edges)`` float array; None when an entry exceeds floats."""
-    pairs = zip(H, H[1:] + H[:1])
+def _crosses(pairs) -> np.ndarray | None:
+    """The lines ``u x v`` through the pairs of homogeneous integer points, each divided by the sum of its
+    absolute entries, as a ``(3, pairs)`` float array; None when an entry exceeds floats."""
     C = [(u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]) for u, v in pairs]
     try:
         Cf = np.asarray(C, dtype=float)
@@ -174,29 +173,38 @@ def _inside_polygon(Z: np.ndarray, H: list[tuple[int, int, int]]) -> np.ndarray:
     counter-clockwise polygon ``H`` (homogeneous integer vertices ``(X, Y, W)``, ``W > 0``, at least three).
 
     A point strictly inside the hull of some points of a set is not a vertex of the set's hull, so
-    dropping it leaves the hull as it is. Per edge ``(u, v)`` the orientation ``<(x, y, w), u x v>`` of the
-    homogeneous point, the edges scaled to unit 1-norm, all edges in one float product: a point counts as
-    inside only when every orientation exceeds ``_SLACK`` times ``max(|x|, |y|, |w|)``, a bound on its
-    sum of absolute terms that rounding (about ``10 * 2**-53`` of that sum, in any order of summation)
-    cannot reach; ties, near-ties and values beyond floats stay (NaN and infinities compare false),
-    decided exactly by :func:`_hull_indices`. Most points are settled first against every eighth
-    vertex's polygon (inside it is inside ``H``), the rest against every edge.
+    dropping it leaves the hull as it is. The polygon is cut into the fan of triangles
+    ``(v_0, v_t, v_(t+1))``; each point is tested against the one triangle whose angle at ``v_0`` holds
+    its direction (a float proposal: a wrong triangle can only fail the test), i.e. three orientations
+    ``<(x, y, w), u x v>`` of the homogeneous point, the lines scaled to unit 1-norm. A point counts as
+    inside only when all three exceed ``_SLACK`` times ``max(|x|, |y|, |w|)``, a bound on their sums of
+    absolute terms that rounding (about ``10 * 2**-53`` of that sum, in any order of summation) cannot
+    reach: it is then strictly inside a triangle of the polygon's vertices, hence strictly inside the
+    polygon. Ties, near-ties and values beyond floats stay (NaN and infinities compare false), decided
+    exactly by :func:`_hull_indices`. Three orientations a point whatever the polygon's size.
     """
     n = Z.shape[1]
-    C = _edges(H)
-    if C is None:
+    h = len(H)
+    diag = _crosses((H[0], v) for v in H[1:])  # v_0 x v_t, t = 1 .. h - 1
+    side = _crosses(zip(H[1:-1], H[2:]))  # v_t x v_(t+1), t = 1 .. h - 2
+    if diag is None or side is None:
         return np.zeros(n, dtype=bool)
-    with np.errstate(over="ignore", invalid="ignore"):
-        A = np.abs(Z)
-        scale = _SLACK * np.maximum(np.maximum(A[0], A[1]), A[2])
-        sub = _edges(H[:: len(H) // 8]) if len(H) >= 24 else None
-        # (edges, points) products, reduced over the edges row by row (contiguous, fast)
-        if sub is None:
-            return np.min(C.T @ Z, axis=0) > scale
-        inside = np.min(sub.T @ Z, axis=0) > scale
-        rest = np.flatnonzero(~inside)
-        inside[rest] = np.min(C.T @ Z[:, rest], axis=0) > scale[rest]
-    return inside
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        V = np.array([[float(x) / float(w), float(y) / float(w)] for x, y, w in H])
+        if not np.all(np.isfinite(V)):
+            return np.zeros(n, dtype=bool)
+        d = V[1:] - V[0]  # the fan's directions at v_0, turning counter-clockwise through less than pi
+        angle = np.arctan2(d[0, 0] * d[:, 1] - d[0, 1] * d[:, 0], d[0, 0] * d[:, 0] + d[0, 1] * d[:, 1])
+        x = Z[0] / Z[2] - V[0, 0]
+        y = Z[1] / Z[2] - V[0, 1]
+        t = np.searchsorted(angle, np.arctan2(d[0, 0] * y - d[0, 1] * x, d[0, 0] * x + d[0, 1] * y), side="right")
+        t = np.clip(t - 1, 0, h - 3)  # triangle t: (v_0, v_(t+1), v_(t+2)), between diag[:, t] and diag[:, t + 1]
+        scale = _SLACK * np.maximum(np.maximum(np.abs(Z[0]), np.abs(Z[1])), np.abs(Z[2]))
+
+        def orient(C, k):
+            return C[0, k] * Z[0] + C[1, k] * Z[1] + C[2, k] * Z[2]
+
+        return (orient(diag, t) > scale) & (orient(side, t) > scale) & (-orient(diag, t + 1) > scale)
 
 
 def _argmin_ratio(num: np.ndarray, den: np.ndarray) -> int:
@@ -438,7 +446,7 @@ def arrangement_levels_2d(A, b, *, box: int) -> PointLevels:
     ``O(m^2 log m)`` exact integer work); ``conv(D_k ∩ B) = conv(V_k)`` (the constraints are closed),
     so :class:`PointLevels` answers the level intervals of ``Q_1`` (prefix extrema) and ``Q_2``
     (slices of the exact hulls). The same sets as :func:`~privpac.geometry.convexified.convex_levels` (checked in
-    ``tests/test_arrangement_sweep.py``), computed without a Fraction per vertex.
+    ``tests/papers/kmst_linear_feasibility/test_arrangement_sweep.py``), computed without a Fraction per vertex.
     """
     return _arrangement_levels(A, b, box, 2, "arrangement_levels_2d")
 

@@ -236,9 +236,12 @@ class RationalDomain(_CandidateDomain):
         lo, hi = -self.B * N, self.B * N  # count_le(lo/N) = first-value count (maybe > k); count_le(hi/N) = size
         if self.count_le(Fraction(lo, N)) > k:
             return Fraction(-self.B)
+        # Inside the search -B N < mid < B N, so count_le(mid / N) is _count_le's sum, and floor(mid t q / N)
+        # needs no reduced fraction: the same counts without building one Fraction per step.
+        base, terms, t = self._base(), self.Q + 1, self.t
         while hi - lo > 1:  # invariant: count_le(lo/N) <= k < count_le(hi/N)
             mid = (lo + hi) // 2
-            if self.count_le(Fraction(mid, N)) > k:
+            if base + floor_sum(terms, N, mid * t, 0) > k:
                 hi = mid
             else:
                 lo = mid

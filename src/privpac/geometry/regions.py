@@ -101,14 +101,15 @@ def depth_intervals(S, prefix=(), directions=None) -> list[Interval]:
     projections, Fraction bounds; nothing is rounded, so vertices (where the maxima sit: the A2
     "spike" example) are reported exactly. ``d = 2`` without ``directions``: the regions as exact
     polygons, :mod:`privpac.geometry.contours` (the same intervals as ``directions=``
-    :func:`~privpac.geometry.complete_directions` ``(S)``, which ``tests/test_contours.py`` checks).
+    :func:`~privpac.geometry.complete_directions` ``(S)``, which
+    ``tests/papers/bmns_center_points/test_contours.py`` checks).
     Otherwise costs with ``K = |U|`` (``<= 2 C(n + d + 1, d)`` for ``d = 3``): one ``K x n`` product and
     row sort, ``O(K n log n)``; then, over the ``R <= n``
     distinct levels (a level whose ``c_r`` equals the previous level's, from tied projections or
     repeated points, shares its interval; levels stop at the first empty one), ``O(K R)`` ``int64``
     work for ``i = d``, or a warm-started exact simplex for ``i < d`` (``O(K)`` per pivot). The
     former level-by-level computation (Fraction envelopes for ``d = 2, i = 1``) is the reference of
-    ``tests/test_depth_regions_passes.py``.
+    ``tests/papers/bmns_center_points/test_depth_regions_passes.py``.
 
     Examples
     --------

@@ -118,9 +118,9 @@ from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
 from ..geometry.solids import SOLID_INT64_BOUND, SpatialDepthRegions
+from ..optimize.coordinatewise import COMPOSITIONS, choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability
-from .coordinatewise import COMPOSITIONS, choose_coordinates, coordinate_budget
 
 __all__ = [
     "COMPOSITIONS",

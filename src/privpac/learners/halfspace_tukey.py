@@ -84,6 +84,7 @@ from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
+from ..optimize.coordinatewise import choose_coordinates
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_labels, check_probability
 from .center_point import (
@@ -98,7 +99,6 @@ from .center_point import (
     plan_find_tukey,
     sufficient_n_over,
 )
-from .coordinatewise import choose_coordinates
 from .exponential import em_learner
 
 __all__ = [

@@ -64,7 +64,7 @@ of the step function collapse to the constant ``tau_i`` (``interval_quality(...,
   ``t -> max(t, tau)`` is 1-Lipschitz, so ``|Q^tau_S - Q^tau_S'| <= |Q_S - Q_S'| <= 1`` on
   neighbours, and RecConcave is ``(eps0, delta0)``-DP for every sensitivity-1 input. A ``tau`` read
   off the data is not covered (the mutant "RecConcave truncated at a level read off the data" in
-  ``tests/test_mutations.py`` is flagged by the exact audit).
+  ``tests/privacy/test_mutations.py`` is flagged by the exact audit).
 * *Utility*: ``max(Q, tau)`` is quasi-concave (its superlevel sets are the whole domain or those of
   ``Q``) with the same maximum when ``max Q > tau``; RecConcave's guarantee for it,
   ``Q^tau(x*) >= (1 - alpha~) r_i > tau_i``, forces ``Q(x*) = Q^tau(x*)``, so Thm 3.7's chain is
@@ -109,10 +109,11 @@ All values lie in ``[-R, R]`` (the hulls are inside the box). The argument uses 
 earlier output is an integer over the running denominator ``t``, which both chains keep (step 4).
 So an end ``p/(t q)``, ``q <= Q_i``, is a pair of the A3-rational domain, and, since ``end * t = p/q``
 has denominator at most ``Q_i = U``, it is the fraction ``c(z)`` of its cell ``z = floor(end t U^2)``
-in mode C: both domains hold every end. ``tests/test_linear_feasibility.py`` checks (P) for both
-domains on random systems and prefixes in ``D = 1, 2, 3`` (and that the ends' indices decode
-exactly to them), and on the spec's counterexample to Lemma 4.3, whose argmax
-``[3/10, 209/140]`` at ``x*_1 = -6/5`` holds no slice-arrangement point.
+in mode C: both domains hold every end.
+``tests/papers/kmst_linear_feasibility/test_linear_feasibility.py`` checks (P) for both domains on random systems
+and prefixes in ``D = 1, 2, 3`` (and that the ends' indices decode exactly to them),
+and on the spec's counterexample to Lemma 4.3, whose argmax ``[3/10, 209/140]`` at ``x*_1 = -6/5``
+holds no slice-arrangement point.
 
 Privacy
 -------
@@ -210,11 +211,11 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
+from ..optimize.coordinatewise import choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import check_budget_epsilon, check_choice, check_delta, check_int, check_probability, check_real
 from .center_point import check_points_in_box
-from .coordinatewise import choose_coordinates, coordinate_budget
 from .feasibility_candidates import (
     LARGE_MARGIN_HINT,
     CandidateSet,
@@ -258,11 +259,12 @@ SUPPORTED_DIMENSIONS = (1, 2, 3)
 MAX_CONSTRAINTS_3D = 1_000
 #: Public envelope of the exact ``D = 2`` oracle: at most this many *possibly distinct* rows
 #: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
-#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``), then one exact hull per level: 73 s of
-#: CPU on a loaded machine and 1.7 GB at ``m = 10,000``, ``X = 128`` (2.5e7 vertices kept;
-#: ``benchmarks/linear_feasibility.py --only envelope``). The memory grows with ``r^2``: about 11 GB of
-#: vertices at the guarantee's 42,000, so the cap stays here.
-MAX_DISTINCT_ROWS_2D = 10_000
+#: ``r`` distinct rows, each line swept once (``O(r^2 log r)``), then one exact hull per level, on a planted
+#: system with entries in ``[-128, 128]`` (``benchmarks/linear_feasibility.py --only envelope``, a loaded
+#: machine): 30 s of CPU and 1.6 GB at ``m = 10,000`` (2.5e7 vertices kept), 166 s and 4.5 GB at
+#: ``m = 20,000``. The memory grows with ``r^2``: about 20 GB at the guarantee's 42,000 by that square,
+#: beyond the 8 GB this cap is set for.
+MAX_DISTINCT_ROWS_2D = 20_000
 
 
 def _check_dimension(D: int) -> int:
@@ -295,7 +297,7 @@ def check_public_size(m: int, D: int, X: int | None = None, max_distinct_rows: i
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
                 f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
-                f"their square (about 2.5e7 vertices and 1.7 GB at 10,000); use a public random subsample of at most "
+                f"their square (about 1e8 vertices and 4.5 GB at 20,000); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:

@@ -43,7 +43,6 @@ probability at most ``delta`` (case (a)), so returning ``None`` there is private
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -51,9 +50,16 @@ from fractions import Fraction
 import numpy as np
 
 from ..accounting import PrivacyLedger, charge
-from ..errors import DataError, InvalidParameterError, PreconditionError, UnsafeConfigurationWarning
+from ..errors import DataError, InvalidParameterError
 from ..random import as_random_source, discrete_laplace_exceeds
-from ..validation import as_fraction, check_delta, check_epsilon, check_int, check_probability
+from ..validation import (
+    as_fraction,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+    refuse_below_precondition,
+)
 from .exponential import exponential_mechanism, exponential_probabilities
 from .laplace import discrete_laplace_sf
 
@@ -186,16 +192,12 @@ def choosing_mechanism(
     growth = check_int(growth, "growth", low=1)
     needed = choosing_min_size(alpha, beta, epsilon, delta, growth)
     if m < needed:
-        if not unsafe_skip_precondition:
-            raise PreconditionError(
-                f"the choosing mechanism is (epsilon, delta)-DP only for m >= {needed:.1f} "
-                f"(Lemma 4.4 with alpha={alpha}, beta={beta}, epsilon={epsilon}, delta={delta}, "
-                f"k={growth}); got m = {m}"
-            )
-        warnings.warn(
+        refuse_below_precondition(
+            f"the choosing mechanism is (epsilon, delta)-DP only for m >= {needed:.1f} "
+            f"(Lemma 4.4 with alpha={alpha}, beta={beta}, epsilon={epsilon}, delta={delta}, "
+            f"k={growth}); got m = {m}",
             f"choosing mechanism run with m = {m} < {needed:.1f}: no privacy guarantee",
-            UnsafeConfigurationWarning,
-            stacklevel=2,
+            unsafe=unsafe_skip_precondition,
         )
     plan = choosing_plan(scores, m, alpha, epsilon)
     charge(

@@ -46,7 +46,7 @@ Audits and laws
 On an enumerating source (:mod:`privpac.audit.enumeration`) each form hands the source the exact
 law of its output (``"exponential"``: the integer deficits, lengths and ``eta``), computed by the
 same functions as the float views :func:`exponential_probabilities` and
-:func:`step_piece_probabilities`; the test harness ``tests/test_exact_sampling.py`` enumerates the
+:func:`step_piece_probabilities`; the test harness ``tests/mechanisms/test_exact_sampling.py`` enumerates the
 attempts' random draws and checks, in rationals, that the samplers realise that law.
 """
 

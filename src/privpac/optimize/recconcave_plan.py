@@ -102,7 +102,8 @@ def log_star_from_log2(l2: float) -> int:
     The spec's definition rounds up at every step (``ceil(log2 .)`` until the value is ``<= 1``, BMNS
     section 0); it gives the same number, because ``log* y <= k`` exactly when ``y`` is at most the
     tower ``2^2^...^2`` of height ``k``, an integer, and ``ceil(y)`` is at most an integer exactly when
-    ``y`` is (checked in tests/test_recconcave.py). So the first step rounds ``l2`` up and the rest is
+    ``y`` is (checked in tests/papers/bns_pure_vs_approx/test_recconcave.py). So the first step rounds ``l2``
+    up and the rest is
     exact integer arithmetic; only a ``l2`` already rounded by its caller (``log2`` of ``2^65536 + 1`` is
     the float ``65536.0``) can land on a tower: pass exact sizes to :func:`log_star`.
     """

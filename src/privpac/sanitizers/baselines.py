@@ -37,12 +37,6 @@ from .database import CountedData, SanitizedDatabase
 __all__ = ["LaplaceHistogram", "TreeCDF", "dense_histogram_sanitizer"]
 
 
-def _counted(data, domain_size: int) -> CountedData:
-    if isinstance(data, CountedData):
-        return data
-    return CountedData.from_indices(data, domain_size)
-
-
 class _LazyBaseline:
     """What both baselines keep: the budget, the public domain size and the data's exact counts.
 
@@ -55,7 +49,7 @@ class _LazyBaseline:
     def __init__(self, data, epsilon: float, domain_size: int):
         self.epsilon = check_epsilon(epsilon)
         self.size = check_int(domain_size, "domain_size", low=1)
-        self._data = _counted(data, self.size)
+        self._data = CountedData.of(data, self.size)
         self.m = self._data.m
 
     @property
@@ -167,7 +161,7 @@ def dense_histogram_sanitizer(
         raise InvalidParameterError(
             f"a dense histogram needs O(|X|) work; |X| = {fmt_int(size)} exceeds max_size = {max_size}"
         )
-    counted = _counted(data, size)
+    counted = CountedData.of(data, size)
     dense = np.zeros(size, dtype=np.int64)
     dense[counted.values.astype(np.int64)] = counted.counts
     noisy = laplace_mechanism(dense, 2, epsilon, ledger=ledger, label="dense histogram", rng=rng)

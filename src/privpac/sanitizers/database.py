@@ -101,6 +101,18 @@ class CountedData:
         return cls(index_array(values, size - 1), counts.astype(np.int64), size)
 
     @classmethod
+    def of(cls, data, size: int) -> CountedData:
+        """``data`` itself when it is already counted for this domain size, else its counts.
+
+        Raises :class:`~privpac.errors.DataError` for counts built for another domain size.
+        """
+        if not isinstance(data, cls):
+            return cls.from_indices(data, size)
+        if data.size != size:
+            raise DataError("the counted data was built for another domain size")
+        return data
+
+    @classmethod
     def from_counts(cls, values, counts, size: int) -> CountedData:
         """From distinct indices and multiplicities (for very large synthetic databases)."""
         size = check_int(size, "domain size", low=1)

@@ -54,22 +54,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import Calibration, PrivacyLedger, calibrate
-from ..errors import DataError, PreconditionError, UnsafeConfigurationWarning
+from ..accounting import Calibrated, Calibration, PrivacyLedger, calibrate_for
+from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
 from ..progress import progress
 from ..random import as_random_source
-from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from ..validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+    refuse_below_precondition,
+)
 from .database import CountedData, SanitizedDatabase
 
 __all__ = ["SanPointsPlan", "san_points_plan", "san_points", "k_point_sanitizer"]
 
-_SLACK_GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-
 
 @dataclass(frozen=True)
-class SanPointsPlan:
+class SanPointsPlan(Calibrated):
     """The data-independent parameters of a SanPoints run (all public)."""
 
     alpha: float
@@ -82,14 +87,6 @@ class SanPointsPlan:
     choosing_beta: float  # alpha beta/4
     min_size: float  # the choosing precondition (Lemma 4.4) at these parameters
     constants: str
-
-    @property
-    def epsilon_each(self) -> float:
-        return self.calibration.epsilon_each
-
-    @property
-    def delta_each(self) -> float:
-        return self.calibration.delta_each
 
     def laplace_accuracy_size(self) -> float:
         """``m`` with ``iterations * Pr[|Z| > alpha m] <= beta/2`` for discrete Laplace(1/eps~)."""
@@ -123,23 +120,9 @@ def _plan(alpha: float, beta: float, epsilon: float, delta: float, constants: st
     if constants == "paper":
         cal = _paper_calibration(epsilon, delta, k)
     else:
-        best = None
-        for frac in _SLACK_GRID:
-            c = calibrate(epsilon, delta, k, slack_fraction=frac, form="drv")
-            need = choosing_min_size(a_c, b_c, c.epsilon_each, c.delta_each, 1)
-            if best is None or need < best[0]:
-                best = (need, c)
-        cal = best[1]
+        cal = calibrate_for(epsilon, delta, k, lambda c: choosing_min_size(a_c, b_c, c.epsilon_each, c.delta_each, 1))
     need = choosing_min_size(a_c, b_c, cal.epsilon_each, cal.delta_each, 1)
     return SanPointsPlan(alpha, beta, epsilon, delta, iterations, cal, a_c, b_c, need, constants)
-
-
-def _as_counted(data, domain_size: int) -> CountedData:
-    if isinstance(data, CountedData):
-        if data.size != domain_size:
-            raise DataError("the counted data was built for another domain size")
-        return data
-    return CountedData.from_indices(data, domain_size)
 
 
 def san_points(
@@ -189,22 +172,18 @@ def san_points(
     """
     plan = san_points_plan(alpha, beta, epsilon, delta, constants)
     domain_size = check_int(domain_size, "domain_size", low=1)
-    counted = _as_counted(data, domain_size)
+    counted = CountedData.of(data, domain_size)
     m = counted.m
     if m < plan.min_size:
-        if not unsafe_skip_precondition:
-            raise PreconditionError(
-                f"SanPoints (Fig. 9) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
-                "the privacy precondition of its choosing-mechanism calls "
-                f"(Lemma 4.4, alpha={plan.choosing_alpha:.4g}, beta={plan.choosing_beta:.4g}, "
-                f"epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) "
-                f"need it; got m = {m:,}. Use more data, a larger alpha or epsilon."
-            )
-        warnings.warn(
+        refuse_below_precondition(
+            f"SanPoints (Fig. 9) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
+            "the privacy precondition of its choosing-mechanism calls "
+            f"(Lemma 4.4, alpha={plan.choosing_alpha:.4g}, beta={plan.choosing_beta:.4g}, "
+            f"epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) "
+            f"need it; got m = {m:,}. Use more data, a larger alpha or epsilon.",
             f"SanPoints run with m = {m} below its privacy precondition {plan.min_size:,.0f}: "
             "the output carries NO privacy guarantee",
-            UnsafeConfigurationWarning,
-            stacklevel=2,
+            unsafe=unsafe_skip_precondition,
         )
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="SanPoints")

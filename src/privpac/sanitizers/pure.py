@@ -72,10 +72,6 @@ def blr_scores(counted: CountedData, candidates: np.ndarray, concept: str) -> np
     return -diff.max(axis=1)
 
 
-def _counted(data, domain_size: int) -> CountedData:
-    return data if isinstance(data, CountedData) else CountedData.from_indices(data, domain_size)
-
-
 def blr_sanitizer(
     data,
     *,
@@ -89,7 +85,7 @@ def blr_sanitizer(
 ) -> SanitizedDatabase:
     """Thm 2.19's generic (epsilon, 0)-DP proper sanitizer for THRESH or POINT on a tiny domain."""
     epsilon = check_epsilon(epsilon)
-    counted = _counted(data, domain_size)
+    counted = CountedData.of(data, domain_size)
     cands = blr_candidates(counted.size, output_size, max_candidates)
     scores = blr_scores(counted, cands, concept)
     idx = exponential_mechanism(
@@ -115,7 +111,7 @@ def blr_sanitizer(
 
 def blr_distribution(data, *, epsilon: float, domain_size: int, output_size: int, concept: str = "thresholds") -> dict:
     """Exact output distribution ``{candidate histogram (tuple): probability}`` (privacy checks)."""
-    counted = _counted(data, domain_size)
+    counted = CountedData.of(data, domain_size)
     cands = blr_candidates(counted.size, output_size)
     probs = exponential_probabilities(blr_scores(counted, cands, concept), epsilon, int(output_size))
     return {tuple(int(v) for v in row): float(p) for row, p in zip(cands, probs)}

@@ -16,13 +16,15 @@ One call on a range ``[k, l]`` (``m`` is always the full dataset size; ``calls``
 5. ``I(j)`` := the largest count of a window of ``<= 2^j`` points inside ``[k, l]``,
    ``j = 0 .. log2 T``;
 6. ``Q(j) = min(I(j) - alpha m/32, 3 alpha m/32 - I(j - 1))`` with ``I(-1) = 0``;
-7-8. ``z = RecConcave(Q over [0, log2 T], r = alpha m/32, alpha = 1/4)``, ``Z = 2^z``;
+7. ``z = RecConcave(Q over [0, log2 T], r = alpha m/32, alpha = 1/4)``;
+8. ``Z = 2^z``;
 9. ``z = 0``: ``[a, b] = [p, p]`` with ``p`` chosen by the choosing mechanism among the points of
    ``[k, l]`` (multiplicity, 1-bounded growth, accuracy ``alpha/64``);
 10. ``z >= 1``: ``[a, b]`` chosen by the choosing mechanism among the blocks of two partitions of
     ``[k, l]`` into ``2Z`` points, the second shifted by ``Z`` (block counts, 2-bounded growth);
 11. weight ``#_S[a, b] + Lap(1/eps)`` at ``b``;
-12-13. recurse on ``[k, a - 1]`` and on ``[b + 1, l]``.
+12. recurse on ``[k, a - 1]``;
+13. recurse on ``[b + 1, l]``.
 
 The top call covers the whole domain. The release is the weighted database ``S_hat``; a query
 ``c_j`` is answered by ``Q_{c_j}(S_hat)`` = (weight below ``j``) / (total weight).
@@ -80,24 +82,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import Calibration, PrivacyLedger, calibrate
-from ..errors import DataError, PreconditionError, UnsafeConfigurationWarning
+from ..accounting import Calibrated, Calibration, PrivacyLedger, calibrate_for
+from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
 from ..optimize.recconcave import rec_concave_run
 from ..optimize.recconcave_plan import required_quality
 from ..progress import progress
 from ..random import as_random_source
-from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from ..validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_probability,
+    refuse_below_precondition,
+)
 from .database import CountedData, SanitizedDatabase
 
 __all__ = ["SanThresholdsPlan", "san_thresholds_plan", "san_thresholds", "window_counts"]
 
-_SLACK_GRID = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-
 
 @dataclass(frozen=True)
-class SanThresholdsPlan:
+class SanThresholdsPlan(Calibrated):
     """The data-independent parameters of a SanThresholds run (all public)."""
 
     alpha: float
@@ -112,14 +119,6 @@ class SanThresholdsPlan:
     min_size: float  # the choosing precondition (privacy): alpha/64, growth 2
     laplace_size: float  # (16c/(alpha eps_m)) ln(2/beta_m)
     recconcave_size: float  # 32 r_needed / alpha on the top range
-
-    @property
-    def epsilon_each(self) -> float:
-        return self.calibration.epsilon_each
-
-    @property
-    def delta_each(self) -> float:
-        return self.calibration.delta_each
 
     @property
     def utility_size(self) -> float:
@@ -167,18 +166,13 @@ def _plan(alpha, beta, epsilon, delta, domain_size, constants) -> SanThresholdsP
         cal = Calibration(eps_m, delta_m, k, "advanced", c * delta_m, "paper")
         sizes = _sizes(alpha, beta_m, cal, c, domain_size, "paper")
     else:
-        best = None
-        for frac in _SLACK_GRID:
-            cand = calibrate(epsilon, delta, k, slack_fraction=frac, form="drv")
-            s = _sizes(alpha, beta_m, cand, c, domain_size, "tuned")
-            if best is None or max(s) < max(best[1]):
-                best = (cand, s)
-        cal, sizes = best
+        cal = calibrate_for(epsilon, delta, k, lambda cand: max(_sizes(alpha, beta_m, cand, c, domain_size, "tuned")))
+        sizes = _sizes(alpha, beta_m, cal, c, domain_size, "tuned")
     return SanThresholdsPlan(alpha, beta, epsilon, delta, domain_size, c, cal, beta_m, constants, *sizes)
 
 
 def window_counts(counted: CountedData, lo: int, hi: int, n_scales: int) -> np.ndarray:
-    """``I(j)`` for ``j = 0 .. n_scales``: the largest number of records in a window of at most
+    """``I(j)`` for ``0 <= j <= n_scales``: the largest number of records in a window of at most
     ``2^j`` consecutive points inside ``[lo, hi]`` (Fig. 11, step 5).
 
     A best window can be taken to start at a record or to end at ``hi``, so ``O(p)`` per scale
@@ -263,23 +257,17 @@ def san_thresholds(
         the intervals ``[a, b]`` (outputs of private steps) and how each call ended.
     """
     plan = san_thresholds_plan(alpha, beta, epsilon, delta, domain_size, constants)
-    counted = data if isinstance(data, CountedData) else CountedData.from_indices(data, plan.domain_size)
-    if counted.size != plan.domain_size:
-        raise DataError("the counted data was built for another domain size")
+    counted = CountedData.of(data, plan.domain_size)
     m = counted.m
     if m < plan.min_size:
-        if not unsafe_skip_precondition:
-            raise PreconditionError(
-                f"SanThresholds (Fig. 11) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
-                "the privacy precondition of its choosing-mechanism calls "
-                f"(Lemma 4.4 with alpha={alpha / 64:.4g}, k=2, epsilon={plan.epsilon_each:.4g}, "
-                f"delta={plan.delta_each:.3g}); got m = {m:,}. Use more data, a larger alpha or epsilon."
-            )
-        warnings.warn(
+        refuse_below_precondition(
+            f"SanThresholds (Fig. 11) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
+            "the privacy precondition of its choosing-mechanism calls "
+            f"(Lemma 4.4 with alpha={alpha / 64:.4g}, k=2, epsilon={plan.epsilon_each:.4g}, "
+            f"delta={plan.delta_each:.3g}); got m = {m:,}. Use more data, a larger alpha or epsilon.",
             f"SanThresholds run with m = {m} below its privacy precondition {plan.min_size:,.0f}: "
             "the output carries NO privacy guarantee",
-            UnsafeConfigurationWarning,
-            stacklevel=2,
+            unsafe=unsafe_skip_precondition,
         )
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="SanThresholds")
