@@ -19,7 +19,8 @@ Certificate. If the exact optimum ``x*`` of the relaxation has ``td(x*) >= r``, 
 ``x*`` holds at most ``r - 1`` points; a constraint it yields is added to ``W`` and the program solved
 again. An infeasible relaxation (decided exactly) proves the slice empty. Floats only choose which exact
 computation to try; every value returned is an exact optimum with an exact certificate, so the
-intervals equal the former computation's (``tests/test_solids.py``) and the qualities keep sensitivity 1.
+intervals equal the former computation's (``tests/papers/bmns_center_points/test_solids.py``) and the
+qualities keep sensitivity 1.
 
 The exact depth of a rational point (:func:`tukey_depth_3d`)
 ----------------------------------------------------------
