@@ -38,6 +38,11 @@ Data (integer-rounded onto the public box ``[-B, B]^d``, ``B = 5`` unless ``--bo
 In ``d = 1`` every kind is the first coordinate of its 2-D version; in ``d = 3`` and ``5`` it is the
 2-D version with further independent ``N(0, (B/3)^2)`` coordinates.
 
+``--only solid`` (``center_points_solid.csv``): ``d = 3`` fits of ``PrivateCenterPoint`` (epsilon = 1) by the
+certified cutting-plane regions (:mod:`privpac.geometry.solids`) up to ``MAX_POINTS_3D_SOLID = 1,000`` points,
+each in a fresh process: CPU seconds (user + sys), peak memory, the exact depth of the output (against
+``n/8``) and the number of distinct points, which the time follows.
+
 The learner part (``--only learner``): ``PrivateTukeyHalfspaceClassifier`` (LearnHalfSpace, Fig. 2:
 FindTukey in dimension 3 on the chunk halfspaces) at ``d = 2`` on realisable data on the grid
 ``[[-5, 5]]^2``, test error on 2,000 fresh points against ``n``, with Tukey and directional depth,
@@ -539,9 +544,59 @@ def large_grid(quick: bool) -> list[dict]:
     return rows
 
 
+#: The d = 3 fits of ``--only solid``: (data, n, B), each in a fresh process (the cutting-plane regions).
+SOLID_JOBS = [("gaussian", 1000, 5), ("simplex", 1000, 5), ("gaussian", 300, 1000)]
+SOLID_JOBS_QUICK = [("gaussian", 200, 5)]
+#: Wall seconds after which a ``--only solid`` fit is stopped and recorded as such (a shared machine).
+SOLID_WALL_LIMIT = 1800
+
+
+def one_solid_fit(kind: str, n: int, B: int, seed: int) -> dict:
+    """One ``PrivateCenterPoint`` fit in ``d = 3`` (exponential mode, epsilon = 1): CPU seconds (user + sys of
+    this process), peak memory, the exact depth of the output and the number of distinct points."""
+    from privpac.geometry.solids import tukey_depth_3d
+
+    X = make_data(kind, n, 3, B, np.random.default_rng(seed))
+    t0 = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        center = PrivateCenterPoint(epsilon=1.0, domain=B, random_state=seed).fit(X).center_
+    cpu = time.process_time() - t0
+    depth = tukey_depth_3d(center, X)
+    return {
+        "data": kind, "B": B, "n": n, "distinct_points": int(len(np.unique(X, axis=0))), "epsilon": 1.0,
+        "seed": seed, "cpu_seconds": round(cpu, 1), "depth": depth, "target_n_over_8": n / 8,
+        "reaches_target": int(depth >= n / 8),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }  # fmt: skip
+
+
+def solid_grid(quick: bool) -> list[dict]:
+    """FindTukey in d = 3 up to the envelope ``MAX_POINTS_3D_SOLID`` (each fit in a fresh process)."""
+    rows = []
+    for kind, n, B in SOLID_JOBS_QUICK if quick else SOLID_JOBS:
+        try:
+            out = subprocess.run(
+                [sys.executable, __file__, "--one-solid", f"{kind}:{n}:{B}:0"],
+                capture_output=True, text=True, check=True, timeout=SOLID_WALL_LIMIT,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            print(f"  d = 3, {kind}, n = {n:,}, B = {B}: stopped after {SOLID_WALL_LIMIT} s wall")
+            rows.append({"data": kind, "B": B, "n": n, "cpu_seconds": f"stopped after {SOLID_WALL_LIMIT} s wall"})
+            continue
+        row = json.loads(out.stdout.strip().splitlines()[-1])
+        row["load_average_1min"] = round(os.getloadavg()[0], 2)
+        print(f"  d = 3, {kind}, n = {n:,}, B = {B}: {row['cpu_seconds']:.1f} s CPU, depth {row['depth']} "
+              f"(n/8 = {n / 8:.0f}), {row['distinct_points']} distinct points, "
+              f"{row['peak_rss_mb']:.0f} MB")  # fmt: skip
+        rows.append(row)
+    return rows
+
+
 def write(path: Path, rows: list[dict]) -> None:
+    fields = list(dict.fromkeys(k for r in rows for k in r))  # rows may lack fields (a stopped fit)
     with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w = csv.DictWriter(fh, fieldnames=fields)
         w.writeheader()
         w.writerows(rows)
     print(f"wrote {path}")
@@ -612,12 +667,17 @@ def main() -> None:
     parser.add_argument("--bound", type=int, default=5, help="the public box [-B, B]^d of the depth grid")
     parser.add_argument(
         "--only",
-        choices=["speed", "done", "toy", "grid", "learner", "directional", "large"],
+        choices=["speed", "done", "toy", "grid", "learner", "directional", "large", "solid"],
         default=None,
         help="run one part",
     )
     parser.add_argument("--one-fit", default=None, help=argparse.SUPPRESS)  # KIND:N:SEED, for large_grid
+    parser.add_argument("--one-solid", default=None, help=argparse.SUPPRESS)  # KIND:N:B:SEED, for solid_grid
     args = parser.parse_args()
+    if args.one_solid:
+        kind, n, B, seed = args.one_solid.split(":")
+        print(json.dumps(one_solid_fit(kind, int(n), int(B), int(seed))))
+        return
     if args.one_fit:
         kind, n, seed = args.one_fit.split(":")
         print(json.dumps(one_large_fit(kind, int(n), int(seed))))
@@ -632,6 +692,8 @@ def main() -> None:
         write(RESULTS / f"center_points_large{suffix}.csv", rows)
         clusters = [r for r in rows if r["data"] == "clusters"]
         print(f"  two clusters, n = 2,000: {sum(r['reaches_target'] for r in clusters)}/{len(clusters)} runs reach n/6")
+    if args.only in (None, "solid"):
+        write(RESULTS / f"center_points_solid{suffix}.csv", solid_grid(args.quick))
     if args.only in (None, "done"):
         done = done_criterion(args.quick, args.bound)
         for r in done:

@@ -884,12 +884,12 @@ def test_geometric_estimators_report_a_bad_value_as_in_memory(cluster, name):
 def _refused_above_the_envelope():
     """Engine samples just above an estimator's envelope (tiny: the two engine caps are lowered in
     the test), with the error each raises."""
-    from privpac.learners.center_point import MAX_POINTS_3D
+    from privpac.learners.center_point import MAX_POINTS_3D_SOLID
     from privpac.learners.linear_feasibility import MAX_CONSTRAINTS_3D
 
     rng = np.random.default_rng(0)
     return {
-        "center-point": (rng.integers(-3, 4, size=(MAX_POINTS_3D + 1, 3)), None, "MAX_POINTS_3D|d = 3"),
+        "center-point": (rng.integers(-3, 4, size=(MAX_POINTS_3D_SOLID + 1, 3)), None, "MAX_POINTS_3D_SOLID"),
         "center-point-2d": (rng.integers(-3, 4, size=(41, 2)), None, "ENGINE_MAX_POINTS\\[2\\] = 40"),
         "linear-feasibility": (
             rng.integers(-2, 3, size=(MAX_CONSTRAINTS_3D + 1, 3)),

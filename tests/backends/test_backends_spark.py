@@ -444,7 +444,7 @@ def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monke
     from privpac.backends.spark_engine import SparkBackend
     from privpac.errors import InvalidParameterError
     from privpac.estimators import PrivateCenterPoint, PrivateLinearFeasibility
-    from privpac.learners.center_point import MAX_POINTS_3D
+    from privpac.learners.center_point import MAX_POINTS_3D_SOLID
     from privpac.learners.linear_feasibility import MAX_CONSTRAINTS_3D
 
     def collect(*args, **kwargs):
@@ -452,15 +452,15 @@ def test_above_the_envelope_spark_data_is_refused_before_collection(spark, monke
 
     monkeypatch.setattr(SparkBackend, "map_chunks", collect)
     rng = np.random.default_rng(0)
-    points = _ordered_frame(spark, _columns(rng.integers(-3, 4, (MAX_POINTS_3D + 1, 3)), None), 3)
-    with pytest.raises(InvalidParameterError, match="d = 3 is exact for small n only"):
+    points = _ordered_frame(spark, _columns(rng.integers(-3, 4, (MAX_POINTS_3D_SOLID + 1, 3)), None), 3)
+    with pytest.raises(InvalidParameterError, match="MAX_POINTS_3D_SOLID"):
         PrivateCenterPoint(domain=3).fit(points)
     m = MAX_CONSTRAINTS_3D + 1
     system = _ordered_frame(spark, _columns(rng.integers(-2, 3, (m, 3)), rng.integers(-2, 3, m)), 3)
     with pytest.raises(InvalidParameterError, match=f"exact up to m = {MAX_CONSTRAINTS_3D} constraints"):
         PrivateLinearFeasibility(domain=2).fit(system, "y")
     with pytest.raises(AssertionError, match="collected"):  # within the envelope, the rows are collected
-        PrivateCenterPoint(domain=3).fit(points.limit(MAX_POINTS_3D))
+        PrivateCenterPoint(domain=3).fit(points.limit(MAX_POINTS_3D_SOLID))
 
 
 def test_take_rows_on_spark(spark, tmp_path):

@@ -30,9 +30,9 @@ Privacy
   neighbours (Obs 2.16 for the depth, Lemma 3.4 for the maximum over completions). It is computed
   exactly: integer projections, Fraction interval ends, integer index breakpoints; in ``d = 2`` the
   regions are exact convex polygons (:mod:`privpac.geometry.contours`: the intersection of the pair
-  halfplanes and axis constraints valid at each level, certified by integer signs), in ``d = 3`` the
-  direction set ``U(S ∪ E)`` makes the depth exact (spec A1), so the computed value *is* the true
-  value and keeps sensitivity 1.
+  halfplanes and axis constraints valid at each level, certified by integer signs), in ``d = 3`` exact
+  LP optima certified by exact depths (:mod:`privpac.geometry.solids`), or over ``U(S ∪ E)`` for large
+  boxes (spec A1), so the computed value *is* the true value and keeps sensitivity 1.
 * ``D_i`` depends on ``B``, ``d``, ``i`` and the earlier private outputs only; the promise
   ``r_i`` on the public ``n``. Which computation runs and every refusal depend on ``(n, d)`` only.
 * Each coordinate is one ``(eps0, delta0)``-DP call (the exponential mechanism is
@@ -63,9 +63,13 @@ of ``T(r)`` given the prefix is an exact LP (:func:`~privpac.geometry.depth_inte
 A3-rational argument for ``d = 3``: an interval end is a vertex coordinate of
 ``T(r) ∩ {x_(<i) = p}``, a solution of ``4 - i`` equations ``u.x = c`` with normals of entries at
 most ``M_u = 8 B^2`` and right-hand sides of denominator ``t``, so by Cramer's rule it is
-``p/(t q)`` with ``q`` a minor bounded by Hadamard's ``Q_i``. The work grows like ``n^4``
-(``C(n + 4, 3)`` normals times ``n`` points); ``d = 3`` is refused from the public ``n`` above
-:data:`MAX_POINTS_3D` (:func:`check_find_tukey_size`), before any point is read.
+``p/(t q)`` with ``q`` a minor bounded by Hadamard's ``Q_i``. Computed this way (``C(n + 4, 3)`` normals
+times ``n`` points, work like ``n^4``) only for boxes with ``B >= 2**16``, up to :data:`MAX_POINTS_3D`.
+Below that bound the same intervals come from certified cutting planes
+(:class:`~privpac.geometry.solids.SpatialDepthRegions`: each interval end an exact LP over a small set of
+valid constraints, its optimum certified by an exact Tukey depth, ``O(m^2 log m)`` for ``m`` distinct
+points), up to :data:`MAX_POINTS_3D_SOLID`. Both envelopes are :func:`max_points_3d` ``(B)``, checked from
+the public ``(n, d, B)`` by :func:`check_find_tukey_size` before any point is read.
 
 Directional depth (any dimension, ``depth="directional"``)
 ----------------------------------------------------------
@@ -113,6 +117,7 @@ from ..geometry.contours import PlanarDepthRegions
 from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
+from ..geometry.solids import SOLID_INT64_BOUND, SpatialDepthRegions
 from ..optimize.coordinatewise import COMPOSITIONS, OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
 from ..validation import (
@@ -131,12 +136,15 @@ __all__ = [
     "DEPTHS",
     "FIND_TUKEY_DIMENSIONS",
     "MAX_POINTS_2D",
+    "MAX_POINTS_3D",
+    "MAX_POINTS_3D_SOLID",
     "OPTIMIZERS",
     "FindTukeyPlan",
     "FindTukeyResult",
     "box_directions",
     "check_find_tukey_size",
     "find_tukey",
+    "max_points_3d",
     "net_directional_domain",
     "net_directions",
     "plan_find_tukey",
@@ -146,6 +154,10 @@ __all__ = [
 
 #: The largest ``n`` with ``C(n + 4, 3) n <= FINITE_DIRECTION_LIMIT`` (the public ``d = 3`` envelope).
 MAX_POINTS_3D = max(k for k in range(1, 400) if n_hyperplanes(k + 4, 3) * k <= FINITE_DIRECTION_LIMIT)
+#: The public ``d = 3`` envelope of the certified cutting planes (:class:`~privpac.geometry.solids.SpatialDepthRegions`,
+#: coordinates below ``SOLID_INT64_BOUND = 2**16``): ``O(R m^2 log m)`` work per coordinate for ``R <= n`` levels
+#: and ``m <= n`` distinct points; measured in ``docs/algorithms/center-points.md``.
+MAX_POINTS_3D_SOLID = 1_000
 #: The public ``d = 2`` envelope: the exact regions (:class:`~privpac.geometry.contours.PlanarDepthRegions`) keep
 #: about ``n^2 / 2`` pair halfplanes (12 bytes each) and take ``O(n^2 log n)`` time; measured 3.3 GB and a few
 #: minutes at ``n = 10^4`` (``benchmarks/center_points.py --only scale``).
@@ -245,11 +257,20 @@ class FindTukeyPlan(RenamedFields):
         ]
 
 
-def check_find_tukey_size(n: int, d: int, depth: str = "tukey") -> None:
-    """Refuse, from the public ``(n, d)`` alone, what is not implemented: the Tukey depth in ``d >= 4``,
-    in ``d = 2`` above :data:`MAX_POINTS_2D`, and in ``d = 3`` with ``C(n + 4, 3) n`` above
-    :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT` (the exact depth regions enumerate the planes through
-    three points of ``S ∪ E``; about ``n <= 100``);
+def max_points_3d(B: int | None = None) -> int:
+    """The public ``d = 3`` envelope for the box ``[-B, B]^3``: :data:`MAX_POINTS_3D_SOLID` when ``B`` is below
+    :data:`~privpac.geometry.solids.SOLID_INT64_BOUND` (the certified cutting planes), else :data:`MAX_POINTS_3D`
+    (the planes through three points of ``S ∪ E``). ``B=None`` (not yet known) gives the larger."""
+    if B is None or check_int(B, "B", low=1) < SOLID_INT64_BOUND:
+        return MAX_POINTS_3D_SOLID
+    return MAX_POINTS_3D
+
+
+def check_find_tukey_size(n: int, d: int, depth: str = "tukey", B: int | None = None) -> None:
+    """Refuse, from the public ``(n, d, B)`` alone, what is not implemented: the Tukey depth in ``d >= 4``,
+    in ``d = 2`` above :data:`MAX_POINTS_2D`, and in ``d = 3`` above :func:`max_points_3d` ``(B)``
+    (:data:`MAX_POINTS_3D_SOLID` for ``B < 2**16``; :data:`MAX_POINTS_3D`, where ``C(n + 4, 3) n`` reaches
+    :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT`, for larger boxes);
     the directional depth with ``|U| n`` above the same limit."""
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
@@ -274,12 +295,18 @@ def check_find_tukey_size(n: int, d: int, depth: str = "tukey") -> None:
             f"FindTukey in d = 2 builds the exact depth regions from about n^2 / 2 pair halfplanes: n = {n:,} is above "
             f"MAX_POINTS_2D = {MAX_POINTS_2D:,} (memory grows as n^2); use a public random subsample of the points"
         )
-    if d == 3 and n_hyperplanes(n + d + 1, d) * n > FINITE_DIRECTION_LIMIT:
+    if d == 3 and n > max_points_3d(B):
+        if B is not None and max_points_3d(B) == MAX_POINTS_3D:
+            raise InvalidParameterError(
+                f"FindTukey in d = 3 on a box of bound B = {B} (at least SOLID_INT64_BOUND = {SOLID_INT64_BOUND:,}) is "
+                f"exact for small n only: n = {n} needs C(n + 4, 3) * n = {n_hyperplanes(n + d + 1, d) * n:,} steps "
+                f"(planes through three points times points), above FINITE_DIRECTION_LIMIT = "
+                f"{FINITE_DIRECTION_LIMIT:,} (n <= MAX_POINTS_3D = {MAX_POINTS_3D}); use a public random subsample of "
+                "the points or a smaller box"
+            )
         raise InvalidParameterError(
-            f"FindTukey in d = 3 is exact for small n only: n = {n} needs C(n + 4, 3) * n = "
-            f"{n_hyperplanes(n + d + 1, d) * n:,} steps (planes through three points times points), above "
-            f"FINITE_DIRECTION_LIMIT = {FINITE_DIRECTION_LIMIT:,} (about n <= {MAX_POINTS_3D}); use a public random "
-            "subsample of the points"
+            f"FindTukey in d = 3 certifies every level's extent by exact depths, O(n^3 log n) work: n = {n:,} is above "
+            f"MAX_POINTS_3D_SOLID = {MAX_POINTS_3D_SOLID:,}; use a public random subsample of the points"
         )
 
 
@@ -338,8 +365,8 @@ def plan_find_tukey(
     """
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
-    check_find_tukey_size(n, d, depth)
     B = check_int(bound, "bound", low=1)
+    check_find_tukey_size(n, d, depth, B)
     epsilon = check_budget_epsilon(epsilon)
     delta = check_delta(delta)
     beta = check_probability(beta, "beta")
@@ -463,7 +490,7 @@ def find_tukey(
     shape = np.shape(S)
     check_choice(depth, "depth", DEPTHS)
     if len(shape) == 2 and shape[0] and shape[1]:  # the public sizes first: nothing unsupported reads a point
-        check_find_tukey_size(int(shape[0]), int(shape[1]), depth)
+        check_find_tukey_size(int(shape[0]), int(shape[1]), depth, B)
     arr = check_points_in_box(S, B, name="S")
     n, d = arr.shape
     plan = plan_find_tukey(
@@ -474,12 +501,17 @@ def find_tukey(
         domain_for = lambda i, t: net_directional_domain(B, d, i, t)  # noqa: E731
     else:
         # d = 1: the one direction; d = 2: the regions as exact polygons, built once for both coordinates
-        # (PlanarDepthRegions); d = 3: U(S ∪ E) (its size was checked from (n, d) by check_find_tukey_size).
+        # (PlanarDepthRegions); d = 3: certified cutting planes, or U(S ∪ E) for B >= 2**16 (the size was
+        # checked from (n, d, B) by check_find_tukey_size).
         directions = np.ones((1, 1), dtype=np.int64) if d == 1 else None
         domain_for = lambda i, t: rational_domain(B, d, i, t)  # noqa: E731
     if depth == "tukey" and d == 2:
         regions = PlanarDepthRegions(arr)
         intervals = regions.intervals
+    elif depth == "tukey" and d == 3 and B < SOLID_INT64_BOUND:
+        # the regions by certified cutting planes; the working set of constraints carries over between levels
+        # and prefixes (the same exact intervals as over U(S ∪ E))
+        intervals = SpatialDepthRegions(arr).intervals
     else:
         intervals = lambda prefix: depth_intervals(arr, prefix, directions=directions)  # noqa: E731
     if ledger is None:

@@ -28,7 +28,9 @@ from privpac.geometry.rational_domain import rational_domain
 from privpac.io import load_model, save_model
 from privpac.learners.center_point import (
     MAX_POINTS_3D,
+    MAX_POINTS_3D_SOLID,
     find_tukey,
+    max_points_3d,
     n_net_directions,
     net_directional_domain,
     net_directions,
@@ -226,8 +228,8 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateCenterPoint(domain=2).fit(np.array([[0.5, 1.0], [1.0, 0.0]]))
     with pytest.raises(InvalidParameterError, match="d <= 3 only, got d = 4.*PrivateHalfspaceClassifier"):
         PrivateCenterPoint(domain=2).fit(np.zeros((4, 4), dtype=int))
-    big = MAX_POINTS_3D + 1  # refused from the public shape, before the (out-of-domain) points are read
-    with pytest.raises(InvalidParameterError, match=f"about n <= {MAX_POINTS_3D}"):
+    big = MAX_POINTS_3D_SOLID + 1  # refused from the public shape, before the (out-of-domain) points are read
+    with pytest.raises(InvalidParameterError, match=f"MAX_POINTS_3D_SOLID = {MAX_POINTS_3D_SOLID:,}"):
         PrivateCenterPoint(domain=2).fit(np.full((big, 3), 7))
     with pytest.raises(DomainError, match=r"X\[1, 0\] = 3 lies outside the declared domain \[-2, 2\]"):
         PrivateCenterPoint(domain=2).fit(np.array([[0, 0], [3, 0]]))
@@ -252,9 +254,14 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateCenterPoint(domain=2, epsilon=0).fit(X)
     with pytest.raises(InvalidParameterError, match="d <= 3 only"):
         find_tukey(np.zeros((3, 4), dtype=int), 1, 1.0)
+    # the d = 3 envelope is a public function of (n, B): the cutting planes below B = 2**16, U(S ∪ E) above
+    with pytest.raises(InvalidParameterError, match="MAX_POINTS_3D_SOLID"):
+        plan_find_tukey(MAX_POINTS_3D_SOLID + 1, 3, 1, 1.0)
+    plan_find_tukey(MAX_POINTS_3D_SOLID, 3, 1, 1.0)
+    assert max_points_3d(2**16 - 1) == MAX_POINTS_3D_SOLID and max_points_3d(2**16) == MAX_POINTS_3D
     with pytest.raises(InvalidParameterError, match="FINITE_DIRECTION_LIMIT"):
-        plan_find_tukey(MAX_POINTS_3D + 1, 3, 1, 1.0)
-    plan_find_tukey(MAX_POINTS_3D, 3, 1, 1.0)
+        plan_find_tukey(MAX_POINTS_3D + 1, 3, 2**16, 1.0)
+    plan_find_tukey(MAX_POINTS_3D, 3, 2**16, 1.0)
 
 
 def test_domain_forms_and_exact_outputs():
