@@ -552,7 +552,7 @@ SOLID_WALL_LIMIT = 1800
 
 
 def one_solid_fit(kind: str, n: int, B: int, seed: int) -> dict:
-    """One ``PrivateCenterPoint`` fit in ``d = 3`` (exponential mode, epsilon = 1): CPU seconds (user + sys of
+    """One ``PrivateCenterPoint`` fit in ``d = 3`` (the exponential optimizer, epsilon = 1): CPU seconds (user + sys of
     this process), peak memory, the exact depth of the output and the number of distinct points."""
     from privpac.geometry.solids import tukey_depth_3d
 

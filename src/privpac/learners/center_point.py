@@ -68,7 +68,8 @@ times ``n`` points, work like ``n^4``) only for boxes with ``B >= 2**16``, up to
 Below that bound the same intervals come from certified cutting planes
 (:class:`~privpac.geometry.solids.SpatialDepthRegions`: each interval end an exact LP over a small set of
 valid constraints, its optimum certified by an exact Tukey depth, ``O(m^2 log m)`` for ``m`` distinct
-points), up to :data:`MAX_POINTS_3D_SOLID`. Both envelopes are :func:`max_points_3d` ``(B)``, checked from
+points), up to :data:`MAX_POINTS_3D_SOLID` for ``B <= SOLID_MEASURED_BOX`` (measured) and :data:`MAX_POINTS_3D` above.
+Both envelopes are :func:`max_points_3d` ``(B)``, checked from
 the public ``(n, d, B)`` by :func:`check_find_tukey_size` before any point is read.
 
 Directional depth (any dimension, ``depth="directional"``)
@@ -138,6 +139,7 @@ __all__ = [
     "MAX_POINTS_2D",
     "MAX_POINTS_3D",
     "MAX_POINTS_3D_SOLID",
+    "SOLID_MEASURED_BOX",
     "OPTIMIZERS",
     "FindTukeyPlan",
     "FindTukeyResult",
@@ -158,6 +160,10 @@ MAX_POINTS_3D = max(k for k in range(1, 400) if n_hyperplanes(k + 4, 3) * k <= F
 #: coordinates below ``SOLID_INT64_BOUND = 2**16``): ``O(R m^2 log m)`` work per coordinate for ``R <= n`` levels
 #: and ``m <= n`` distinct points; measured in ``docs/algorithms/center-points.md``.
 MAX_POINTS_3D_SOLID = 1_000
+#: The largest box bound on which ``n = MAX_POINTS_3D_SOLID`` was measured within five minutes: the work grows with
+#: the distinct points (at most ``(2B + 1)^3``), and at ``B = 16`` a fit of 1,000 Gaussian points ran past 400 s of
+#: wall time (docs/algorithms/center-points.md). Larger boxes keep ``MAX_POINTS_3D``.
+SOLID_MEASURED_BOX = 5
 #: The public ``d = 2`` envelope: the exact regions (:class:`~privpac.geometry.contours.PlanarDepthRegions`) keep
 #: about ``n^2 / 2`` pair halfplanes (12 bytes each) and take ``O(n^2 log n)`` time; measured 3.3 GB and a few
 #: minutes at ``n = 10^4`` (``benchmarks/center_points.py --only scale``).
@@ -258,10 +264,11 @@ class FindTukeyPlan(RenamedFields):
 
 
 def max_points_3d(B: int | None = None) -> int:
-    """The public ``d = 3`` envelope for the box ``[-B, B]^3``: :data:`MAX_POINTS_3D_SOLID` when ``B`` is below
-    :data:`~privpac.geometry.solids.SOLID_INT64_BOUND` (the certified cutting planes), else :data:`MAX_POINTS_3D`
-    (the planes through three points of ``S ∪ E``). ``B=None`` (not yet known) gives the larger."""
-    if B is None or check_int(B, "B", low=1) < SOLID_INT64_BOUND:
+    """The public ``d = 3`` envelope for the box ``[-B, B]^3``: :data:`MAX_POINTS_3D_SOLID` up to
+    :data:`SOLID_MEASURED_BOX` (the certified cutting planes, measured there), else :data:`MAX_POINTS_3D` (computed
+    by the cutting planes below :data:`~privpac.geometry.solids.SOLID_INT64_BOUND`, by the planes through three
+    points of ``S ∪ E`` above). ``B=None`` (not yet known) gives the larger."""
+    if B is None or check_int(B, "B", low=1) <= SOLID_MEASURED_BOX:
         return MAX_POINTS_3D_SOLID
     return MAX_POINTS_3D
 
@@ -269,8 +276,8 @@ def max_points_3d(B: int | None = None) -> int:
 def check_find_tukey_size(n: int, d: int, depth: str = "tukey", B: int | None = None) -> None:
     """Refuse, from the public ``(n, d, B)`` alone, what is not implemented: the Tukey depth in ``d >= 4``,
     in ``d = 2`` above :data:`MAX_POINTS_2D`, and in ``d = 3`` above :func:`max_points_3d` ``(B)``
-    (:data:`MAX_POINTS_3D_SOLID` for ``B < 2**16``; :data:`MAX_POINTS_3D`, where ``C(n + 4, 3) n`` reaches
-    :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT`, for larger boxes);
+    (:data:`MAX_POINTS_3D_SOLID` for ``B <= SOLID_MEASURED_BOX``; :data:`MAX_POINTS_3D` for larger boxes, where
+    above ``2**16`` ``C(n + 4, 3) n`` reaches :data:`~privpac.geometry.FINITE_DIRECTION_LIMIT`);
     the directional depth with ``|U| n`` above the same limit."""
     n = check_int(n, "n", low=1)
     d = check_int(d, "d", low=1)
@@ -296,13 +303,21 @@ def check_find_tukey_size(n: int, d: int, depth: str = "tukey", B: int | None = 
             f"MAX_POINTS_2D = {MAX_POINTS_2D:,} (memory grows as n^2); use a public random subsample of the points"
         )
     if d == 3 and n > max_points_3d(B):
-        if B is not None and max_points_3d(B) == MAX_POINTS_3D:
+        if B is not None and B >= SOLID_INT64_BOUND:
             raise InvalidParameterError(
                 f"FindTukey in d = 3 on a box of bound B = {B} (at least SOLID_INT64_BOUND = {SOLID_INT64_BOUND:,}) is "
                 f"exact for small n only: n = {n} needs C(n + 4, 3) * n = {n_hyperplanes(n + d + 1, d) * n:,} steps "
                 f"(planes through three points times points), above FINITE_DIRECTION_LIMIT = "
                 f"{FINITE_DIRECTION_LIMIT:,} (n <= MAX_POINTS_3D = {MAX_POINTS_3D}); use a public random subsample of "
                 "the points or a smaller box"
+            )
+        if B is not None and B > SOLID_MEASURED_BOX:
+            raise InvalidParameterError(
+                f"FindTukey in d = 3 on a box of bound B = {B} runs up to n = MAX_POINTS_3D = {MAX_POINTS_3D} points "
+                f"(got n = {n:,}): its certified cutting planes grow with the distinct points, and "
+                f"MAX_POINTS_3D_SOLID = {MAX_POINTS_3D_SOLID:,} points were measured within five minutes only on boxes "
+                f"with B <= SOLID_MEASURED_BOX = {SOLID_MEASURED_BOX}; use a public random subsample of the points or "
+                "a coarser public grid"
             )
         raise InvalidParameterError(
             f"FindTukey in d = 3 certifies every level's extent by exact depths, O(n^3 log n) work: n = {n:,} is above "

@@ -29,6 +29,7 @@ from privpac.io import load_model, save_model
 from privpac.learners.center_point import (
     MAX_POINTS_3D,
     MAX_POINTS_3D_SOLID,
+    SOLID_MEASURED_BOX,
     find_tukey,
     max_points_3d,
     n_net_directions,
@@ -254,11 +255,15 @@ def test_bad_inputs_are_refused_with_clear_errors():
         PrivateCenterPoint(domain=2, epsilon=0).fit(X)
     with pytest.raises(InvalidParameterError, match="d <= 3 only"):
         find_tukey(np.zeros((3, 4), dtype=int), 1, 1.0)
-    # the d = 3 envelope is a public function of (n, B): the cutting planes below B = 2**16, U(S ∪ E) above
+    # the d = 3 envelope is a public function of (n, B): 1,000 points on the measured boxes, MAX_POINTS_3D above
     with pytest.raises(InvalidParameterError, match="MAX_POINTS_3D_SOLID"):
         plan_find_tukey(MAX_POINTS_3D_SOLID + 1, 3, 1, 1.0)
     plan_find_tukey(MAX_POINTS_3D_SOLID, 3, 1, 1.0)
-    assert max_points_3d(2**16 - 1) == MAX_POINTS_3D_SOLID and max_points_3d(2**16) == MAX_POINTS_3D
+    assert max_points_3d(SOLID_MEASURED_BOX) == MAX_POINTS_3D_SOLID and max_points_3d(2**16) == MAX_POINTS_3D
+    assert max_points_3d(SOLID_MEASURED_BOX + 1) == MAX_POINTS_3D  # beyond the measured boxes
+    with pytest.raises(InvalidParameterError, match="SOLID_MEASURED_BOX"):
+        plan_find_tukey(MAX_POINTS_3D + 1, 3, SOLID_MEASURED_BOX + 1, 1.0)
+    plan_find_tukey(MAX_POINTS_3D, 3, SOLID_MEASURED_BOX + 1, 1.0)
     with pytest.raises(InvalidParameterError, match="FINITE_DIRECTION_LIMIT"):
         plan_find_tukey(MAX_POINTS_3D + 1, 3, 2**16, 1.0)
     plan_find_tukey(MAX_POINTS_3D, 3, 2**16, 1.0)

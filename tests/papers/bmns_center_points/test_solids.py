@@ -119,7 +119,7 @@ def _seeded_centers():
             rng = np.random.default_rng(n + B)
             S = np.clip(np.rint(rng.normal(0, B / 3, (n, 3))), -B, B).astype(np.int64)
             out.append(find_tukey(S, B, 1.0, rng=0).center)
-            out.append(find_tukey(S, B, 2.0, 1e-6, mode="recconcave", rng=7).center)
+            out.append(find_tukey(S, B, 2.0, 1e-6, optimizer="recconcave", rng=7).center)
     return out
 
 
