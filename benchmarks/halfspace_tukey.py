@@ -1,6 +1,7 @@
 """LearnHalfSpace (Beimel, Moran, Nissim, Stemmer 2019, Fig. 2) against the generic learner (B2).
 
-    python benchmarks/halfspace_tukey.py   # writes benchmarks/results/halfspace_tukey.csv and .png
+    python benchmarks/halfspace_tukey.py        # writes benchmarks/results/halfspace_tukey.csv and .png
+    python benchmarks/halfspace_tukey.py --d2   # the d = 2 learning curve: benchmarks/results/halfspace_tukey_d2.csv
 
 Data: ``d = 1``, the grid ``{-8, ..., 8}`` (B = 8), records drawn uniformly from the grid, labels
 ``1[x >= 3]`` (realisable). The test error is exact: the fraction of the 17 grid points the released
@@ -10,7 +11,12 @@ machine is shared, so only timings from one run are comparable). Learners: Learn
 FindTukey's exponential mechanism per coordinate in Tukey depth and in directional depth (chunks by
 the estimator's default public rule, ``min(m, floor(sqrt(n)))`` below the sufficient size), and
 the exponential mechanism over one halfspace per labelling of the grid (B2; 34 hypotheses here).
-``d = 2`` needs FindTukey in dimension 3, which privpac does not run yet.
+
+``--d2``: ``d = 2`` on the grid ``[-5, 5]^2`` (FindTukey in dimension 3 on the chunk points, Tukey depth),
+records uniform on the grid, labels ``1[x_1 + 2 x_2 >= 1]`` (realisable), epsilon = 1, three seeds per
+size; the test error is exact over the 121 grid points. Chunks by the default public rule (at most
+``MAX_POINTS_3D`` chunk points: the chunk points lie in ``[-M_h, M_h]^3`` with ``M_h = 649``, a box above
+``SOLID_MEASURED_BOX``). CPU seconds (``time.process_time``) of one fit.
 """
 
 from __future__ import annotations
@@ -96,5 +102,46 @@ def main() -> None:
     print(f"wrote {OUT} and {PNG}")
 
 
+D2_B, D2_NS, D2_SEEDS = 5, (1_000, 3_000, 10_000, 30_000, 100_000), 3
+OUT_D2 = Path(__file__).parent / "results" / "halfspace_tukey_d2.csv"
+
+
+def main_d2() -> None:
+    g = np.arange(-D2_B, D2_B + 1)
+    grid = np.array([(u, v) for u in g for v in g])
+    label = lambda pts: (pts[:, 0] + 2 * pts[:, 1] >= 1).astype(int)  # noqa: E731
+    cells = [(n, None) for n in D2_NS]
+    rows = []
+    for n, n_chunks in cells:
+        errs, cpu, used = [], [], None
+        for seed in range(D2_SEEDS):
+            gen = np.random.default_rng(1000 * seed + n)
+            x = gen.integers(-D2_B, D2_B + 1, size=(n, 2))
+            t0 = time.process_time()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UtilityWarning)
+                res = learn_halfspace(x, label(x), D2_B, 1.0, n_chunks=n_chunks, rng=seed)
+            cpu.append(time.process_time() - t0)
+            used = res.plan.n_chunks
+            errs.append(float(np.mean(halfspace_predict(res.a, res.w, grid) != label(grid))))
+        rows.append(
+            {
+                "n": n,
+                "chunks": used,
+                "test_error_mean": round(float(np.mean(errs)), 4),
+                "test_error_max": round(max(errs), 4),
+                "fit_cpu_seconds_median": round(float(np.median(cpu)), 3),
+            }
+        )
+        print(rows[-1], flush=True)
+    with OUT_D2.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"wrote {OUT_D2}")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main_d2() if "--d2" in sys.argv[1:] else main()
