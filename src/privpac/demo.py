@@ -43,7 +43,7 @@ def run_demo(epsilon: float = 1.0, delta: float = 1e-6, seed: int | None = None,
     private_acc = float(private.score(X_test.reshape(-1, 1), y_test))
     stump_acc = float(stump.score(X_test.reshape(-1, 1), y_test))
     stump_cut = float(stump.tree_.threshold[0]) if stump.tree_.node_count > 1 else float("nan")
-    how = "exponential mechanism" if private.method_ == "em" else f"RecConcave ({private.depth_} levels)"
+    how = "exponential mechanism" if private.method_ == "exponential" else f"RecConcave ({private.depth_} levels)"
     echo("threshold classifier: malignant iff mean radius >= t")
     echo(f"  {'learner':<34} {'t':>8}  {'test accuracy':>13}")
     echo(f"  {'private (' + how + ')':<34} {private.threshold_value_:8.3f}  {private_acc:13.3f}")

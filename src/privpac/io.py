@@ -31,6 +31,20 @@ or whose parameters are invalid. A variant whose privacy is known to fail is rec
 The ``accountant`` parameter is not saved: the accountant is the account of a process, not part
 of what a fit releases. A loaded model has ``accountant=None``, and loading charges no accountant
 (it is not a fit; the fit that made the file was charged when it ran).
+
+Files written before a rename
+-----------------------------
+The format stays ``privpac-model/2`` across renames; a file an earlier privpac wrote under a former
+name is read by these rules, and its privacy record is then checked as any other's:
+
+* a former parameter name (an estimator's ``_renamed_parameters``: ``mode``, ``one_d_optimizer``,
+  ``bound``) is read as the new one;
+* a former value that the ledger does not spell out (an estimator's ``_renamed_values``: the threshold
+  and point classifiers' ``method="em"``, called ``"exponential"`` now) is read as the new value, both
+  as the parameter and as the fitted ``method_`` saved under the same key of the state, and is saved
+  under the new value from then on;
+* a former value that the ledger spells out (the linear-feasibility ``optimizer="expmech"``) is
+  refused with the new value: the recomputed record could not match, so the model must be refit.
 """
 
 from __future__ import annotations
@@ -121,16 +135,27 @@ def _same_record(saved, recomputed) -> bool:
 _RENAMED_VALUES = {"optimizer": {"expmech": "exponential"}}
 
 
+def _renamed_values(cls, saved: dict) -> dict:
+    """``saved`` (a model's params or state) with each former value of ``cls._renamed_values`` replaced
+    by today's (the module docstring's second rule)."""
+    for key, values in getattr(cls, "_renamed_values", {}).items():
+        if isinstance(saved.get(key), str) and saved[key] in values:
+            saved[key] = values[saved[key]]
+    return saved
+
+
 def _renamed_params(cls, params: dict) -> dict:
     """The saved parameters under today's names: a model saved by an earlier privpac under a former
-    name (``cls._renamed_parameters``: ``mode``, ``one_d_optimizer``, ``bound``) still loads, and its
-    privacy record is checked as any other; a former *value* the ledger spells out is refused with
-    the new one (the record could not match)."""
+    name (``cls._renamed_parameters``: ``mode``, ``one_d_optimizer``, ``bound``) or with a former value
+    its ledger does not spell out (``cls._renamed_values``) still loads, and its privacy record is
+    checked as any other; a former *value* the ledger spells out is refused with the new one (the
+    record could not match)."""
     for old, new in getattr(cls, "_renamed_parameters", {}).items():
         if old in params:
             if new in params:
                 raise InvalidParameterError(f"the saved model has both {old!r} and {new!r} (the new name of {old!r})")
             params[new] = params.pop(old)
+    _renamed_values(cls, params)
     for key, values in _RENAMED_VALUES.items():
         if isinstance(params.get(key), str) and params[key] in values:
             raise InvalidParameterError(
@@ -174,7 +199,7 @@ def model_from_dict(doc: dict):
     try:
         shape = doc["shape"]
         n_samples, n_features = int(shape["n_samples"]), int(shape["n_features"])
-        estimator._restore_state(doc["state"])
+        estimator._restore_state(_renamed_values(MODELS[name], dict(doc["state"])))
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidParameterError(f"the saved model's state or shape is malformed: {exc!r}") from exc
     if n_samples < 1 or n_features < 1:

@@ -240,7 +240,16 @@ def renamed_attribute(module: str, name: str, renamed: Mapping[str, str]):
     raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
-def check_choice(x, name: str, choices) -> str:
+def renamed_value_message(name: str, old: str, new: str) -> str:
+    """The refusal of a value privpac no longer takes: it names the value that replaced it."""
+    return f"{name}={old!r} is called {name}={new!r} now (pass {name}={new!r} instead)"
+
+
+def check_choice(x, name: str, choices, *, renamed: Mapping[str, str] | None = None) -> str:
+    """``x`` if it is one of ``choices``; a former value (a key of ``renamed``, old -> new) raises
+    :class:`~privpac.errors.InvalidParameterError` naming its replacement (never a silent alias)."""
+    if renamed and isinstance(x, str) and x in renamed:
+        raise InvalidParameterError(renamed_value_message(name, x, renamed[x]))
     if x not in choices:
         raise InvalidParameterError(f"{name} must be one of {sorted(choices)}, got {x!r}")
     return x

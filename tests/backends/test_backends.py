@@ -85,11 +85,11 @@ def _fits():
             True,
         ),
         "threshold-above": (
-            lambda: PrivateThresholdClassifier(domain=dom, method="em", orientation="above", random_state=5),
+            lambda: PrivateThresholdClassifier(domain=dom, method="exponential", orientation="above", random_state=5),
             True,
         ),
         "point": (lambda: PrivatePointClassifier(domain=dom, delta=1e-6, random_state=5), True),
-        "point-em": (lambda: PrivatePointClassifier(domain=dom, method="em", random_state=5), True),
+        "point-em": (lambda: PrivatePointClassifier(domain=dom, method="exponential", random_state=5), True),
         "median": (lambda: PrivateMedian(domain=dom, random_state=5), False),
         "histogram": (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
         "san-points": (

@@ -155,8 +155,11 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
     dom = (0, 2**40)
     cases = [
         (lambda: PrivateThresholdClassifier(domain=dom, random_state=5), True),
-        (lambda: PrivateThresholdClassifier(domain=dom, method="em", orientation="above", random_state=5), True),
-        (lambda: PrivatePointClassifier(domain=dom, method="em", random_state=5), True),
+        (
+            lambda: PrivateThresholdClassifier(domain=dom, method="exponential", orientation="above", random_state=5),
+            True,
+        ),
+        (lambda: PrivatePointClassifier(domain=dom, method="exponential", random_state=5), True),
         (lambda: PrivateMedian(domain=dom, random_state=5), False),
         (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
     ]

@@ -1,4 +1,5 @@
-"""One name per concept across the two halfspace papers' code (center points and linear feasibility).
+"""One name per concept across the two halfspace papers' code (center points and linear feasibility)
+and the one-dimensional estimators (the exponential mechanism is ``method="exponential"``, was ``"em"``).
 
 * the per-coordinate optimiser is ``optimizer=`` (``"exponential"``, ``"recconcave"``), the KMST dual
   ``dual=``, an estimator's public bound ``domain=`` and a learner function's ``bound=``, labels are
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from privpac.bounds.measured import threshold_records
 from privpac.cli import main
 from privpac.domains import IntegerDomain
 from privpac.errors import DataError, InvalidParameterError
@@ -24,6 +26,8 @@ from privpac.estimators import (
     PrivateCenterPoint,
     PrivateFeasibilityHalfspaceClassifier,
     PrivateLinearFeasibility,
+    PrivatePointClassifier,
+    PrivateThresholdClassifier,
     PrivateTukeyHalfspaceClassifier,
 )
 from privpac.io import load_model, model_from_dict, model_to_dict
@@ -244,3 +248,70 @@ def test_a_plan_field_read_under_its_former_name_is_refused_naming_the_new_one(p
     with pytest.raises(AttributeError, match=f"{type(p).__name__}.{old} is called {new} now"):
         getattr(p, old)
     assert getattr(p, new) is not None and not hasattr(p, "no_such_field")
+
+
+# ---------------------------------------------------------------------------------------------
+# The one-dimensional estimators: the exponential mechanism is method="exponential" (was "em")
+# ---------------------------------------------------------------------------------------------
+
+X1D = np.arange(200).reshape(-1, 1) % 50
+Y_BELOW = (X1D[:, 0] < 20).astype(int)
+Y_POINT = (X1D[:, 0] == 3).astype(int)
+ONE_D = [(PrivateThresholdClassifier, Y_BELOW), (PrivatePointClassifier, Y_POINT)]
+
+
+@pytest.mark.parametrize(("cls", "y"), ONE_D, ids=[c.__name__ for c, _ in ONE_D])
+def test_the_one_d_estimators_refuse_method_em_naming_exponential(cls, y):
+    with pytest.raises(InvalidParameterError, match="method='em' is called method='exponential' now"):
+        cls(domain=(0, 49), method="em").fit(X1D, y)
+    with pytest.raises(ValueError, match="method='exponential'"):  # InvalidParameterError is a ValueError
+        cls(domain=(0, 49)).set_params(method="em").fit(X1D, y)
+    est = cls(domain=(0, 49), method="exponential", random_state=0).fit(X1D, y)
+    assert est.method_ == "exponential" and "exponential mechanism" in est.summary()[0]
+    # "auto" resolves to the same name at delta = 0
+    assert cls(delta=0.0, domain=(0, 49), random_state=0).fit(X1D, y).method_ == "exponential"
+
+
+def test_method_exponential_gives_the_seeded_fits_method_em_gave():
+    """Outputs recorded with method="em" before the renaming."""
+    th = PrivateThresholdClassifier(domain=(0, 49), method="exponential", random_state=0).fit(X1D, Y_BELOW)
+    assert (th.threshold_, th.orientation_) == (20, "below")
+    assert th.ledger_.entries[0].label == "EM learner over thresholds of both orientations"
+    pt = PrivatePointClassifier(domain=(0, 49), method="exponential", random_state=0).fit(X1D, Y_POINT)
+    assert pt.point_ == 21 and pt.ledger_.entries[0].label == "EM learner over point functions"
+    X = np.repeat(np.arange(50), 40).reshape(-1, 1)
+    pt = PrivatePointClassifier(domain=(0, 49), method="exponential", random_state=0).fit(X, (X[:, 0] == 3).astype(int))
+    assert pt.point_ == 3
+
+
+def test_the_measured_sizes_take_exponential_and_refuse_em():
+    assert threshold_records("exponential", 2**64, 1.0, 0.05) == 285
+    assert threshold_records("recconcave", 2**64, 1.0, 0.05) == 356
+    with pytest.raises(InvalidParameterError, match="method='em' is called method='exponential' now"):
+        threshold_records("em", 2**64, 1.0, 0.05)
+    with pytest.raises(InvalidParameterError, match="method must be one of"):
+        threshold_records("adist", 2**64, 1.0, 0.05)  # no longer read silently as RecConcave
+
+
+@pytest.mark.parametrize(("cls", "y"), ONE_D, ids=[c.__name__ for c, _ in ONE_D])
+def test_a_model_saved_with_method_em_loads_as_exponential(cls, y):
+    est = cls(delta=0.0, domain=(0, 49), method="exponential", random_state=0).fit(X1D, y)
+    doc = model_to_dict(est)
+    old = {**doc, "params": {**doc["params"], "method": "em"}, "state": {**doc["state"], "method": "em"}}
+    loaded = model_from_dict(old)
+    assert loaded.method == loaded.method_ == "exponential"
+    assert model_to_dict(loaded) == doc and np.array_equal(loaded.predict(X1D), est.predict(X1D))
+    bad = {**doc, "state": {**doc["state"], "method": "auto"}}  # "auto" never runs: not a fitted method
+    with pytest.raises(InvalidParameterError, match="state or shape is malformed"):
+        model_from_dict(bad)
+
+
+def test_the_command_line_refuses_method_em_naming_exponential(tmp_path):
+    data = tmp_path / "t.csv"
+    data.write_text("x,y\n" + "".join(f"{i % 50},{int(i % 50 < 20)}\n" for i in range(200)))
+    fit = ["fit", "threshold", str(data), "--label", "y", "--domain", "0:49", "--seed", "0", "-o"]
+    res = CliRunner().invoke(main, [*fit, str(tmp_path / "m.json"), "--set", "method=em"])
+    assert res.exit_code == 1 and "method='em' is called method='exponential' now" in res.output
+    res = CliRunner().invoke(main, [*fit, str(tmp_path / "m.json"), "--set", "method=exponential"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "m.json").read_text())["state"]["method"] == "exponential"

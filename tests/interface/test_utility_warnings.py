@@ -31,7 +31,7 @@ def _threshold_data(n, seed):
 
 def test_a_threshold_on_two_to_the_64_with_wine_sized_data_warns_and_names_the_figure():
     X, y = _threshold_data(124, 0)
-    clf = PrivateThresholdClassifier(domain=(0, 2**64 - 1), method="em", random_state=0)
+    clf = PrivateThresholdClassifier(domain=(0, 2**64 - 1), method="exponential", random_state=0)
     (message,) = _utility_messages(lambda: clf.fit(X, y))
     assert "got n = 124" in message and "2^64" in message and "smaller domain" in message
     needed = int(message.split("needs about ")[1].split(" records")[0].replace(",", ""))
@@ -40,7 +40,7 @@ def test_a_threshold_on_two_to_the_64_with_wine_sized_data_warns_and_names_the_f
 
 def test_enough_records_give_no_warning():
     X, y = _threshold_data(5000, 0)
-    clf = PrivateThresholdClassifier(domain=(0, 2**64 - 1), method="em", random_state=0)
+    clf = PrivateThresholdClassifier(domain=(0, 2**64 - 1), method="exponential", random_state=0)
     assert _utility_messages(lambda: clf.fit(X, y)) == []
 
 

@@ -206,8 +206,10 @@ def test_a_fit_holds_fan_out_numbers_per_level_not_the_sample(monkeypatch):
     y = (x[:, 0] > 2**62).astype(int)
     with grouping(FAN_OUT):  # in memory, small samples take the flat draw unless grouping is asked for
         PrivateThresholdClassifier(domain=(0, 2**64 - 1), delta=0.0, random_state=1).fit(x, y)
-        PrivateThresholdClassifier(domain=(0, 2**64 - 1), orientation="above", method="em", random_state=1).fit(x, y)
-        PrivatePointClassifier(domain=(0, 2**64 - 1), method="em", random_state=1).fit(x, y)
+        PrivateThresholdClassifier(
+            domain=(0, 2**64 - 1), orientation="above", method="exponential", random_state=1
+        ).fit(x, y)
+        PrivatePointClassifier(domain=(0, 2**64 - 1), method="exponential", random_state=1).fit(x, y)
     assert seen and max(seen) <= 4096
 
 

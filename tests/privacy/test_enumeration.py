@@ -54,7 +54,9 @@ def test_an_estimator_fit_is_enumerated_path_by_path():
 
     def program(src):
         return (
-            PrivateThresholdClassifier(epsilon=1.0, domain=(0, 63), method="em", orientation="below", random_state=src)
+            PrivateThresholdClassifier(
+                epsilon=1.0, domain=(0, 63), method="exponential", orientation="below", random_state=src
+            )
             .fit(X, y)
             .threshold_
         )

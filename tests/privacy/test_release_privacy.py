@@ -224,7 +224,9 @@ def test_no_piece_count_reaches_a_ledger():
     X1 = np.array([[3], [9], [17], [30]])
     X2 = np.array([[3], [9], [17], [17]])  # one distinct value fewer
     y = np.array([1, 1, 0, 0])
-    fits = [PrivateThresholdClassifier(domain=(0, 63), method="em", random_state=0).fit(X, y) for X in (X1, X2)]
+    fits = [
+        PrivateThresholdClassifier(domain=(0, 63), method="exponential", random_state=0).fit(X, y) for X in (X1, X2)
+    ]
     assert fits[0].ledger_.lines() == fits[1].ledger_.lines()
     assert "pieces" not in "\n".join(fits[0].ledger_.lines())
 

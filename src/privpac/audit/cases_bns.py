@@ -497,10 +497,10 @@ def _em_release(data, rng, eps, delta):
     if kind in ("thresholds", "thresholds above"):  # the orientation learned, or given
         orientation = "above" if kind == "thresholds above" else "auto"
         est = PrivateThresholdClassifier(
-            epsilon=eps, delta=delta, domain=(0, T_AUDIT - 1), method="em", orientation=orientation
+            epsilon=eps, delta=delta, domain=(0, T_AUDIT - 1), method="exponential", orientation=orientation
         )
     else:
-        est = PrivatePointClassifier(epsilon=eps, delta=delta, domain=(0, POINT_SIZE - 1), method="em")
+        est = PrivatePointClassifier(epsilon=eps, delta=delta, domain=(0, POINT_SIZE - 1), method="exponential")
     return fit_release(est, _column(xs), np.asarray(ys), rng=rng)
 
 
@@ -530,7 +530,7 @@ register(
     AuditCase(
         name="em-learner",
         description="the exponential-mechanism learner: PrivateThresholdClassifier and PrivatePointClassifier "
-        "with method='em', and em_learner over a finite class",
+        "with method='exponential', and em_learner over a finite class",
         release=_em_release,
         pairs=_em_pairs,
         delta=0.0,
@@ -549,7 +549,7 @@ register(
                 ("grouped EM sampling at 2 epsilon",),
             ),
             Branch(
-                "point functions (method='em')",
+                "point functions (method='exponential')",
                 ("points: a positive moves",),
                 ("grouped EM sampling at 2 epsilon",),
             ),
@@ -590,7 +590,8 @@ def _em_grouped_pairs(eps, delta):
 register(
     AuditCase(
         name="em-learner-grouped",
-        description="PrivateThresholdClassifier (both orientations) and PrivatePointClassifier with method='em', "
+        description="PrivateThresholdClassifier (both orientations) and PrivatePointClassifier with "
+        "method='exponential', "
         f"drawn range by range at fan-out {GROUPED_FAN_OUT} (four levels on the 64-point domain)",
         release=_em_grouped_release,
         pairs=_em_grouped_pairs,

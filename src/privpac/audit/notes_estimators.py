@@ -25,13 +25,13 @@ _ESTIMATOR_NOTES = {
         (),
     ),
     "PrivatePointClassifier": (
-        "(epsilon, delta)-DP point function; pure epsilon-DP with method='em'",
+        "(epsilon, delta)-DP point function; pure epsilon-DP with method='exponential'",
         "learn_point (A_dist) or em_learn_points",
         ("point-learner", "em-learner"),
         ("E1",),
     ),
     "PrivateThresholdClassifier": (
-        "(epsilon, delta)-DP threshold and orientation; pure epsilon-DP with method='em'",
+        "(epsilon, delta)-DP threshold and orientation; pure epsilon-DP with method='exponential'",
         "learn_thresholds (RecConcave) after choose_orientation at ORIENTATION_SHARE of epsilon when the "
         "orientation is learned, or em_learn_oriented_thresholds / em_learn_thresholds; method 'auto' reads public "
         "inputs only",

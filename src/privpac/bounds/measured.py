@@ -12,19 +12,24 @@ from __future__ import annotations
 
 import math
 
+from ..validation import check_choice
+
 __all__ = [
     "threshold_records",
     "halfspace_records",
     "box_records",
     "MEASURED_AT",
+    "THRESHOLD_METHODS",
     "MEASURED_RECCONCAVE_N",
 ]
 
+#: The threshold learners measured, by the threshold classifier's name for them (its ``method_``).
+THRESHOLD_METHODS = ("exponential", "recconcave")
 #: The setting of the threshold measurements (benchmarks/thresholds.py).
 MEASURED_AT = {"epsilon": 1.0, "delta": 1e-6, "alpha": 0.05, "beta": 0.1}
 
 # (log2 |X|, smallest n): benchmarks/results/thresholds_sample_complexity.csv
-_THRESHOLD_EM = ((8, 39), (16, 75), (32, 146), (64, 285), (256, 1085), (4096, 15778), (65536, 229589))
+_THRESHOLD_EXPONENTIAL = ((8, 39), (16, 75), (32, 146), (64, 285), (256, 1085), (4096, 15778), (65536, 229589))
 #: The recursion depth bound of the measured RecConcave rows ("LearnThresholds N=2 tuned"): the
 #: threshold classifier's ``method="auto"`` runs RecConcave with it, so the table describes the run.
 MEASURED_RECCONCAVE_N = 2
@@ -45,10 +50,12 @@ def _interpolate(table, bits: float) -> float:
 def threshold_records(method: str, domain_size: int, epsilon: float, alpha: float) -> int:
     """Records a threshold learner needs for error ``alpha`` in 90% of runs (measured at ``alpha = 0.05``).
 
-    ``method`` is ``"em"`` (the exponential mechanism, growing with ``log |X|``) or
-    ``"recconcave"`` (LearnThresholds, nearly flat in ``|X|``).
+    ``method`` is ``"exponential"`` (the exponential mechanism, growing with ``log |X|``; called
+    ``"em"`` before, which is refused with the new name) or ``"recconcave"`` (LearnThresholds, nearly
+    flat in ``|X|``).
     """
-    table = _THRESHOLD_EM if method == "em" else _THRESHOLD_RECCONCAVE
+    method = check_choice(method, "method", THRESHOLD_METHODS, renamed={"em": "exponential"})
+    table = _THRESHOLD_EXPONENTIAL if method == "exponential" else _THRESHOLD_RECCONCAVE
     bits = math.log2(max(int(domain_size), 2))
     scale = (MEASURED_AT["epsilon"] / epsilon) * (MEASURED_AT["alpha"] / alpha)
     return math.ceil(_interpolate(table, bits) * scale)

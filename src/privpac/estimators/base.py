@@ -134,6 +134,11 @@ class PrivateEstimatorBase(BaseEstimator):
     #: :func:`~privpac.validation.refuses_renamed_parameters`) and ``set_params`` refuse each old name with
     #: a TypeError naming the new one; saved models written under an old name still load (:mod:`privpac.io`)
     _renamed_parameters: dict[str, str] = {}
+    #: former parameter values and their replacements, by parameter (``{"method": {"em": "exponential"}}``):
+    #: ``fit`` refuses each old value with an InvalidParameterError naming the new one
+    #: (:func:`~privpac.validation.check_choice`); a saved model holding one, as the parameter or as the
+    #: fitted attribute saved under the same key of its state, loads under the new value (:mod:`privpac.io`)
+    _renamed_values: dict[str, dict[str, str]] = {}
 
     @classmethod
     def _get_param_names(cls):

@@ -17,7 +17,9 @@ from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivatePointClassifier"]
 
-METHODS = ("auto", "adist", "em")
+METHODS = ("auto", "adist", "exponential")
+#: The methods that run (``method_``): ``"auto"`` resolves to one of them.
+RESOLVED_METHODS = ("adist", "exponential")
 
 
 class PrivatePointClassifier(PrivateClassifierBase):
@@ -29,10 +31,11 @@ class PrivatePointClassifier(PrivateClassifierBase):
         Total budget (replace-one neighbours).
     domain : IntegerDomain, one-dimensional Grid or tuple
         Public domain of the feature.
-    method : {"auto", "adist", "em"}
+    method : {"auto", "adist", "exponential"}
         ``"adist"``: the (epsilon, delta) learner of Lemma 3.2 through the corrected A_dist (E1),
-        whose sample size does not grow with the domain. ``"em"``: the exponential mechanism over
-        all point functions (pure epsilon-DP, ``Theta(log |X|)`` samples). ``"auto"``: A_dist when
+        whose sample size does not grow with the domain. ``"exponential"``: the exponential mechanism
+        over all point functions (pure epsilon-DP, ``Theta(log |X|)`` samples; called ``"em"`` before,
+        which is refused with the new name). ``"auto"``: A_dist when
         ``delta > 0``, else the exponential mechanism.
     on_bottom : {"random", "zero"}
         When A_dist finds no stable point: a uniformly random point (the paper; needs
@@ -51,11 +54,12 @@ class PrivatePointClassifier(PrivateClassifierBase):
         Index of the learned point (``None``: the all-zero hypothesis).
     point_value_ : the learned point in data units (or ``None``).
     released_ : bool
-        Whether A_dist released a point (always True for ``"em"``).
+        Whether A_dist released a point (always True for ``"exponential"``).
     method_ : str
     """
 
     _fits_on_engines = True
+    _renamed_values = {"method": {"em": "exponential"}}
 
     algorithm_name = "private point classifier (Beimel, Nissim, Stemmer)"
 
@@ -79,26 +83,26 @@ class PrivatePointClassifier(PrivateClassifierBase):
     def fit(self, X, y):
         ledger, rng = self._begin_fit()
         X, y = self._check_features(X, reset=True, y=y)
-        method = check_choice(self.method, "method", METHODS)
+        method = check_choice(self.method, "method", METHODS, renamed=self._renamed_values["method"])
         check_choice(self.on_bottom, "on_bottom", ON_BOTTOM)
         alpha = check_probability(self.alpha, "alpha")
         beta = check_probability(self.beta, "beta")
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         if method == "auto":
-            method = "adist" if delta > 0.0 else "em"
+            method = "adist" if delta > 0.0 else "exponential"
         self.method_ = method
         # the exponential mechanism is drawn range by range (the driver never holds the distinct
         # values); A_dist reads the top two counts of the whole quality
-        sample = self._labelled_ranges(X, y) if method == "em" else self._labelled_sample(X, y)
-        if method == "em":  # the exponential mechanism over |X| points: as over thresholds, ln |X| / (eps alpha)
-            needed = threshold_records("em", size, eps, alpha)
+        sample = self._labelled_ranges(X, y) if method == "exponential" else self._labelled_sample(X, y)
+        if method == "exponential":  # over |X| points: as over thresholds, ln |X| / (eps alpha)
+            needed = threshold_records("exponential", size, eps, alpha)
             what = f"the exponential mechanism at epsilon={eps:g}, alpha={alpha:g} on {fmt_size(size)} points"
         else:  # Lemma 3.2: A_dist releases once the target's lead, alpha m / 2, clears its release gap
             needed = math.ceil(2.0 * adist_release_gap(eps, delta, beta / 2.0) / alpha)
             what = f"A_dist at epsilon={eps:g}, delta={delta:g}, alpha={alpha:g} (Lemma 3.2's tight requirement)"
         self._warn_few_records(sample.n, needed, what, "Use more data or a larger epsilon or alpha.")
-        if method == "em":
+        if method == "exponential":
             h = em_learn_points(sample, None, size, eps, ledger=ledger, rng=rng)
             self.point_, self.released_ = h.point, True
         else:
@@ -145,7 +149,7 @@ class PrivatePointClassifier(PrivateClassifierBase):
     def _restore_state(self, state: dict) -> None:
         self.point_ = None if state["point"] is None else int_from_text(state["point"])
         self.released_ = bool(state["released"])
-        self.method_ = state["method"]
+        self.method_ = check_choice(state["method"], "method", RESOLVED_METHODS)
         self.n_samples_ = int(state["n_samples"])
 
     def summary(self) -> list[str]:
@@ -157,6 +161,6 @@ class PrivatePointClassifier(PrivateClassifierBase):
             rule = (
                 f"predicts {pos!r} exactly at x = {show(self.point_value_)} (index {show(self.point_)}), else {neg!r}"
             )
-        how = {"adist": "A_dist", "em": "exponential mechanism"}[self.method_]
+        how = {"adist": "A_dist", "exponential": "exponential mechanism"}[self.method_]
         note = "" if self.released_ else " (A_dist returned bottom: fallback hypothesis)"
         return [f"{self.algorithm_name}: {how}{note}", f"  {rule}", f"  fitted on n = {self.n_samples_} records"]

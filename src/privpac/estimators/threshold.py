@@ -16,7 +16,9 @@ from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["PrivateThresholdClassifier"]
 
-METHODS = ("auto", "recconcave", "em")
+METHODS = ("auto", "recconcave", "exponential")
+#: The methods that run (``method_``): ``"auto"`` resolves to one of them.
+RESOLVED_METHODS = ("recconcave", "exponential")
 #: The share of epsilon that chooses the orientation before RecConcave, when it is not given.
 ORIENTATION_SHARE = 0.1
 
@@ -35,9 +37,10 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         ``"paper"``: LearnThresholds exactly as Thm 3.18 (RecConcave, ``eps/3N`` per mechanism,
         ``N = log*|X|`` unless given). ``"tuned"`` (default): the same privacy with the depth and
         budget split that minimise the samples needed.
-    method : {"auto", "recconcave", "em"}
-        ``"recconcave"``: LearnThresholds. ``"em"``: the exponential mechanism over all thresholds
-        (pure epsilon-DP, the Kasiviswanathan et al. learner). ``"auto"`` (default): with tuned
+    method : {"auto", "recconcave", "exponential"}
+        ``"recconcave"``: LearnThresholds. ``"exponential"``: the exponential mechanism over all
+        thresholds (pure epsilon-DP, the Kasiviswanathan et al. learner; called ``"em"`` before,
+        which is refused with the new name). ``"auto"`` (default): with tuned
         constants, ``N=None`` and ``delta > 0``, whichever needs fewer records by the measured
         sample sizes shipped in :mod:`privpac.bounds.measured` (public: the exponential mechanism
         up to about ``2^81`` points, RecConcave above; the proven bounds would place the switch
@@ -77,12 +80,13 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         The algorithm that ran and RecConcave's number of levels (1 for the exponential mechanism).
     ledger_, privacy_spent_ : the privacy ledger and the total spent.
 
-    Privacy: (epsilon, delta)-DP (Thm 3.15/3.18; pure epsilon-DP when ``method_ == "em"``).
+    Privacy: (epsilon, delta)-DP (Thm 3.15/3.18; pure epsilon-DP when ``method_ == "exponential"``).
     Utility: see :func:`privpac.bounds.bns.learn_thresholds_stated` and ``privpac bounds
     bns-learn-thresholds``.
     """
 
     _fits_on_engines = True
+    _renamed_values = {"method": {"em": "exponential"}}
 
     algorithm_name = "private threshold classifier (Beimel, Nissim, Stemmer)"
 
@@ -104,17 +108,18 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         self._store_parameters(locals())
 
     def _resolve_method(self, size: int, eps: float, delta: float) -> str:
-        method = check_choice(self.method, "method", METHODS)
+        method = check_choice(self.method, "method", METHODS, renamed=self._renamed_values["method"])
         if method != "auto":
             return method
         if self.constants == "paper" or self.N is not None:
             return "recconcave"
         if delta == 0.0:
-            return "em"
+            return "exponential"
         # measured, not proven, sample sizes (public tables): the proven bounds switch ~2^219 later
         alpha = check_probability(self.alpha, "alpha")
-        em, rc = threshold_records("em", size, eps, alpha), threshold_records("recconcave", size, eps, alpha)
-        return "recconcave" if rc < em else "em"
+        em = threshold_records("exponential", size, eps, alpha)
+        rc = threshold_records("recconcave", size, eps, alpha)
+        return "recconcave" if rc < em else "exponential"
 
     @private_fit
     def fit(self, X, y):
@@ -127,22 +132,23 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         size = domain_size(self.domain_)
         eps, delta = ledger.budget_epsilon, ledger.budget_delta
         self.method_ = self._resolve_method(size, eps, delta)
-        if self.method_ == "em":  # drawn range by range: the driver never holds the distinct values
+        if self.method_ == "exponential":  # drawn range by range: the driver never holds the distinct values
             sample = self._labelled_ranges(X, y)
         else:  # RecConcave (and the orientation choice before it) reads the whole quality
             sample = self._labelled_sample(X, y)
         if self.method == "auto" and N is None and self.constants == "tuned" and self.method_ == "recconcave":
             N = MEASURED_RECCONCAVE_N  # the depth whose measured sample sizes chose RecConcave
         needed = threshold_records(self.method_, size, eps, alpha)
+        learner = "exponential mechanism" if self.method_ == "exponential" else "RecConcave learner"
         self._warn_few_records(
             sample.n,
             needed,
-            f"the {'exponential mechanism' if self.method_ == 'em' else 'RecConcave learner'} at epsilon={eps:g}, "
+            f"the {learner} at epsilon={eps:g}, "
             f"alpha={alpha:g} on {fmt_size(size)} points (measured, benchmarks/thresholds.py)",
             "Use more data, a larger epsilon or alpha, or a smaller domain: a coarser public domain (a Grid with "
             "fewer points) costs the exponential mechanism less, about linearly in log2 of its size.",
         )
-        if self.method_ == "em" and orientation == "auto":
+        if self.method_ == "exponential" and orientation == "auto":
             # one exponential mechanism over the thresholds of both orientations: no extra cost
             h, orientation = em_learn_oriented_thresholds(sample, None, size, eps, ledger=ledger, rng=rng)
             self.threshold_, self.depth_ = int(h.threshold), 1
@@ -153,7 +159,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
                 orientation = choose_orientation(sample, None, size, eps_o, ledger=ledger, rng=rng)
                 eps -= eps_o
             oriented = sample.flipped() if orientation == "above" else sample
-            if self.method_ == "em":
+            if self.method_ == "exponential":
                 h = em_learn_thresholds(oriented, None, size, eps, ledger=ledger, rng=rng)
                 self.threshold_, self.depth_ = int(h.threshold), 1
             else:
@@ -201,7 +207,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
 
     def _restore_state(self, state: dict) -> None:
         self.threshold_ = int_from_text(state["threshold"])
-        self.method_ = state["method"]
+        self.method_ = check_choice(state["method"], "method", RESOLVED_METHODS)
         self.depth_ = int(state["depth"])
         self.orientation_ = check_choice(state["orientation"], "orientation", ORIENTATIONS)
         self.n_samples_ = int(state["n_samples"])
@@ -210,7 +216,7 @@ class PrivateThresholdClassifier(PrivateClassifierBase):
         self._check_fitted()
         side = "<" if self.orientation_ == "below" else ">="
         neg, pos = self.labels
-        algo = "exponential mechanism" if self.method_ == "em" else f"RecConcave, {self.depth_} level(s)"
+        algo = "exponential mechanism" if self.method_ == "exponential" else f"RecConcave, {self.depth_} level(s)"
         return [
             f"{self.algorithm_name}: {algo}",
             f"  predicts {pos!r} when x {side} {show(self.threshold_value_)} "

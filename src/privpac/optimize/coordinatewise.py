@@ -43,9 +43,7 @@ OPTIMIZERS = ("exponential", "recconcave")
 def check_optimizer(optimizer) -> str:
     """``optimizer`` if it is one of :data:`OPTIMIZERS`; the linear-feasibility code's former value
     ``"expmech"`` is refused with the name of its replacement."""
-    if optimizer == "expmech":
-        raise InvalidParameterError("optimizer='expmech' is called optimizer='exponential' now")
-    return check_choice(optimizer, "optimizer", OPTIMIZERS)
+    return check_choice(optimizer, "optimizer", OPTIMIZERS, renamed={"expmech": "exponential"})
 
 
 def advanced_split(epsilon: float, delta: float, k: int) -> tuple[float, float]:

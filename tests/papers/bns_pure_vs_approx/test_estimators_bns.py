@@ -36,7 +36,7 @@ def test_threshold_classifier_contract_and_persistence(tmp_path):
     est = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 2**64 - 1), random_state=0)
     assert clone(est).get_params() == est.get_params()
     assert est.fit(X, y) is est
-    assert est.method_ == "em" and est.depth_ == 1 and est.privacy_spent_ == (1.0, 0.0)
+    assert est.method_ == "exponential" and est.depth_ == 1 and est.privacy_spent_ == (1.0, 0.0)
     assert est.score(X, y) > 0.98
     assert est.threshold_value_ == est.threshold_
     again = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 2**64 - 1), random_state=0).fit(X, y)
@@ -113,7 +113,7 @@ def test_point_classifier():
     assert est.method_ == "adist" and est.released_ and est.point_value_ == 5
     assert est.predict([[5], [9]]).tolist() == [1, 0]
     em = PrivatePointClassifier(domain=(0, 2**32 - 1), delta=0.0, random_state=0).fit(X, y)
-    assert em.method_ == "em" and em.point_ == 5 and em.privacy_spent_ == (1.0, 0.0)
+    assert em.method_ == "exponential" and em.point_ == 5 and em.privacy_spent_ == (1.0, 0.0)
     none = PrivatePointClassifier(domain=(0, 255), on_bottom="zero", random_state=0).fit([[1], [2]], [0, 0])
     assert none.point_ is None and none.predict([[1]]).tolist() == [0] and none.summary()
     with pytest.raises(InvalidParameterError, match="on_bottom"):
@@ -221,11 +221,11 @@ def test_the_orientation_is_learned_privately_when_not_given():
     rng = np.random.default_rng(3)
     X = rng.integers(0, 1000, size=(2000, 1))
     for truth, y in (("above", (X[:, 0] >= 600).astype(int)), ("below", (X[:, 0] < 600).astype(int))):
-        for method in ("em", "recconcave"):
+        for method in ("exponential", "recconcave"):
             est = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), method=method, random_state=1).fit(X, y)
             assert est.orientation_ == truth and est.score(X, y) > 0.97, (truth, method)
             assert est.privacy_spent_[0] <= 1.0 + 1e-12
-    em = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), method="em", random_state=1).fit(X, y)
+    em = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), method="exponential", random_state=1).fit(X, y)
     assert [e.label for e in em.ledger_.entries] == ["EM learner over thresholds of both orientations"]
     rc = PrivateThresholdClassifier(epsilon=1.0, domain=(0, 999), method="recconcave", random_state=1).fit(X, y)
     assert rc.ledger_.entries[0].label == "threshold orientation" and rc.ledger_.entries[0].epsilon == pytest.approx(
