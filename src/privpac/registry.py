@@ -21,18 +21,23 @@ T = TypeVar("T")
 class LazyRegistry(Generic[T]):
     """Entries by name; the first look-up imports ``modules``, which add their entries on import.
 
-    ``kind`` names an entry in the error for an unknown name ("no audit named ...").
+    ``kind`` names an entry in the error for an unknown name ("no audit named ..."). An entry's former
+    names (``former_names``) are refused with its name, never looked up as aliases.
     """
 
     def __init__(self, kind: str, modules: Sequence[str]):
         self.kind = kind
         self.modules = modules
         self._entries: dict[str, T] = {}
+        self._renamed: dict[str, str] = {}
         self._loaded = False
 
-    def add(self, name: str, entry: T) -> T:
-        """Add ``entry`` under ``name`` (a later entry under the same name replaces the earlier one)."""
+    def add(self, name: str, entry: T, former_names: Sequence[str] = ()) -> T:
+        """Add ``entry`` under ``name`` (a later entry under the same name replaces the earlier one);
+        a look-up of one of its ``former_names`` raises an error naming ``name``."""
         self._entries[name] = entry
+        for old in former_names:
+            self._renamed[old] = name
         return entry
 
     def _load(self) -> None:
@@ -49,6 +54,8 @@ class LazyRegistry(Generic[T]):
     def get(self, name: str) -> T:
         """The entry named ``name``; raises :class:`~privpac.errors.InvalidParameterError` naming the others."""
         self._load()
+        if name in self._renamed and name not in self._entries:
+            raise InvalidParameterError(f"the {self.kind} {name!r} is called {self._renamed[name]!r} now")
         if name not in self._entries:
             raise InvalidParameterError(f"no {self.kind} named {name!r}; available: {', '.join(sorted(self._entries))}")
         return self._entries[name]

@@ -315,3 +315,26 @@ def test_the_command_line_refuses_method_em_naming_exponential(tmp_path):
     res = CliRunner().invoke(main, [*fit, str(tmp_path / "m.json"), "--set", "method=exponential"])
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "m.json").read_text())["state"]["method"] == "exponential"
+
+
+# ---------------------------------------------------------------------------------------------
+# KMST's exponential-mechanism bound is named for its optimizer
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_kmst_exponential_bound_is_named_for_its_optimizer_and_the_former_id_is_refused(tmp_path):
+    from privpac.bounds import evaluate_bound, get_bound, kmst, list_bounds
+
+    new = "kmst-find-deep-point-exponential"
+    assert get_bound(new).compute is kmst.find_deep_point_exponential_sample_size
+    assert "kmst-expmech" not in {b.name for b in list_bounds()}
+    with pytest.raises(InvalidParameterError, match=f"the bound 'kmst-expmech' is called '{new}' now"):
+        get_bound("kmst-expmech")
+    with pytest.raises(ImportError, match="expmech_swap_sample_size is called find_deep_point_exponential_sample_size"):
+        exec("from privpac.bounds.kmst import expmech_swap_sample_size", {})
+    args = dict(dimension=2, domain_size=2**8, alpha=0.1, beta=0.1, epsilon=1.0, delta=1e-6)
+    out = evaluate_bound(new, **args)
+    assert "RecConcave / exponential" in out and "RecConcave / expmech" not in out
+    assert f"{out['m']:.1e}" == "1.8e+04"  # spec 5.3's figure, as before the renaming
+    res = CliRunner().invoke(main, ["bounds", "kmst-expmech", "--dimension", "2", "--alpha", "0.1"])
+    assert res.exit_code != 0 and f"is called '{new}' now" in res.output

@@ -47,7 +47,7 @@ def test_bounds_plot_draws_record_counts_only_and_names_a_missing_option(tmp_pat
     not_records = [
         "log2 T~ (paper's extended domain, Claim 3.5)", "N = log* T~", "N (adaptive domain)", "epsilon_each",
         "iterations", "calls", "m, B3 inner", "as privpac runs it: tukey depth, m", "domain_bits", "alpha_per_call",
-        "window_stated", "directions", "RecConcave / expmech", "levels that run",
+        "window_stated", "directions", "RecConcave / exponential", "levels that run",
     ]  # fmt: skip
     records = [
         "stated (Thm 3.6: 2(d+1), paper's T~, advanced composition)", "B1 one-shot", "s = m k, B3 inner", "m_min",

@@ -39,12 +39,12 @@ import math
 from ..errors import InvalidParameterError
 from ..learners.feasibility_halfspaces import blumer_sample_size
 from ..optimize.recconcave_plan import log_star, log_star_from_log2
-from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
+from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability, renamed_attribute
 from .registry import Bound, register_bound
 
 __all__ = [
     "def44_domain_log2",
-    "expmech_swap_sample_size",
+    "find_deep_point_exponential_sample_size",
     "find_deep_point_sample_size",
     "kmst_erm_sample_size",
     "kmst_lower_bounds",
@@ -203,10 +203,11 @@ def _tower(n: int) -> float:
     return t
 
 
-def expmech_swap_sample_size(
+def find_deep_point_exponential_sample_size(
     dimension: int, domain_size: int, alpha: float, beta: float, epsilon: float, delta: float = 1e-6
 ) -> dict:
-    """Spec 3.7 item 6 and 5.3: FindDeepPoint with the exponential mechanism as 1-D optimiser.
+    """Spec 3.7 item 6 and 5.3: FindDeepPoint with the exponential mechanism as 1-D optimiser
+    (``optimizer="exponential"``; the bound ``kmst-find-deep-point-exponential``).
 
     Pure ``epsilon``-DP, basic composition (``eps~ = eps / D``), ``Delta = D + 1``, Def 4.4's
     domain at ``i = D``: each call needs ``r >= 2 (ln|X~| + ln(1/beta~)) / (alpha~ eps~)`` (the
@@ -214,7 +215,7 @@ def expmech_swap_sample_size(
     probability at most ``|X~| exp(-eps~ alpha~ r / 2)``), and ``m = r / (1 - alpha~)^(D-1)``.
 
     ``delta`` is used only for the comparison with RecConcave at the same per-call budget
-    (``delta / D``): ``RecConcave / expmech`` is the ratio of the two ``m``; ``crossover bits`` is
+    (``delta / D``): ``RecConcave / exponential`` is the ratio of the two ``m``; ``crossover bits`` is
     the smallest ``log2 |X~|`` at which RecConcave's requirement is below the exponential
     mechanism's (same ``alpha~, beta~, eps~``).
     """
@@ -228,7 +229,7 @@ def expmech_swap_sample_size(
     rc = kmst_rec_concave_promise(bits, alpha_t, beta_t, eps_t, delta_t) / (1.0 - alpha_t) ** (D - 1)
     crossover = None
     for L in range(1, 12):
-        # RecConcave <= expmech  <=>  8^L 12 L ln(192 L^2/(beta~ delta~)) <= 2 (ln N + ln(1/beta~))
+        # RecConcave <= exponential  <=>  8^L 12 L ln(192 L^2/(beta~ delta~)) <= 2 (ln N + ln(1/beta~))
         need_ln = 8.0**L * 12.0 * L * math.log(192.0 * L * L / (beta_t * delta_t)) / 2.0 - math.log(1.0 / beta_t)
         lo, hi = _tower(L - 2) if L >= 2 else 0.0, _tower(L - 1)  # log2 N range where log* N = L
         need_bits = max(need_ln / math.log(2.0), lo)
@@ -240,7 +241,7 @@ def expmech_swap_sample_size(
         "r_per_call": r,
         "domain_bits": bits,
         "RecConcave m (same split)": rc,
-        "RecConcave / expmech": rc / m,
+        "RecConcave / exponential": rc / m,
         "crossover bits": crossover,
     }
 
@@ -298,13 +299,14 @@ register_bound(
 )
 register_bound(
     Bound(
-        "kmst-expmech",
-        "FindDeepPoint with the exponential mechanism as 1-D optimiser (pure DP, basic composition; "
-        "a baseline, not the paper)",
+        "kmst-find-deep-point-exponential",
+        "FindDeepPoint with the exponential mechanism as 1-D optimiser (optimizer=exponential: pure DP, "
+        "basic composition; a baseline, not the paper)",
         f"{_REF}, Fig. 1 framework (spec kmst-halfspaces 3.7 item 6, 5.3)",
         "upper",
-        expmech_swap_sample_size,
-    )
+        find_deep_point_exponential_sample_size,
+    ),
+    former_names=("kmst-expmech",),
 )
 register_bound(
     Bound(
@@ -316,3 +318,11 @@ register_bound(
         kmst_lower_bounds,
     )
 )
+
+
+#: Names this module no longer defines, and what replaced them: importing one raises ImportError naming the new one.
+_RENAMED = {"expmech_swap_sample_size": "find_deep_point_exponential_sample_size"}
+
+
+def __getattr__(name: str):
+    return renamed_attribute(__name__, name, _RENAMED)

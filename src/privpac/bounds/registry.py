@@ -49,10 +49,11 @@ class Bound:
 _BOUNDS: LazyRegistry[Bound] = LazyRegistry("bound", BOUND_MODULES)
 
 
-def register_bound(bound: Bound) -> Bound:
+def register_bound(bound: Bound, former_names: tuple[str, ...] = ()) -> Bound:
+    """Register ``bound``; each of its ``former_names`` is refused with its name (``privpac bounds`` too)."""
     if bound.kind not in ("upper", "lower"):
         raise InvalidParameterError(f"bound kind must be 'upper' or 'lower', got {bound.kind!r}")
-    return _BOUNDS.add(bound.name, bound)
+    return _BOUNDS.add(bound.name, bound, former_names)
 
 
 def list_bounds() -> list[Bound]:

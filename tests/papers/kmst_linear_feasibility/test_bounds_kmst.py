@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from privpac.bounds import evaluate_bound, get_bound
 from privpac.bounds.kmst import (
     def44_domain_log2,
-    expmech_swap_sample_size,
+    find_deep_point_exponential_sample_size,
     find_deep_point_sample_size,
     kmst_erm_sample_size,
     kmst_pac_sample_size,
@@ -96,7 +96,7 @@ def test_log_star_conventions():
 
 
 # spec 5.3: (d, |G|) -> m of the exponential-mechanism swap
-EXPMECH = {
+EXPONENTIAL = {
     (2, 2**8): "1.8e+04",
     (2, 2**16): "3.4e+04",
     (2, 2**32): "6.6e+04",
@@ -107,23 +107,24 @@ EXPMECH = {
 }
 
 
-@pytest.mark.parametrize("key", sorted(EXPMECH))
-def test_spec_5_3_expmech_figures(key):
+@pytest.mark.parametrize("key", sorted(EXPONENTIAL))
+def test_spec_5_3_exponential_figures(key):
     d, G = key
-    assert two_digits(expmech_swap_sample_size(d, G, **COMMON)["m"]) == EXPMECH[key]
+    assert two_digits(find_deep_point_exponential_sample_size(d, G, **COMMON)["m"]) == EXPONENTIAL[key]
 
 
 def test_spec_3_7_item_6_ratio_range_and_crossover():
     # "beats RecConcave's 8^log* constant by 4e4-5e6x": RecConcave with the paper's advanced
     # composition against the swap (basic composition), over the FindDeepPoint cells of 5.2.
     ratios = [
-        find_deep_point_sample_size(d, G, **COMMON)["m_min"] / expmech_swap_sample_size(d, G, **COMMON)["m"]
+        find_deep_point_sample_size(d, G, **COMMON)["m_min"]
+        / find_deep_point_exponential_sample_size(d, G, **COMMON)["m"]
         for d in (2, 5, 10)
         for G in GRIDS
     ]
     assert two_digits(min(ratios)) == "3.9e+04" and two_digits(max(ratios)) == "5.4e+06"
     # "RecConcave only wins above roughly 4e8 bits (log* = 6)": exactly 3.6e8 (d = 2) to 4.0e8 (d = 10)
-    cross = [expmech_swap_sample_size(d, 2**8, **COMMON)["crossover bits"] for d in (2, 5, 10)]
+    cross = [find_deep_point_exponential_sample_size(d, 2**8, **COMMON)["crossover bits"] for d in (2, 5, 10)]
     assert [two_digits(c) for c in cross] == ["3.6e+08", "3.8e+08", "4.0e+08"]
     assert all(log_star_from_log2(c) == 6 for c in cross)
 
@@ -158,7 +159,7 @@ def test_registered_with_description_and_reference():
         ("kmst-find-deep-point", "upper"),
         ("kmst-erm", "upper"),
         ("kmst-pac", "upper"),
-        ("kmst-expmech", "upper"),
+        ("kmst-find-deep-point-exponential", "upper"),
         ("kmst-lower", "lower"),
     ]:
         b = get_bound(name)
@@ -193,7 +194,7 @@ def test_cli_bounds_kmst_find_deep_point():
     assert two_digits(json.loads(res.output)["result"]["m_min"]) == "9.7e+10"
     res = runner.invoke(main, ["bounds", "kmst-erm", *args, "--delta", "1e-6", "--set", "composition=basic"])
     assert res.exit_code == 0 and "m_min" in res.output
-    for name in ("kmst-pac", "kmst-expmech", "kmst-lower"):
+    for name in ("kmst-pac", "kmst-find-deep-point-exponential", "kmst-lower"):
         res = runner.invoke(main, ["bounds", name, *args, "--delta", "1e-6"])
         assert res.exit_code == 0, (name, res.output)
     res = runner.invoke(main, ["bounds", "--list"])
