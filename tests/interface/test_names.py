@@ -4,13 +4,15 @@ and the one-dimensional estimators (the exponential mechanism is ``method="expon
 * the per-coordinate optimiser is ``optimizer=`` (``"exponential"``, ``"recconcave"``), the KMST dual
   ``dual=``, an estimator's public bound ``domain=`` and a learner function's ``bound=``, labels are
   ``{0, 1}``; FindTukey's and FindDeepPoint's size checks, dimensions and directional domains have
-  names of their own;
-* every former keyword, option and module name is refused with a message naming its replacement
+  names of their own; the KMST bound of ``optimizer="exponential"`` is ``kmst-find-deep-point-exponential``;
+  the two Blumer et al. sample sizes have one implementation each, named by their source;
+* every former keyword, option, value, bound id and module name is refused with a message naming its replacement
   (no silent alias), and a saved model written under a former name still loads;
 * the new names give the seeded fits the former names gave (values recorded before the renaming).
 """
 
 import json
+import math
 import warnings
 from fractions import Fraction
 
@@ -318,7 +320,7 @@ def test_the_command_line_refuses_method_em_naming_exponential(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# KMST's exponential-mechanism bound is named for its optimizer
+# KMST's exponential-mechanism bound and the two Blumer et al. sample sizes
 # ---------------------------------------------------------------------------------------------
 
 
@@ -338,3 +340,39 @@ def test_the_kmst_exponential_bound_is_named_for_its_optimizer_and_the_former_id
     assert f"{out['m']:.1e}" == "1.8e+04"  # spec 5.3's figure, as before the renaming
     res = CliRunner().invoke(main, ["bounds", "kmst-expmech", "--dimension", "2", "--alpha", "0.1"])
     assert res.exit_code != 0 and f"is called '{new}' now" in res.output
+
+
+def test_one_implementation_per_blumer_form_named_by_its_source():
+    from privpac.bounds import bmns, rectangles
+    from privpac.learners import generalization
+
+    # Blumer, Ehrenfeucht, Haussler, Warmuth 1989 (BMNS's chunks, the rectangles' non-private baseline)
+    behw = generalization.behw_sample_size(0.1, 0.05, 3)
+    assert behw == pytest.approx(max(40 * math.log2(40), 240 * math.log2(130)), rel=1e-12)
+    box = rectangles.nonprivate_box_sample_size(0.1, 0.05, 2)  # a box in 2 dimensions: VC 4
+    assert box == math.ceil(generalization.behw_sample_size(0.1, 0.05, 4)) == 2248
+    # KMST Thm 2.8 (their PAC learners)
+    kmst = generalization.kmst_blumer_sample_size(0.1, 0.05, 3)
+    assert kmst == pytest.approx(480 * (30 * math.log(480 * math.e) + math.log(100)), rel=1e-12)
+    assert bmns.behw_sample_size is generalization.behw_sample_size  # imported, not copied
+    assert feasibility_halfspaces.kmst_blumer_sample_size is generalization.kmst_blumer_sample_size
+    assert halfspace_tukey.behw_sample_size is generalization.behw_sample_size
+    with pytest.raises(InvalidParameterError, match="alpha must be in"):  # the former (vc, alpha, beta) order
+        generalization.behw_sample_size(3, 0.1, 0.05)
+    with pytest.raises(InvalidParameterError, match="vc must be an integer"):
+        generalization.behw_sample_size(1, 0.1, 0.05)
+    for module, old, new in [
+        (feasibility_halfspaces, "blumer_sample_size", "privpac.learners.generalization.kmst_blumer_sample_size"),
+        (halfspace_tukey, "blumer_realizable", "privpac.learners.generalization.behw_sample_size"),
+    ]:
+        with pytest.raises(ImportError, match=f"{module.__name__}.{old} is called {new} now"):
+            exec(f"from {module.__name__} import {old}", {})
+
+
+def test_the_learners_plans_keep_their_blumer_sizes():
+    """Chunk sizes and uniform-convergence sizes recorded before the two forms moved."""
+    plan = halfspace_tukey.plan_learn_halfspace(10**6, 1, 4, 1.0)
+    assert (plan.sufficient_chunks, plan.sufficient_chunk_size, plan.sufficient_s) == (1527, 9224, 14085048)
+    assert feasibility_halfspaces.plan_halfspace_learner(10**4, 1, 8, 1.0, learner="pac").uniform_convergence == 71079
+    paper = feasibility_halfspaces.plan_halfspace_learner(10**4, 1, 8, 1.0, learner="pac", dual="paper")
+    assert paper.uniform_convergence == 155467

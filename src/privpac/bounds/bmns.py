@@ -52,7 +52,7 @@ import math
 
 from ..errors import InvalidParameterError, PrivpacError
 from ..formatting import fmt_int
-from ..learners.halfspace_tukey import blumer_realizable
+from ..learners.generalization import behw_sample_size
 from ..optimize.recconcave_plan import log_star, log_star_from_log2
 from ..validation import check_delta, check_epsilon, check_int, check_probability
 from .registry import Bound, register_bound
@@ -245,7 +245,7 @@ def learn_halfspace_sizes(
     out: dict = {}
     for name, n in inner.items():
         m = math.ceil(n)
-        k = math.ceil(blumer_realizable(d + 1, a, beta / (2 * m)))
+        k = math.ceil(behw_sample_size(a, beta / (2 * m), d + 1))
         out[f"m, {name}"] = m
         out[f"k, {name}"] = k
         out[f"s = m k, {name}"] = float(m) * k

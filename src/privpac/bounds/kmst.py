@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidParameterError
-from ..learners.feasibility_halfspaces import blumer_sample_size
+from ..learners.generalization import kmst_blumer_sample_size
 from ..optimize.recconcave_plan import log_star, log_star_from_log2
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability, renamed_attribute
 from .registry import Bound, register_bound
@@ -171,7 +171,7 @@ def kmst_pac_sample_size(
     d = check_int(dimension, "dimension", low=1)
     log2_X = math.log2(_grid_X(domain_size))
     vc = d + 1
-    uc_paper = blumer_sample_size(alpha / 2.0, beta / 2.0, vc)
+    uc_paper = kmst_blumer_sample_size(alpha / 2.0, beta / 2.0, vc)
     s = uc_paper
     fdp: dict = {}
     for _ in range(20):
@@ -182,7 +182,7 @@ def kmst_pac_sample_size(
             break
         s = new
     margin = _fdp(d + 1, log2_X, alpha / 10.0, beta / 2.0, epsilon, delta, composition)
-    uc_margin = blumer_sample_size(alpha, beta / 2.0, vc)
+    uc_margin = kmst_blumer_sample_size(alpha, beta / 2.0, vc)
     return {
         "paper s_min": s,
         "paper log_star_domain": fdp["log_star_domain"],
@@ -191,7 +191,7 @@ def kmst_pac_sample_size(
         "margin-1 s_min": max(margin["m_min"], uc_margin),
         "margin-1 log_star_domain": margin["log_star_domain"],
         "margin-1 uniform convergence": uc_margin,
-        "non-private reference (Thm 2.8 at alpha, beta)": blumer_sample_size(alpha, beta, vc),
+        "non-private reference (Thm 2.8 at alpha, beta)": kmst_blumer_sample_size(alpha, beta, vc),
     }
 
 

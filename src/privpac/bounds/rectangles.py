@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InvalidParameterError
+from ..learners.generalization import behw_sample_size
 from ..learners.randmargins_plan import NEIGHBOURS, _ip_domain_size, _to_add_remove, calibrate_randmargins
 from ..learners.rectangles_composition import composition_calibration
 from ..optimize.interior_point import ExponentialInteriorPoint
@@ -166,8 +167,7 @@ def generic_pure_sample_size(
 def nonprivate_box_sample_size(alpha: float = 0.1, beta: float = 0.1, dimension: int = 1, shape: str = "box") -> int:
     """Any consistent learner (Blumer, Ehrenfeucht, Haussler, Warmuth 1989)."""
     alpha, beta = check_probability(alpha, "alpha"), check_probability(beta, "beta")
-    vc = _directions(dimension, shape)
-    return math.ceil(max((4.0 / alpha) * math.log2(2.0 / beta), (8.0 * vc / alpha) * math.log2(13.0 / alpha)))
+    return math.ceil(behw_sample_size(alpha, beta, _directions(dimension, shape)))
 
 
 def randmargins_crossover(

@@ -90,10 +90,12 @@ from ..validation import (
     check_int,
     check_probability,
     check_real,
+    renamed_attribute,
     renamed_keywords,
 )
 from . import linear_feasibility as _fdp
 from .center_point import check_points_in_box
+from .generalization import kmst_blumer_sample_size
 
 __all__ = [
     "CANDIDATE_RESOLUTION",
@@ -120,14 +122,6 @@ MAX_GRID_BITS = 4096
 
 #: The public integer resolution of :func:`halfspace_candidates`' directions (largest ``|a_j|``).
 CANDIDATE_RESOLUTION = 64
-
-
-def blumer_sample_size(alpha: float, beta: float, vc: int) -> float:
-    """KMST Thm 2.8 (Blumer et al.) as the paper states it: ``(48/alpha)(10 VC ln(48e/alpha) + ln(5/beta))``.
-
-    The BMNS paper uses another form of the same theorem
-    (:func:`privpac.learners.halfspace_tukey.blumer_realizable`); each paper's learner keeps its own."""
-    return (48.0 / alpha) * (10.0 * vc * math.log(48.0 * math.e / alpha) + math.log(5.0 / beta))
 
 
 @renamed_keywords(X="bound")
@@ -317,7 +311,7 @@ def plan_halfspace_learner(
         inner_alpha, inner_beta = (alpha if dual == "margin-1" else alpha / 2.0), beta
     elif dual == "margin-1":
         inner_alpha, inner_beta = alpha / 10.0, beta / 2.0
-        uc = math.ceil(blumer_sample_size(alpha, beta / 2.0, d + 1))
+        uc = math.ceil(kmst_blumer_sample_size(alpha, beta / 2.0, d + 1))
     else:
         if candidates is not None:
             raise InvalidParameterError(
@@ -325,7 +319,7 @@ def plan_halfspace_learner(
                 "candidate set of halfspaces has no meaning; use dual='margin-1' with candidates"
             )
         inner_alpha, inner_beta = alpha / 40.0, beta / 4.0  # LearnHalfSpace(alpha/20) runs FindDeepPoint at alpha/40
-        uc = math.ceil(blumer_sample_size(alpha / 2.0, beta / 2.0, d + 1))
+        uc = math.ceil(kmst_blumer_sample_size(alpha / 2.0, beta / 2.0, d + 1))
         noise = pac_noise(m, d, X, beta)
         if noise.grid.bit_length() > MAX_GRID_BITS:
             raise InvalidParameterError(
@@ -482,3 +476,11 @@ def halfspace_from_solution(plan: HalfspaceLearnerPlan, solution) -> HalfspaceRe
         a = tuple(v * plan.noise.delta_prime for v in a)
     degenerate = plan.dual == "paper" and all(v == 0 for v in a)
     return HalfspaceResult(tuple(a), w, degenerate, plan)
+
+
+#: Names this module no longer defines, and what replaced them: importing one raises ImportError naming the new one.
+_RENAMED = {"blumer_sample_size": "privpac.learners.generalization.kmst_blumer_sample_size"}
+
+
+def __getattr__(name: str):
+    return renamed_attribute(__name__, name, _RENAMED)

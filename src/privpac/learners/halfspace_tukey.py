@@ -110,6 +110,7 @@ from .center_point import (
     sufficient_n_over,
 )
 from .exponential import em_learner
+from .generalization import behw_sample_size
 
 __all__ = [
     "COMPOSITIONS",
@@ -147,14 +148,6 @@ GROUP_ROWS = 2**16
 # ---------------------------------------------------------------------------------------------
 # Public sizes
 # ---------------------------------------------------------------------------------------------
-
-
-def blumer_realizable(vc: int, alpha: float, beta: float) -> float:
-    """Blumer, Ehrenfeucht, Haussler, Warmuth 1989, in the form BMNS use for LearnHalfSpace's chunks
-    (Thm 4.2): ``max((4/a) log2(2/b), (8 vc/a) log2(13/a))``. The KMST paper states the same theorem
-    with other constants (:func:`privpac.learners.feasibility_halfspaces.blumer_sample_size`); each
-    paper's learner keeps its own paper's form."""
-    return max(4.0 / alpha * math.log2(2.0 / beta), 8.0 * vc / alpha * math.log2(13.0 / alpha))
 
 
 def hypothesis_bound(d: int, B: int) -> int:
@@ -332,7 +325,7 @@ def plan_learn_halfspace(
     )
     m_need = probe.sufficient_n if depth == "tukey" else _sufficient_directional(probe, M, B, D)
     a = alpha / (2 * (d + 2))
-    k_need = math.ceil(blumer_realizable(D, a, beta / (2 * m_need)))
+    k_need = math.ceil(behw_sample_size(a, beta / (2 * m_need), D))
     s_need = m_need * k_need
     if n_chunks is None:
         m = m_need if s >= s_need else max(1, min(m_need, math.isqrt(s)))
@@ -734,7 +727,11 @@ def generic_halfspace_learner(
 
 
 #: Names this module no longer defines, and what replaced them: importing one raises ImportError naming the new one.
-_RENAMED = {"MODES": "OPTIMIZERS", "directional_domain": "learner_directional_domain"}
+_RENAMED = {
+    "MODES": "OPTIMIZERS",
+    "directional_domain": "learner_directional_domain",
+    "blumer_realizable": "privpac.learners.generalization.behw_sample_size",
+}
 
 
 def __getattr__(name: str):

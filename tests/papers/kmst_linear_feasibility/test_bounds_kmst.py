@@ -24,7 +24,7 @@ from privpac.bounds.kmst import (
 )
 from privpac.cli import main
 from privpac.errors import InvalidParameterError
-from privpac.learners.feasibility_halfspaces import blumer_sample_size
+from privpac.learners.generalization import kmst_blumer_sample_size
 
 COMMON = dict(alpha=0.1, beta=0.1, epsilon=1.0, delta=1e-6)
 GRIDS = (2**8, 2**16, 2**32)
@@ -146,7 +146,7 @@ def test_pac_noise_constants_erratum():
         c = math.isqrt(d - 1) + 1
         assert c * c >= d and (c - 1) ** 2 < d
         assert Fraction(d, c * c) <= 1  # (sqrt(d) / ceil(sqrt d))^2 <= 1
-    assert blumer_sample_size(0.05, 0.05, 3) > blumer_sample_size(0.1, 0.05, 3)
+    assert kmst_blumer_sample_size(0.05, 0.05, 3) > kmst_blumer_sample_size(0.1, 0.05, 3)
 
 
 # ---------------------------------------------------------------------------------------------
