@@ -94,6 +94,19 @@ class ExactGeometryMixin:
         self.n_samples_ = n
         self.n_features_in_ = d
 
+    def _finish_exact_fit(self, point, B: int, lattice, composition: str, n: int, d: int, ledger):
+        """End a fit: store the released exact point (in ``_exact_point[0]``), record the public facts
+        of the fit (:meth:`_record_fit`), file the ledger, and return the estimator."""
+        setattr(self, self._exact_point[0], point)
+        self._record_fit(B, lattice, composition, n, d)
+        self._end_fit(ledger)
+        return self
+
+    def _exact_float(self) -> np.ndarray:
+        """The released exact point as floats (rounded; the exact point stays the release)."""
+        self._check_fitted()
+        return float_view(getattr(self, self._exact_point[0]))
+
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         # the dry fit that recomputes a saved model's privacy record: one public point
         space = self._public_space(self.domain)

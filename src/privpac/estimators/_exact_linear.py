@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..formatting import fraction_from_text, fraction_to_text
 from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..validation import check_array
-from ._exact_geometry import ExactGeometryMixin, float_view
+from ._exact_geometry import ExactGeometryMixin
 
 
 class ExactLinearClassifierMixin(ExactGeometryMixin):
@@ -37,11 +37,19 @@ class ExactLinearClassifierMixin(ExactGeometryMixin):
         self.intercept_exact_ = fraction_from_text(state["intercept"])
         self.classes_ = np.asarray(self.labels)
 
+    def _set_halfspace(self, result, lattice) -> None:
+        """Store a learner's released halfspace ``<a, x> >= w`` as ``coef_exact_ = a`` and
+        ``intercept_exact_ = -w``, mapped to the data's units when the fit ran on a grid's lattice."""
+        coef, intercept = tuple(result.a), -result.w
+        if lattice is not None:  # the same halfspace in the data's units
+            coef, intercept = lattice.halfspace(coef, intercept)
+        self.coef_exact_ = coef
+        self.intercept_exact_ = intercept
+
     @property
     def coef_(self) -> np.ndarray:
         """``a`` as floats (rounded; ``coef_exact_`` is exact)."""
-        self._check_fitted()
-        return float_view(self.coef_exact_)
+        return self._exact_float()
 
     @property
     def intercept_(self) -> float:

@@ -28,7 +28,7 @@ from ..learners.center_point import (
     plan_find_tukey,
 )
 from ..validation import check_probability, is_engine_collection, refuses_renamed_parameters
-from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
+from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
 __all__ = ["ENGINE_MAX_POINTS", "FIND_TUKEY_NEEDS_DELTA", "PrivateCenterPoint", "box_domain", "check_engine_size"]
@@ -225,16 +225,13 @@ class PrivateCenterPoint(ExactGeometryMixin, PrivateEstimatorBase):
         result = find_tukey(
             arr, B, ledger.budget_epsilon, ledger.budget_delta, **self._tukey_choices(), ledger=ledger, rng=rng
         )
-        self.center_ = result.center if lattice is None else lattice.point(result.center)
-        self._record_fit(B, lattice, plan.composition, n, d)
-        self._end_fit(ledger)
-        return self
+        center = result.center if lattice is None else lattice.point(result.center)
+        return self._finish_exact_fit(center, B, lattice, plan.composition, n, d, ledger)
 
     @property
     def center_float_(self) -> np.ndarray:
         """The center as floats (rounded; ``center_`` is exact)."""
-        self._check_fitted()
-        return float_view(self.center_)
+        return self._exact_float()
 
     def summary(self) -> list[str]:
         self._check_fitted()

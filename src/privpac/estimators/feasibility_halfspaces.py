@@ -314,11 +314,7 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         )
 
     def _finish_fit(self, result, plan, G: int, n: int, d: int, ledger, lattice=None):
-        coef, intercept = tuple(result.a), -result.w
-        if lattice is not None:  # the same halfspace in the data's units
-            coef, intercept = lattice.halfspace(coef, intercept)
-        self.coef_exact_ = coef
-        self.intercept_exact_ = intercept
+        self._set_halfspace(result, lattice)
         self.degenerate_ = bool(result.degenerate)
         self._record_fit(G, lattice, plan.find_deep_point.composition, n, d)
         if self.degenerate_:

@@ -236,11 +236,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
         # One path for every engine: the chunk points where the chunks live, FindTukey on the driver.
         H0 = sample_chunk_points(X, y, plan, labels=labels, points=points)
         result = aggregate_chunk_points(H0, plan, ledger=ledger, rng=rng)
-        coef, intercept = tuple(result.a), -result.w
-        if lattice is not None:  # the same halfspace in the data's units
-            coef, intercept = lattice.halfspace(coef, intercept)
-        self.coef_exact_ = coef
-        self.intercept_exact_ = intercept
+        self._set_halfspace(result, lattice)
         self.n_chunks_ = plan.n_chunks
         self.chunk_size_ = plan.chunk_size
         self._record_fit(B, lattice, plan.find_tukey.composition, n, d)

@@ -45,7 +45,7 @@ from ..learners.linear_feasibility import (
     run_find_deep_point,
 )
 from ..validation import check_probability, is_engine_collection, refuses_renamed_parameters, renamed_keywords
-from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, float_view, grid_advice
+from ._exact_geometry import ExactGeometryMixin, box_text, exact_text, grid_advice
 from .base import PrivateEstimatorBase, engine_rows, private_fit
 
 __all__ = [
@@ -377,16 +377,13 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
                 ledger=ledger,
                 rng=rng,
             )
-        self.solution_ = result.solution if lattice is None else lattice.system_solution(result.solution)
-        self._record_fit(X, lattice, plan.composition, m, D)
-        self._end_fit(ledger)
-        return self
+        solution = result.solution if lattice is None else lattice.system_solution(result.solution)
+        return self._finish_exact_fit(solution, X, lattice, plan.composition, m, D, ledger)
 
     @property
     def solution_float_(self) -> np.ndarray:
         """The solution as floats (rounded; ``solution_`` is exact)."""
-        self._check_fitted()
-        return float_view(self.solution_)
+        return self._exact_float()
 
     def _public_example(self, n_samples: int, n_features: int) -> tuple:
         # 0 lies in every public bound (symmetric about 0); off a grid's points it maps to the nearest one

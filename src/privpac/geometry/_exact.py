@@ -295,3 +295,14 @@ def extreme_ratio(b: np.ndarray, a: np.ndarray, smallest: bool) -> Fraction:
         if len(better) == 0:
             return Fraction(int(b[j]), int(a[j]))
         j = int(better[0])
+
+
+def repair_arc_end(end: int, low: int, high: int, inside) -> int:
+    """The exact end of an arc of sorted directions from a float proposal ``end``: step back while
+    position ``end - 1`` is not ``inside`` (never below ``low``), then forward while position ``end``
+    is (never past ``high``). ``inside`` is an exact (integer) predicate on doubled positions."""
+    while end > low and not inside(end - 1):
+        end -= 1
+    while end < high and inside(end):
+        end += 1
+    return end

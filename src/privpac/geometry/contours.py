@@ -74,7 +74,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import DataError
-from ._exact import INT64_SAFE, as_integer_points, slice_interval
+from ._exact import INT64_SAFE, as_integer_points, repair_arc_end, slice_interval
 
 __all__ = ["PlanarDepthRegions", "tukey_intervals_2d"]
 
@@ -193,12 +193,7 @@ def _block_halfplanes(
             c = int(sx[r, s0]) * int(sy[r, q]) - int(sy[r, s0]) * int(sx[r, q])
             return c > 0 or (c == 0 and h[r, s0] != h[r, q])
 
-        ek = int(e[k])
-        while ek > ge[k] and not inside(ek - 1):
-            ek -= 1
-        while ek < s0 + mk and inside(ek):
-            ek += 1
-        e[k] = ek
+        e[k] = repair_arc_end(int(e[k]), ge[k], s0 + mk, inside)
     if len(bad):
         lf, lc = cross_at(e - 1)
     # points exactly at theta_s + pi (the last group of the arc, when collinear) are on the line

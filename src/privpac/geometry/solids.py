@@ -61,7 +61,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import DataError, InvalidParameterError
-from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator
+from ._exact import INT64_SAFE, as_integer_points, as_rational_point, common_denominator, repair_arc_end
 
 __all__ = ["SpatialDepthRegions", "tukey_depth_3d", "tukey_intervals_3d"]
 
@@ -299,12 +299,7 @@ def _block_minima(P, w, pt: _Point, rows: np.ndarray, cols: np.ndarray):
                 v = Zi[0] * int(c[0]) + Zi[1] * int(c[1]) + Zi[2] * int(c[2])
                 return v > 0 or (v == 0 and sh[r_, s0] != sh[r_, qd])
 
-            ek = int(e[k])
-            while ek > ge[k] and not inside(ek - 1):
-                ek -= 1
-            while ek < s0 + mk and inside(ek):
-                ek += 1
-            e[k] = ek
+            e[k] = repair_arc_end(int(e[k]), ge[k], s0 + mk, inside)
         wrapped = e > mr
         before_e = cum[rs, np.where(wrapped, e - mr, e)] + np.where(wrapped, total[rs], 0)
         c1 = before_e - cum[rs, ge]

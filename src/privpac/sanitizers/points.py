@@ -49,25 +49,19 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..accounting import Calibrated, Calibration, PrivacyLedger, calibrate_for
-from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
 from ..progress import progress
-from ..random import as_random_source
 from ..validation import (
-    check_choice,
-    check_delta,
-    check_epsilon,
     check_int,
     check_probability,
-    refuse_below_precondition,
 )
+from ._entry import check_budget, open_run, refuse_below_choosing_size, unsafe_warned_once
 from .database import CountedData, SanitizedDatabase
 
 __all__ = ["SanPointsPlan", "san_points_plan", "san_points", "k_point_sanitizer"]
@@ -104,11 +98,7 @@ def _paper_calibration(epsilon: float, delta: float, k: int) -> Calibration:
 
 def san_points_plan(alpha: float, beta: float, epsilon: float, delta: float, constants: str = "tuned") -> SanPointsPlan:
     """Per-call budgets, iteration count and the privacy precondition of SanPoints."""
-    alpha = check_probability(alpha, "alpha")
-    beta = check_probability(beta, "beta")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    check_choice(constants, "constants", ("tuned", "paper"))
+    alpha, beta, epsilon, delta = check_budget(alpha, beta, epsilon, delta, constants)
     return _plan(alpha, beta, epsilon, delta, constants)
 
 
@@ -174,27 +164,22 @@ def san_points(
     domain_size = check_int(domain_size, "domain_size", low=1)
     counted = CountedData.of(data, domain_size)
     m = counted.m
-    if m < plan.min_size:
-        refuse_below_precondition(
-            f"SanPoints (Fig. 9) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
-            "the privacy precondition of its choosing-mechanism calls "
-            f"(Lemma 4.4, alpha={plan.choosing_alpha:.4g}, beta={plan.choosing_beta:.4g}, "
-            f"epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) "
-            f"need it; got m = {m:,}. Use more data, a larger alpha or epsilon.",
-            f"SanPoints run with m = {m} below its privacy precondition {plan.min_size:,.0f}: "
-            "the output carries NO privacy guarantee",
-            unsafe=unsafe_skip_precondition,
-        )
-    if ledger is None:
-        ledger = PrivacyLedger(plan.epsilon, plan.delta, label="SanPoints")
-    src = as_random_source(rng)
-    block = plan.calibration.open_block(ledger, f"SanPoints: {plan.iterations} choosing + Laplace rounds")
+    refuse_below_choosing_size(
+        "SanPoints",
+        "Fig. 9",
+        plan,
+        m,
+        f"(Lemma 4.4, alpha={plan.choosing_alpha:.4g}, beta={plan.choosing_beta:.4g}, "
+        f"epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g}) need it",
+        unsafe=unsafe_skip_precondition,
+    )
+    ledger, src, block = open_run(
+        plan, ledger, rng, "SanPoints", f"SanPoints: {plan.iterations} choosing + Laplace rounds"
+    )
     remaining = np.ones(counted.values.size, dtype=bool)
     released: dict[int, float] = {}
     order: list[int] = []
-    with warnings.catch_warnings():
-        if unsafe_skip_precondition:  # warned once above
-            warnings.simplefilter("ignore", UnsafeConfigurationWarning)
+    with unsafe_warned_once(unsafe_skip_precondition):
         for it in progress(range(plan.iterations), desc="SanPoints", unit="round"):
             keys = counted.values[remaining].tolist()
             b = choosing_mechanism(

@@ -77,27 +77,20 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..accounting import Calibrated, Calibration, PrivacyLedger, calibrate_for
-from ..errors import UnsafeConfigurationWarning
 from ..mechanisms.choosing import choosing_mechanism, choosing_min_size
 from ..mechanisms.laplace import laplace_mechanism
 from ..optimize.recconcave import rec_concave_run
 from ..optimize.recconcave_plan import required_quality
 from ..progress import progress
-from ..random import as_random_source
 from ..validation import (
-    check_choice,
-    check_delta,
-    check_epsilon,
     check_int,
-    check_probability,
-    refuse_below_precondition,
 )
+from ._entry import check_budget, open_run, refuse_below_choosing_size, unsafe_warned_once
 from .database import CountedData, SanitizedDatabase
 
 __all__ = ["SanThresholdsPlan", "san_thresholds_plan", "san_thresholds", "window_counts"]
@@ -144,12 +137,8 @@ def san_thresholds_plan(
     alpha: float, beta: float, epsilon: float, delta: float, domain_size: int, constants: str = "tuned"
 ) -> SanThresholdsPlan:
     """Calls, per-mechanism budgets and the sizes SanThresholds needs (section 6.3 of the spec)."""
-    alpha = check_probability(alpha, "alpha")
-    beta = check_probability(beta, "beta")
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+    alpha, beta, epsilon, delta = check_budget(alpha, beta, epsilon, delta, constants)
     domain_size = check_int(domain_size, "domain_size", low=1)
-    check_choice(constants, "constants", ("tuned", "paper"))
     return _plan(alpha, beta, epsilon, delta, domain_size, constants)
 
 
@@ -259,20 +248,17 @@ def san_thresholds(
     plan = san_thresholds_plan(alpha, beta, epsilon, delta, domain_size, constants)
     counted = CountedData.of(data, plan.domain_size)
     m = counted.m
-    if m < plan.min_size:
-        refuse_below_precondition(
-            f"SanThresholds (Fig. 11) is ({plan.epsilon}, {plan.delta})-DP only for m >= {plan.min_size:,.0f}: "
-            "the privacy precondition of its choosing-mechanism calls "
-            f"(Lemma 4.4 with alpha={alpha / 64:.4g}, k=2, epsilon={plan.epsilon_each:.4g}, "
-            f"delta={plan.delta_each:.3g}); got m = {m:,}. Use more data, a larger alpha or epsilon.",
-            f"SanThresholds run with m = {m} below its privacy precondition {plan.min_size:,.0f}: "
-            "the output carries NO privacy guarantee",
-            unsafe=unsafe_skip_precondition,
-        )
-    if ledger is None:
-        ledger = PrivacyLedger(plan.epsilon, plan.delta, label="SanThresholds")
-    src = as_random_source(rng)
-    block = plan.calibration.open_block(ledger, f"SanThresholds: at most {plan.calls} calls x 4 mechanisms")
+    refuse_below_choosing_size(
+        "SanThresholds",
+        "Fig. 11",
+        plan,
+        m,
+        f"(Lemma 4.4 with alpha={alpha / 64:.4g}, k=2, epsilon={plan.epsilon_each:.4g}, delta={plan.delta_each:.3g})",
+        unsafe=unsafe_skip_precondition,
+    )
+    ledger, src, block = open_run(
+        plan, ledger, rng, "SanThresholds", f"SanThresholds: at most {plan.calls} calls x 4 mechanisms"
+    )
     eps_m, delta_m = plan.epsilon_each, plan.delta_each
     rc_constants = "paper" if plan.constants == "paper" else "tuned"
     weights: dict[int, float] = {}
@@ -280,9 +266,7 @@ def san_thresholds(
     calls = plan.calls
     stack = [(0, plan.domain_size - 1)]
     bar = progress(total=plan.calls, desc="SanThresholds", unit="call")
-    with bar, warnings.catch_warnings():
-        if unsafe_skip_precondition:
-            warnings.simplefilter("ignore", UnsafeConfigurationWarning)
+    with bar, unsafe_warned_once(unsafe_skip_precondition):
         while stack:
             lo, hi = stack.pop()
             if calls == 0:  # step 1
