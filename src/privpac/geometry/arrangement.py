@@ -69,6 +69,8 @@ _BLOCK = 1_000_000
 #: The same for ``D = 2``: about 1 MB per int64 array, so the many elementwise passes over a block run
 #: in cache (about a quarter faster than 8 MB blocks at ``m = 10^4``).
 _BLOCK_2D = 1 << 17
+#: Kept vertices gathered into one chunk of arrays (tens of MB each, see ``flush`` in :func:`arrangement_vertices`).
+_CHUNK = 1 << 22
 
 
 def ratio_signs(n1, d1, n2, d2) -> np.ndarray:
@@ -580,14 +582,38 @@ def arrangement_vertices(
     flags = _Flags(K, D) if prune and D == 3 else None
 
     depth_type = np.uint16 if m < 2**16 else np.int64  # depth <= m
+    # D = 2: coordinates in int32 when Cramer's bounds allow (|q| <= 2 X^2, |P| <= 2 X max|W|), 14 bytes a vertex
+    # instead of 26; exact either way (every reader widens before it multiplies)
+    if D == 2 and N.dtype != object:
+        Xn = int(np.abs(N).max())
+        narrow = 2 * Xn * max(Xn, int(np.abs(W).max())) < 2**31
+    else:
+        narrow = False
+    pending: list[tuple[np.ndarray, ...]] = []
+    held = [0]  # vertices in pending
+
+    def flush():
+        # the blocks' small arrays in one chunk of each array: the chunks are large enough for their memory to go
+        # back to the system when _by_falling_depth frees them one by one (many small arrays would stay resident)
+        if len(pending) == 1:
+            found.append(pending.pop())
+        elif pending:
+            found.append(tuple(np.concatenate(cols) for cols in zip(*pending)))
+            pending.clear()
+        held[0] = 0
 
     def keep(out):
         if out is not None and len(out[-1]):
             if flags is not None:
-                found.append((out[0], out[1].astype(depth_type)))
+                pending.append((out[0], out[1].astype(depth_type)))
             else:
                 P, q = _reduce(out[0], out[1])
-                found.append((P, q, out[2].astype(depth_type)))
+                if narrow:
+                    P, q = P.astype(np.int32), q.astype(np.int32)
+                pending.append((P, q, out[2].astype(depth_type)))
+            held[0] += len(out[-1])
+            if held[0] >= _CHUNK:
+                flush()
 
     if D == 2:
         n1, n2 = N[:, 0], N[:, 1]
@@ -642,6 +668,7 @@ def arrangement_vertices(
                 own = (kidx[None, :] == i) | (kidx[None, :] == j[:, None])
                 lines = np.stack([np.full(len(j), i), j], axis=1)
                 keep(_sweep(det, kn, vertex, j, own, N, W, pos, neg, zero_base, m + 1, prune, lines, flags))
+    flush()
     if not found:  # pragma: no cover - the box corners are always vertices
         return np.zeros((0, D), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if flags is None:
