@@ -50,7 +50,12 @@ reused from block to block.
 
 Cost: ``O(m^2 log m)`` for ``D = 2`` and ``O(m^3 log m)`` for ``D = 3`` (about 10 s of one core at
 ``m = 500``), in blocks of about ``10^6`` crossings (``1.3 10^5`` for ``D = 2``); the memory is that
-of the vertices kept.
+of the vertices kept. In ``D = 2`` they are kept as ``int32`` coordinates when Cramer's bounds allow
+(``|q| <= 2 X^2`` and ``|P| <= 2 X max|W|`` below ``2**31``: entries up to about 800 in the box ``R = 2 X^2``)
+and ``uint16`` depths when ``m < 2**16``, 14 bytes a vertex instead of 26, and the blocks' arrays are
+gathered into chunks of :data:`_CHUNK` vertices, large enough for the system to take their memory back
+when the counting sort into falling depth (:func:`_by_falling_depth`) frees them one by one: the peak is
+about the sorted arrays plus one chunk, not twice the vertices.
 """
 
 from __future__ import annotations
