@@ -307,7 +307,7 @@ def check_find_deep_point_size(m: int, D: int, bound: int | None = None, max_dis
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
                 f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
-                f"their square (about 5e8 vertices and 6.5 GB at 45,000); use a public random subsample of at most "
+                f"their square (6.5 GB at 45,000, entries in [-128, 128]); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:
