@@ -40,7 +40,7 @@ from privpac.learners.linear_feasibility import find_deep_point, plan_find_deep_
 OUT = Path(__file__).parent / "results" / "linear_feasibility.csv"
 ENVELOPE_OUT = Path(__file__).parent / "results" / "linear_feasibility_envelope.csv"
 #: ``--only envelope``: the estimator at its envelope, entries in [-128, 128], epsilon = 1 (issue 25).
-ENVELOPE_CELLS = ((2, 10_000), (2, 20_000), (3, 1_000))
+ENVELOPE_CELLS = ((2, 10_000), (2, 20_000), (2, 40_000), (2, 45_000), (3, 1_000))
 ENVELOPE_X = 128
 
 

@@ -60,8 +60,8 @@ __all__ = [
 #: algorithm has no envelope of its own (``D = 3`` has ``MAX_CONSTRAINTS_3D``). Public caps set from the
 #: measured in-memory fit on the driver (docs/scale.md): ``D = 1`` took 11 s and an ``m x m`` integer
 #: array (0.8 GB) at ``m = 10^4``; in ``D = 2`` the oracle's cost follows the distinct rows, capped by
-#: ``MAX_DISTINCT_ROWS_2D = 20,000`` (166 s of CPU and 4.5 GB there on a loaded machine at ``X = 128``,
-#: docs/algorithms/linear-feasibility.md; 30 s and 1.6 GB at ``10^4``), and the rest is linear
+#: ``MAX_DISTINCT_ROWS_2D = 45,000`` (159 s of CPU and 6.5 GB there on a loaded machine at ``X = 128``,
+#: docs/algorithms/linear-feasibility.md; 17.5 s and 1.0 GB at ``10^4``), and the rest is linear
 #: in ``m``: 3.7 s at ``m = 10^5`` (``X = 3``).
 ENGINE_MAX_CONSTRAINTS = {1: 10**4, 2: 10**5}
 

@@ -50,7 +50,12 @@ reused from block to block.
 
 Cost: ``O(m^2 log m)`` for ``D = 2`` and ``O(m^3 log m)`` for ``D = 3`` (about 10 s of one core at
 ``m = 500``), in blocks of about ``10^6`` crossings (``1.3 10^5`` for ``D = 2``); the memory is that
-of the vertices kept.
+of the vertices kept. In ``D = 2`` they are kept as ``int32`` coordinates when Cramer's bounds allow
+(``|q| <= 2 X^2`` and ``|P| <= 2 X max|W|`` below ``2**31``: entries up to about 800 in the box ``R = 2 X^2``)
+and ``uint16`` depths when ``m < 2**16``, 14 bytes a vertex instead of 26, and the blocks' arrays are
+gathered into chunks of :data:`_CHUNK` vertices, large enough for the system to take their memory back
+when the counting sort into falling depth (:func:`_by_falling_depth`) frees them one by one: the peak is
+about the sorted arrays plus one chunk, not twice the vertices.
 """
 
 from __future__ import annotations
@@ -69,6 +74,8 @@ _BLOCK = 1_000_000
 #: The same for ``D = 2``: about 1 MB per int64 array, so the many elementwise passes over a block run
 #: in cache (about a quarter faster than 8 MB blocks at ``m = 10^4``).
 _BLOCK_2D = 1 << 17
+#: Kept vertices gathered into one chunk of arrays (tens of MB each, see ``flush`` in :func:`arrangement_vertices`).
+_CHUNK = 1 << 22
 
 
 def ratio_signs(n1, d1, n2, d2) -> np.ndarray:
@@ -580,14 +587,38 @@ def arrangement_vertices(
     flags = _Flags(K, D) if prune and D == 3 else None
 
     depth_type = np.uint16 if m < 2**16 else np.int64  # depth <= m
+    # D = 2: coordinates in int32 when Cramer's bounds allow (|q| <= 2 X^2, |P| <= 2 X max|W|), 14 bytes a vertex
+    # instead of 26; exact either way (every reader widens before it multiplies)
+    if D == 2 and N.dtype != object:
+        Xn = int(np.abs(N).max())
+        narrow = 2 * Xn * max(Xn, int(np.abs(W).max())) < 2**31
+    else:
+        narrow = False
+    pending: list[tuple[np.ndarray, ...]] = []
+    held = [0]  # vertices in pending
+
+    def flush():
+        # the blocks' small arrays in one chunk of each array: the chunks are large enough for their memory to go
+        # back to the system when _by_falling_depth frees them one by one (many small arrays would stay resident)
+        if len(pending) == 1:
+            found.append(pending.pop())
+        elif pending:
+            found.append(tuple(np.concatenate(cols) for cols in zip(*pending)))
+            pending.clear()
+        held[0] = 0
 
     def keep(out):
         if out is not None and len(out[-1]):
             if flags is not None:
-                found.append((out[0], out[1].astype(depth_type)))
+                pending.append((out[0], out[1].astype(depth_type)))
             else:
                 P, q = _reduce(out[0], out[1])
-                found.append((P, q, out[2].astype(depth_type)))
+                if narrow:
+                    P, q = P.astype(np.int32), q.astype(np.int32)
+                pending.append((P, q, out[2].astype(depth_type)))
+            held[0] += len(out[-1])
+            if held[0] >= _CHUNK:
+                flush()
 
     if D == 2:
         n1, n2 = N[:, 0], N[:, 1]
@@ -642,6 +673,7 @@ def arrangement_vertices(
                 own = (kidx[None, :] == i) | (kidx[None, :] == j[:, None])
                 lines = np.stack([np.full(len(j), i), j], axis=1)
                 keep(_sweep(det, kn, vertex, j, own, N, W, pos, neg, zero_base, m + 1, prune, lines, flags))
+    flush()
     if not found:  # pragma: no cover - the box corners are always vertices
         return np.zeros((0, D), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if flags is None:

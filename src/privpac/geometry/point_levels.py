@@ -146,7 +146,9 @@ def _extremes(Z: np.ndarray) -> np.ndarray:
         xy = Z[:2] / Z[2]
     if not np.all(np.isfinite(xy)):
         return np.zeros(0, dtype=np.int64)
-    return np.unique(np.argmax(_DIRECTIONS @ xy, axis=1))
+    # elementwise, not a matrix product: BLAS threads on (32, n) blocks cost more than they give (on a busy
+    # machine many times the product's own time, for the thousands of levels of a D = 2 fit)
+    return np.unique(np.argmax(_DIRECTIONS[:, :1] * xy[0] + _DIRECTIONS[:, 1:] * xy[1], axis=1))
 
 
 #: Relative float error under which :func:`_inside_polygon` trusts a sign (three products of rounded

@@ -270,10 +270,11 @@ MAX_CONSTRAINTS_3D = 1_000
 #: (``min(m, number of distinct rows the entry bound allows)``). ``O(r^2)`` arrangement vertices of
 #: ``r`` distinct rows, each line swept once (``O(r^2 log r)``), then one exact hull per level, on a planted
 #: system with entries in ``[-128, 128]`` (``benchmarks/linear_feasibility.py --only envelope``, a loaded
-#: machine): 30 s of CPU and 1.6 GB at ``m = 10,000`` (2.5e7 vertices kept), 166 s and 4.5 GB at
-#: ``m = 20,000``. The memory grows with ``r^2``: about 20 GB at the guarantee's 42,000 by that square,
-#: beyond the 8 GB this cap is set for.
-MAX_DISTINCT_ROWS_2D = 20_000
+#: machine; docs/algorithms/linear-feasibility.md): 17.5 s of CPU and 1.0 GB at ``m = 10,000`` (2.5e7
+#: vertices kept, 14 bytes each), 51 s and 2.4 GB at ``20,000``, 132 s and 5.7 GB at ``40,000``, 159 s and
+#: 6.5 GB at ``45,000``, past the guarantee's ``sufficient_m`` (42,382 at ``X = 128``, epsilon = 1). The
+#: memory grows with ``r^2``: within the 12 GB this cap is set for up to about 60,000 by that square (not run).
+MAX_DISTINCT_ROWS_2D = 45_000
 
 
 def _check_dimension(D: int) -> int:
@@ -306,7 +307,7 @@ def check_find_deep_point_size(m: int, D: int, bound: int | None = None, max_dis
             raise InvalidParameterError(
                 f"FindDeepPoint in D = 2 is exact up to {MAX_DISTINCT_ROWS_2D:,} distinct constraints: m = {m:,} "
                 f"constraints with entries in [-{X}, {X}] can hold {rows:,}, and the exact oracle's vertices grow with "
-                f"their square (about 1e8 vertices and 4.5 GB at 20,000); use a public random subsample of at most "
+                f"their square (6.5 GB at 45,000, entries in [-128, 128]); use a public random subsample of at most "
                 f"{MAX_DISTINCT_ROWS_2D:,} constraints, a coarser grid, or {LARGE_MARGIN_HINT}"
             )
     if D == 3 and m > MAX_CONSTRAINTS_3D:

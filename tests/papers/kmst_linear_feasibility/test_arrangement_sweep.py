@@ -285,3 +285,35 @@ def test_candidate_level_hulls_with_many_points_per_level():
         levels = PL.candidate_levels(pts, depths, 5, bound=C)
         want = _reference_hulls(pts, np.ones(n, dtype=np.int64), depths)
         assert {k: levels._polygon(k) for k in want} == want
+
+
+def test_d2_chunked_int32_store_gives_the_same_vertices_and_levels(monkeypatch):
+    """``D = 2`` keeps its vertices in int32 when Cramer's bounds allow and gathers the blocks into chunks: the
+    same vertices, in the same order, with the same depths and the same level intervals as one chunk per block,
+    and brute force agrees (``X = 128``, where the narrow bounds are nearest their limit, and degenerate systems)."""
+    gen = np.random.default_rng(63)
+    cases = [_system(gen, 2, kind) for kind in (0, 1, 2, 3, 4)]
+    for m in (25, 150):
+        X = 128
+        cases.append(
+            (gen.integers(-X, X + 1, size=(m, 2)), gen.integers(-X, X + 1, size=m), F.bounding_box_radius(2, X))
+        )
+
+    def run(A, b, R, prune):
+        A_arr, _, b_arr, _ = F._system(A, b)
+        return AR.arrangement_vertices(A_arr, b_arr, R, prune=prune)
+
+    one = [run(A, b, R, p) for A, b, R in cases for p in (False, True)]
+    assert one[-1][0].dtype == np.int32 and one[-1][1].dtype == np.int32  # X = 128: narrow
+    assert one[8][0].dtype == object  # entries beyond 2**62: Python integers
+    assert _got(*cases[-2]) == _brute(*cases[-2])
+    monkeypatch.setattr(AR, "_CHUNK", 5)  # many chunks of a few vertices each
+    chunked = [run(A, b, R, p) for A, b, R in cases for p in (False, True)]
+    for (P, q, d), (P2, q2, d2) in zip(one, chunked):
+        assert P.dtype == P2.dtype and np.array_equal(P, P2) and np.array_equal(q, q2) and np.array_equal(d, d2)
+    for (A, b, R), (P, q, d) in zip(cases, one[1::2]):
+        ref = PL.PointLevels(P.astype(object), q.astype(object), d, R, len(b))  # Python integers throughout
+        got = PL.arrangement_levels_2d(A, b, box=R)
+        ends = [()] + [(v,) for lo, hi in ref.intervals(()) for v in (lo, (lo + hi) / 2)]
+        for p in ends[:: max(1, len(ends) // 8)]:
+            assert got.intervals(p) == ref.intervals(p), (A, b, p)

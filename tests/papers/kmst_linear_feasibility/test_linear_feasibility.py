@@ -439,21 +439,21 @@ def test_d2_refuses_more_possibly_distinct_rows_than_its_envelope_from_public_si
     above MAX_DISTINCT_ROWS_2D is refused from (m, X) before any entry is read; a coarse grid whose
     rows repeat is not."""
     m = MAX_DISTINCT_ROWS_2D + 1
-    assert distinct_rows_bound(16, 2) == 33**3 > m
+    assert distinct_rows_bound(32, 2) == 65**3 > m
     with pytest.raises(InvalidParameterError, match=f"up to {MAX_DISTINCT_ROWS_2D:,} distinct"):
-        PrivateLinearFeasibility(domain=16).fit(np.full((m, 2), 99), np.full(m, 99))  # out of range: never read
+        PrivateLinearFeasibility(domain=32).fit(np.full((m, 2), 99), np.full(m, 99))  # out of range: never read
     with pytest.raises(InvalidParameterError, match="distinct constraints"):
-        plan_find_deep_point(m, 2, 16, 1.0)
-    plan_find_deep_point(MAX_DISTINCT_ROWS_2D, 2, 16, 1.0)
+        plan_find_deep_point(m, 2, 32, 1.0)
+    plan_find_deep_point(MAX_DISTINCT_ROWS_2D, 2, 32, 1.0)
     plan_find_deep_point(10 * m, 2, 1, 1.0)  # [-1, 1]: at most 27 distinct rows
-    plan_find_deep_point(10 * m, 2, 16, 1.0, max_distinct_rows=100)  # a caller's smaller public bound
+    plan_find_deep_point(10 * m, 2, 32, 1.0, max_distinct_rows=100)  # a caller's smaller public bound
     # The halfspace learner's dual rows (y x, -y) on [-X, X] take 2 (2X + 1) values in d = 1.
     x = np.tile(np.arange(-8, 9), 150).reshape(-1, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         PrivateFeasibilityHalfspaceClassifier(domain=8, random_state=0).fit(x, (x[:, 0] > 2).astype(int))
     with pytest.raises(InvalidParameterError, match="distinct constraints"):
-        PrivateFeasibilityHalfspaceClassifier(domain=8192).fit(np.zeros((m, 1), dtype=int), np.zeros(m, dtype=int))
+        PrivateFeasibilityHalfspaceClassifier(domain=16384).fit(np.zeros((m, 1), dtype=int), np.zeros(m, dtype=int))
 
 
 def test_saved_model_round_trip_and_the_command_line(tmp_path):
