@@ -105,6 +105,18 @@ class RandomSource(ABC):
         """The outcome of one draw of law ``kind`` with ``params`` (enumerating sources only)."""
         raise InvalidParameterError(f"{type(self).__name__} does not enumerate draws")
 
+    def reuse(self, key, compute):
+        """``compute()``, a value that is a pure function of the inputs the hashable ``key`` names.
+
+        Every source computes it afresh. An enumerating source runs one program once per path
+        through its draws (:mod:`privpac.audit.enumeration`) and hands a later path the value an
+        earlier path computed for the same ``key``: the program and its output law are unchanged,
+        only the repeated work of the exact audits is saved. ``key`` must name everything
+        ``compute`` reads (the data's bytes and the public parameters), and the value must not be
+        mutated by its users.
+        """
+        return compute()
+
     @abstractmethod
     def randbits(self, k: int) -> int:
         """A uniformly random integer in [0, 2^k)."""

@@ -1,11 +1,13 @@
 """The exact law of shipped code by enumerating its random choices (privpac.audit.enumeration)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 from privpac.audit.enumeration import NotEnumerable, exact_law
+from privpac.errors import InvalidParameterError
 from privpac.estimators import PrivateThresholdClassifier
 from privpac.mechanisms import (
     adist,
@@ -73,3 +75,50 @@ def test_real_valued_noise_and_huge_ranges_are_refused():
         exact_law(lambda src: uniform_int(0, 2**64, src))
     with pytest.raises(NotEnumerable, match="paths"):
         exact_law(lambda src: (uniform_int(0, 99, src), uniform_int(0, 99, src)), max_paths=500)
+
+
+
+def _fit_law(make, data, min_probability, monkeypatch=None, key_without_prefix=False):
+    """The exact law of the point ``make(src).fit(*data)`` releases, optionally with the reuse changed."""
+    from privpac.audit import enumeration
+
+    if monkeypatch is not None:
+        if key_without_prefix:  # a wrong key: one prefix's quality serves every prefix
+            memo = {}
+            monkeypatch.setattr(enumeration._ScriptedSource, "reuse", lambda self, key, f: memo.setdefault(key[:5], f()))
+        else:
+            monkeypatch.setattr(enumeration._ScriptedSource, "reuse", lambda self, key, compute: compute())
+
+    def program(src):
+        est = make(src).fit(*data)
+        return tuple(getattr(est, "center_", None) or est.solution_)
+
+    return exact_law(program, min_probability=min_probability).probabilities  # the same pruning on every side
+
+
+@pytest.mark.parametrize("model", ["center-point", "linear-feasibility"])
+def test_reused_qualities_give_the_law_of_fresh_ones(monkeypatch, model):
+    """RandomSource.reuse: the exact law with the geometric qualities reused between paths is the law
+    with every quality computed afresh on every path, and a key that misses the prefix changes it."""
+    from privpac.estimators import PrivateCenterPoint, PrivateLinearFeasibility
+
+    if model == "center-point":
+        data = (np.array([[0, 0], [1, 1], [-1, 1], [1, -1], [0, 1]]),)
+        make = lambda src: PrivateCenterPoint(epsilon=1.0, delta=0.0, domain=1, random_state=src)  # noqa: E731
+        floor = 1e-14  # about 2,000 paths: the whole law
+    else:
+        data = (np.array([[1, 0], [0, 1], [1, 1], [-1, 1]]), np.array([-1, -1, 0, -1]))
+        make = lambda src: PrivateLinearFeasibility(epsilon=1.0, delta=0.0, domain=1, random_state=src)  # noqa: E731
+        floor = 1e-4  # about 5,000 paths, two thirds of the mass (the whole law takes a minute)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # below the sufficient size, as the audits' pairs are
+        reused = _fit_law(make, data, floor)
+        with monkeypatch.context() as m:
+            fresh = _fit_law(make, data, floor, m)
+        with monkeypatch.context() as m:
+            try:
+                wrong = _fit_law(make, data, floor, m, key_without_prefix=True)
+            except InvalidParameterError:  # an index outside the next coordinate's domain
+                wrong = None
+    assert reused.keys() == fresh.keys() and all(math.isclose(reused[k], fresh[k]) for k in fresh)
+    assert wrong != fresh

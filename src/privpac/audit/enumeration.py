@@ -22,6 +22,11 @@ Laws of the draws (floating-point evaluations of their closed forms):
 * ``weighted(W)``: ``W_i / sum W``; ``bernoulli_exp2(x)``: ``2^-x``; ``bernoulli_ln2``: ``ln 2``;
   ``bernoulli_pow2_ratio(i, H, num, den, s)``: ``2^(i/H + s) num / den``.
 
+A program may mark a pure computation for reuse (:meth:`privpac.random.RandomSource.reuse`, with a
+key naming everything it reads): the enumeration then computes it on the first path that asks and
+hands the value to the later paths, so the exact qualities of the geometric learners are not
+rebuilt for every outcome of a uniform index. The program runs the same code either way.
+
 Paths whose probability falls below ``min_probability`` are not run; their mass is reported as
 ``lost`` and added to the tolerance of the hockey-stick check, which stays sound (the unseen mass
 could at most add ``lost`` to a divergence). A program that draws real-valued noise (Gaussian
@@ -76,8 +81,9 @@ class _ScriptedSource(RandomSource):
     seeded = True
     enumerates = True
 
-    def __init__(self, script: tuple[int, ...], min_probability: float, max_outcomes: int):
+    def __init__(self, script: tuple[int, ...], min_probability: float, max_outcomes: int, memo: dict):
         self._script = script
+        self._memo = memo  # shared by every path of one exact_law: see RandomSource.reuse
         self._min_probability = min_probability
         self._max_outcomes = max_outcomes
         self.draws: list[tuple[list[float], int]] = []  # (probabilities, index chosen) per draw
@@ -131,6 +137,11 @@ class _ScriptedSource(RandomSource):
         self.draws.append((probs, index))
         return outcomes[index]
 
+    def reuse(self, key, compute):
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
     def randbits(self, k: int) -> int:
         raise NotEnumerable("the program draws raw random bits, whose use the enumeration cannot see")
 
@@ -159,9 +170,10 @@ def exact_law(
     """
     law = ExactLaw()
     stack: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+    memo: dict = {}  # values of pure computations the program asks to reuse between its paths
     while stack:
         script, _ = stack.pop()
-        src = _ScriptedSource(script, min_probability, max_outcomes)
+        src = _ScriptedSource(script, min_probability, max_outcomes, memo)
         output = program(src)
         law.paths += 1
         if law.paths > max_paths:

@@ -83,15 +83,15 @@ _PAPER = "Beimel, Moran, Nissim, Stemmer, COLT 2019"
 def integer_root(x: int, d: int, *, up: bool = False) -> int:
     """``floor(x^(1/d))`` (``ceil`` with ``up=True``) for Python ints ``x >= 1``, ``d >= 1`` (exact)."""
     x, d = check_int(x, "x", low=1), check_int(d, "d", low=1)
-    hi = 1 << (x.bit_length() // d + 1)
-    lo = 0
-    while hi - lo > 1:  # invariant: lo^d <= x < hi^d
-        mid = (lo + hi) // 2
-        if mid**d <= x:
-            lo = mid
-        else:
-            hi = mid
-    return lo + 1 if up and lo**d < x else lo
+    # Newton's iteration on integers from above (2^ceil(bits/d) > x^(1/d)): it decreases to the floor
+    # in O(log bits) steps, where bisection took one big power per bit of the root.
+    root = 1 << -(-x.bit_length() // d)
+    while True:
+        below = ((d - 1) * root + x // root ** (d - 1)) // d
+        if below >= root:
+            break
+        root = below
+    return root + 1 if up and root**d < x else root
 
 
 def box_for_domain(domain_size: int, d: int) -> int:

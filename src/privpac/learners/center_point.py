@@ -119,7 +119,14 @@ from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
 from ..geometry.solids import SOLID_INT64_BOUND, SpatialDepthRegions
-from ..optimize.coordinatewise import COMPOSITIONS, OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
+from ..optimize.coordinatewise import (
+    COMPOSITIONS,
+    OPTIMIZERS,
+    check_optimizer,
+    choose_coordinates,
+    coordinate_budget,
+    data_key,
+)
 from ..optimize.recconcave_plan import levels, required_quality
 from ..validation import (
     RenamedFields,
@@ -520,13 +527,19 @@ def find_tukey(
         # checked from (n, d, B) by check_find_tukey_size).
         directions = np.ones((1, 1), dtype=np.int64) if d == 1 else None
         domain_for = lambda i, t: rational_domain(B, d, i, t)  # noqa: E731
+    built: list = []  # the regions, built on the first quality asked for (an exact audit may reuse every quality)
+
+    def regions(build):
+        if not built:
+            built.append(build(arr))
+        return built[0]
+
     if depth == "tukey" and d == 2:
-        regions = PlanarDepthRegions(arr)
-        intervals = regions.intervals
+        intervals = lambda prefix: regions(PlanarDepthRegions).intervals(prefix)  # noqa: E731
     elif depth == "tukey" and d == 3 and B < SOLID_INT64_BOUND:
         # the regions by certified cutting planes; the working set of constraints carries over between levels
         # and prefixes (the same exact intervals as over U(S ∪ E))
-        intervals = SpatialDepthRegions(arr).intervals
+        intervals = lambda prefix: regions(SpatialDepthRegions).intervals(prefix)  # noqa: E731
     else:
         intervals = lambda prefix: depth_intervals(arr, prefix, directions=directions)  # noqa: E731
     if ledger is None:
@@ -544,6 +557,7 @@ def find_tukey(
         ),
         ledger=ledger,
         rng=rng,
+        data_key=data_key(arr),
     )
     return FindTukeyResult(center, plan)
 

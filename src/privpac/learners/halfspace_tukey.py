@@ -84,7 +84,7 @@ from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
-from ..optimize.coordinatewise import check_optimizer, choose_coordinates
+from ..optimize.coordinatewise import check_optimizer, choose_coordinates, data_key
 from ..random import as_random_source
 from ..validation import (
     RenamedFields,
@@ -636,6 +636,7 @@ def aggregate_chunk_points(
             ),
             ledger=ledger,
             rng=src,
+            data_key=data_key(H0, U),
         )
     return LearnHalfSpaceResult(tuple(point[:d]), point[d], plan)
 

@@ -211,7 +211,7 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
-from ..optimize.coordinatewise import OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
+from ..optimize.coordinatewise import OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget, data_key
 from ..optimize.recconcave_plan import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import (
@@ -721,23 +721,34 @@ def find_deep_point(
         depth_promise=depth_promise,
     )
     if candidates is None:
-        return run_find_deep_point(plan, lambda: system_levels(A_arr, b_arr, plan.R), ledger=ledger, rng=rng)
+        return run_find_deep_point(
+            plan,
+            lambda: system_levels(A_arr, b_arr, plan.R),
+            ledger=ledger,
+            rng=rng,
+            levels_key=data_key(A_arr, b_arr),
+        )
     return run_find_deep_point(
         plan,
         lambda: candidate_levels(candidates.points, candidate_depths(A_arr, b_arr, candidates.points), m, bound=plan.R),
         ledger=ledger,
         rng=rng,
+        levels_key=data_key(A_arr, b_arr, candidates.points),
     )
 
 
-def run_find_deep_point(plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLedger | None = None, rng=None):
+def run_find_deep_point(
+    plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLedger | None = None, rng=None, levels_key=None
+):
     """The ``D`` private choices of ``plan`` (Fig. 1) over the levels ``levels_of()`` returns.
 
     ``levels_of`` is the only place the constraints are read: it is called once, after the whole
     plan is charged to ``ledger``, and returns the system's levels in the form
     :func:`level_intervals` reads (:func:`system_levels`, or
     :func:`~privpac.geometry.point_levels.candidate_levels` of depths computed in memory or merged over
-    an engine's blocks). Everything else is public.
+    an engine's blocks). Everything else is public. ``levels_key``: a hashable naming everything
+    ``levels_of`` reads (:func:`~privpac.optimize.coordinatewise.data_key`), which lets an exact audit
+    reuse the qualities between its paths (:meth:`~privpac.random.RandomSource.reuse`).
     """
     if ledger is None:
         ledger = PrivacyLedger(plan.epsilon, plan.delta, label="FindDeepPoint")
@@ -759,6 +770,7 @@ def run_find_deep_point(plan: FindDeepPointPlan, levels_of, *, ledger: PrivacyLe
         over_for=lambda domain: _describe_domain(domain, plan.R),
         ledger=ledger,
         rng=rng,
+        data_key=levels_key,
     )
     return FindDeepPointResult(solution, plan)
 

@@ -17,6 +17,8 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
+import numpy as np
+
 from ..accounting import PrivacyLedger
 from ..errors import InvalidParameterError
 from ..mechanisms.exponential import exponential_mechanism_step
@@ -32,6 +34,7 @@ __all__ = [
     "choose_composition",
     "coordinate_budget",
     "choose_coordinates",
+    "data_key",
 ]
 
 COMPOSITIONS = ("auto", "basic", "advanced")
@@ -99,6 +102,16 @@ def coordinate_budget(
     return composition, eps0, delta0, total
 
 
+def data_key(*arrays) -> tuple:
+    """A hashable naming the values of ``arrays`` (for ``choose_coordinates(data_key=...)``)."""
+    key = []
+    for a in arrays:
+        a = np.asarray(a)
+        # an object array holds Python integers: its bytes would be pointers, so its values are the key
+        key.append((a.shape, a.dtype.str, tuple(a.ravel().tolist()) if a.dtype == object else a.tobytes()))
+    return tuple(key)
+
+
 def choose_coordinates(
     plan,
     k: int,
@@ -110,6 +123,7 @@ def choose_coordinates(
     over_for: Callable[[object], str],
     ledger: PrivacyLedger,
     rng=None,
+    data_key=None,
 ) -> tuple[Fraction, ...]:
     """Run the ``k`` private choices of ``plan`` and return the chosen rationals.
 
@@ -118,7 +132,10 @@ def choose_coordinates(
     candidate domain given the running denominator ``t`` of the earlier outputs;
     ``quality_for(domain, prefix)`` its quality over the domain's indices (the only place the data
     is read, after the whole plan is charged); ``over_for(domain)`` describes the candidates in
-    public terms for the ledger.
+    public terms for the ledger. ``data_key``: a hashable naming everything ``quality_for`` reads
+    besides the domain and the prefix (the data's bytes); with it, a quality is a pure function of
+    ``(data_key, plan, i, prefix)`` and an enumerating source may reuse it between paths
+    (:meth:`~privpac.random.RandomSource.reuse`).
     """
     label = f"{name}: {k} coordinate(s), {plan.optimizer} per coordinate"
     if plan.composition == "basic":
@@ -130,7 +147,11 @@ def choose_coordinates(
     t = 1
     for i in range(1, k + 1):
         domain = domain_for(i, t)  # public: bounds, i and the earlier outputs
-        quality = quality_for(domain, tuple(prefix))
+        if data_key is None:
+            quality = quality_for(domain, tuple(prefix))
+        else:
+            key = ("choose_coordinates", name, data_key, plan, i, tuple(prefix))
+            quality = src.reuse(key, lambda: quality_for(domain, tuple(prefix)))  # noqa: B023 (called at once)
         what = f"{name} coordinate {i} of {k}"
         if exponential:
             j = exponential_mechanism_step(
