@@ -128,9 +128,17 @@ def _relative(values: np.ndarray, origin: int, big: bool) -> np.ndarray:
         return values.astype(object) - origin
     if values.dtype == object:
         return (values - origin).astype(np.int64)
-    if values.dtype == np.uint64:
-        return (values - np.uint64(origin)).astype(np.int64)  # origin <= every value: no wrap-around
-    return values.astype(np.int64) - np.int64(origin)
+    if values.dtype == np.uint64:  # origin <= every value and the span is below 2^62: exact in int64
+        return (values - np.uint64(origin)).view(np.int64)
+    return values.astype(np.int64, copy=False) - np.int64(origin)
+
+
+def _prefix_sums(a: np.ndarray) -> np.ndarray:
+    """``[0, a_0, a_0 + a_1, ...]`` in int64, written once (no concatenated copy)."""
+    out = np.empty(a.size + 1, dtype=np.int64)
+    out[0] = 0
+    np.cumsum(a, out=out[1:])
+    return out
 
 
 def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, base: ExpBase) -> dict:
@@ -147,9 +155,7 @@ def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, base: Ex
     bucket = np.searchsorted(rel_edges, rel, side="right") - 1
     first = np.searchsorted(bucket, np.arange(m + 1), side="left")  # records of range i: first[i] .. first[i+1]
     s = ones - zeros
-    cs = np.concatenate([[0], np.cumsum(s)]).astype(np.int64)
-    cz = np.concatenate([[0], np.cumsum(zeros)]).astype(np.int64)
-    co = np.concatenate([[0], np.cumsum(ones)]).astype(np.int64)
+    cs, cz, co = _prefix_sums(s), _prefix_sums(zeros), _prefix_sums(ones)
     out = {"zeros": cz[first[1:]] - cz[first[:-1]], "ones": co[first[1:]] - co[first[:-1]]}
     if "plus" in kinds or "minus" in kinds:
         # Pieces: every range's head (local 0 from its first point) and one piece from x + 1 for
