@@ -1,6 +1,7 @@
 """The exponential mechanism drawn range by range: range statistics that never hold the whole
 sample on the driver, and give the flat law (exactly: ``tests/mechanisms/test_exact_sampling.py``)."""
 
+import functools
 import math
 
 import numpy as np
@@ -9,8 +10,8 @@ import pytest
 from conftest import chi_square_pvalue
 from privpac.backends.memory import NumpyBackend
 from privpac.estimators import PrivatePointClassifier, PrivateThresholdClassifier
-from privpac.estimators._one_d import labelled_ranges_of
-from privpac.learners._sample import labelled_counts
+from privpac.estimators._one_d import _in_range_block, labelled_ranges_of
+from privpac.learners._sample import LabelledCounts, labelled_counts
 from privpac.learners.exponential import (
     em_learn_oriented_thresholds,
     em_learn_thresholds,
@@ -18,7 +19,7 @@ from privpac.learners.exponential import (
     point_range_weights,
     threshold_range_weights,
 )
-from privpac.learners.range_counts import labelled_ranges
+from privpac.learners.range_counts import LabelledRanges, labelled_ranges
 from privpac.learners.thresholds import threshold_quality
 from privpac.mechanisms.base2 import GRID, exp_base
 from privpac.mechanisms.exponential import step_piece_probabilities
@@ -151,14 +152,24 @@ def test_data_read_where_it_lives_gives_the_same_bits_as_counts():
     domain = IntegerDomain(0, 2**64 - 1)
     read = labelled_ranges_of(domain, (0, 1), x.reshape(-1, 1), y)
     counted = labelled_ranges(labelled_counts(x, y, 2**64), None, 2**64)
+    # the engine layout in one block: records read by the block kernel, their counts held by the
+    # first range statistic (NumpyBackend.hold_blocks) and sliced by the next ones
+    n0 = int((y == 0).sum())
+    records = LabelledRanges(
+        NumpyBackend(), functools.partial(_in_range_block, domain, (0, 1)), (x.reshape(-1, 1), y), 2**64, n0, 5000 - n0
+    )
     edges = [0, 2**60, 2**62 + 7, 2**63, 2**64 - 1, 2**64 + 1]
     base = exp_base(1.0)
-    for kinds in (("plus", "minus"), ("spike",)):
-        a, b = read.range_stats(edges, kinds, base), counted.range_stats(edges, kinds, base)
-        assert a.zeros.tolist() == b.zeros.tolist() and a.ones.tolist() == b.ones.tolist() and a.below == b.below
-        for kind in kinds:
-            assert a.local[kind].exponent.tobytes() == b.local[kind].exponent.tobytes()
-            assert a.local[kind].mantissa.tobytes() == b.local[kind].mantissa.tobytes()
+    for kinds in (("plus", "minus"), ("spike",), ("plus",)):
+        for sample, held in ((read, counted), (records, counted), (records.flipped(), counted.flipped())):
+            if kinds == ("spike",) and sample is not read and sample is not records:
+                continue  # the point statistic has no flipped form
+            a, b = sample.range_stats(edges, kinds, base), held.range_stats(edges, kinds, base)
+            assert a.zeros.tolist() == b.zeros.tolist() and a.ones.tolist() == b.ones.tolist() and a.below == b.below
+            for kind in kinds:
+                assert a.local[kind].exponent.tobytes() == b.local[kind].exponent.tobytes()
+                assert a.local[kind].mantissa.tobytes() == b.local[kind].mantissa.tobytes()
+    assert isinstance(records._held["columns"][0], LabelledCounts)  # held once, shared with the flipped view
     assert (read.n, read.n_zeros) == (5000, int((y == 0).sum()))
 
 

@@ -34,6 +34,30 @@ def _identity(*block):
     return block
 
 
+class HeldBlocks:
+    """Blocks of a statistic kept on the workers between passes (:meth:`DaskBackend.hold_blocks`):
+    persisted Dask delayed objects, released when the last reference to this object goes."""
+
+    def __init__(self, blocks: list):
+        self.blocks = blocks
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+
+_FRAME_LABELS = (
+    "with a Dask DataFrame X, y must be a Dask Series of the same frame (for example X = df[['x']], y = df['y'])"
+)
+
+
+def _on_partition(block, kernel, *others):
+    """``kernel`` on one partition of X (a frame: Dask may hand a one-column frame's partition as a
+    Series) and the aligned partitions of the other columns."""
+    if not hasattr(block, "columns"):
+        block = block.to_frame()
+    return kernel(block, *others)
+
+
 def _split_frame(names, extra, block):
     if not hasattr(block, "columns"):  # Dask may hand a one-column frame's partition as a Series
         block = block.to_frame()
@@ -70,18 +94,14 @@ class DaskBackend:
     name = "dask"
 
     def map_merge(self, kernel: Callable, merge: Callable, *columns):
-        import dask
-
-        blocks, unpack = self._blocks(columns)
-        return self._tree(merge, [dask.delayed(_unpacked(kernel, unpack))(*block) for block in blocks])
+        return self._tree(merge, self._mapped(kernel, columns))
 
     def map_merge_keyed(self, kernel: Callable, merge: Callable, finish: Callable, n_keys: int, *columns) -> list:
         """See :meth:`NumpyBackend.map_merge_keyed`: one tree of merges per key on the workers, and
         ``finish`` in the task that holds the key's merged partial."""
         import dask
 
-        blocks, unpack = self._blocks(columns)
-        partials = [dask.delayed(_unpacked(kernel, unpack))(*block) for block in blocks]
+        partials = self._mapped(kernel, columns)
         finished = []
         for k in range(n_keys):
             parts = [dask.delayed(_key_of)(n_keys, k, p) for p in partials]
@@ -91,6 +111,19 @@ class DaskBackend:
             finished.append(dask.delayed(_finish_key)(finish, merge, k, parts[0] if parts else None))
         (results,) = dask.compute(finished)
         return list(results)
+
+    def hold_blocks(self, kernel: Callable, merge: Callable, *columns) -> tuple:
+        """See :meth:`NumpyBackend.hold_blocks`: ``kernel`` per partition, the results of
+        ``MERGE_FAN_IN`` consecutive partitions merged (the first level of a merge tree), persisted
+        on the workers. Returns the columns of the held blocks for the next passes of this backend
+        (:class:`HeldBlocks`); nothing comes to the driver. On a distributed cluster the call returns
+        at once and the next pass waits for the blocks; a local scheduler computes them now."""
+        import dask
+
+        parts = self._mapped(kernel, columns)
+        groups = [parts[i : i + MERGE_FAN_IN] for i in range(0, len(parts), MERGE_FAN_IN)]
+        held = [dask.delayed(merge)(group) if len(group) > 1 else group[0] for group in groups]
+        return (HeldBlocks(list(dask.persist(*held))),)
 
     def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
         """See :meth:`NumpyBackend.map_merge_rows` (one exact count pass gives the block offsets)."""
@@ -182,9 +215,29 @@ class DaskBackend:
         (lengths,) = dask.compute([dask.delayed(len)(block[0]) for block in blocks])
         return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
 
+    def _mapped(self, kernel: Callable, columns) -> list:
+        """``kernel(*block)`` for every aligned block, as one delayed object per block. On a Dask
+        DataFrame the kernel runs in the partition's own task (``map_partitions``: the column
+        selections and the kernel fused, no intermediate frame), as pandas objects."""
+        import dask
+
+        if hasattr(columns[0], "divisions"):  # Dask DataFrame or Series
+            first = columns[0]
+            for col in columns[1:]:
+                if col is not None and not hasattr(col, "divisions"):
+                    raise DataError(_FRAME_LABELS)
+            mapped = first.map_partitions(
+                _on_partition, kernel, *columns[1:], meta=("privpac", object), enforce_metadata=False
+            )
+            return list(mapped.to_delayed())
+        blocks, unpack = self._blocks(columns)
+        return [dask.delayed(_unpacked(kernel, unpack))(*block) for block in blocks]
+
     def _blocks(self, columns):
         """Aligned row blocks (one tuple of delayed objects per block) and the function that turns
         a block's objects into the kernel's columns."""
+        if isinstance(columns[0], HeldBlocks):  # blocks kept on the workers by hold_blocks
+            return [(block,) for block in columns[0].blocks], _identity
         if hasattr(columns[0], "divisions"):  # Dask DataFrame or Series (arrays have no divisions)
             return self._frame_blocks(columns)
         return list(zip(*self._aligned_blocks(columns))), _identity
@@ -202,10 +255,7 @@ class DaskBackend:
                 extra.append(None)
                 continue
             if not hasattr(col, "divisions"):
-                raise DataError(
-                    "with a Dask DataFrame X, y must be a Dask Series of the same frame (for example X = df[['x']], "
-                    "y = df['y'])"
-                )
+                raise DataError(_FRAME_LABELS)
             key = f"__privpac_column_{i}"
             frame = frame.assign(**{key: col})
             extra.append(key)

@@ -32,6 +32,20 @@ class NumpyBackend:
         """
         return [finish(k, merge([p])) for k, p in enumerate(_keyed(kernel(*columns), n_keys))]
 
+    def hold_blocks(self, kernel: Callable, merge: Callable, *columns) -> tuple:
+        """The columns of a statistic kept where the data lives for the next passes of this backend:
+        ``kernel(*block)`` per block, merged exactly with ``merge`` in groups of consecutive blocks
+        (in memory: ``(merge([kernel(*columns)]),)``, one block).
+
+        For a sequence of passes over the same per-block summary (the levels of a grouped
+        exponential mechanism read the same exact counts): the summary is computed once, and each
+        later pass maps its kernel over the held blocks (``map_merge``, ``map_merge_keyed``) instead
+        of recomputing it from the records. Nothing comes to the driver; on an engine the blocks
+        stay on the workers as long as the returned columns are referenced. The kernel is
+        deterministic (no randomness), as for every pass.
+        """
+        return (merge([kernel(*columns)]),)
+
     def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
         """:meth:`map_merge` whose kernel also receives, first, the global position of its block's
         first row (``kernel(start, *block)``): how a learner tells the first ``n`` records from the

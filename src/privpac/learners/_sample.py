@@ -101,6 +101,25 @@ def _sorted_label_counts(idx: np.ndarray, labels: np.ndarray):
     return values, zeros, ones
 
 
+def _merge_sorted_runs(parts):
+    """``(values, zeros, ones)`` of the union of parts whose values are sorted and distinct, all of one
+    NumPy integer dtype: one stable argsort of the concatenated runs (which merges runs), the label
+    counts gathered in that order, and summed only where a value occurs in several parts."""
+    values = np.concatenate([p.values for p in parts])
+    order = np.argsort(values, kind="stable")
+    values = values[order]
+    zeros = np.concatenate([p.zeros for p in parts])[order]
+    ones = np.concatenate([p.ones for p in parts])[order]
+    del order
+    first = np.empty(values.size, dtype=bool)
+    first[0] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    if not first.all():  # values held by several parts: their counts summed
+        at = np.flatnonzero(first)
+        values, zeros, ones = values[at], np.add.reduceat(zeros, at), np.add.reduceat(ones, at)
+    return values, zeros.astype(np.int64, copy=False), ones.astype(np.int64, copy=False)
+
+
 @dataclass(frozen=True)
 class LabelledCounts:
     """A labelled sample on ``[0, size - 1]`` as its sorted distinct indices with, at each, the
@@ -137,7 +156,9 @@ class LabelledCounts:
             return cls(empty, empty, empty, size)
         if len(parts) == 1:  # already sorted and distinct
             return parts[0]
-        values = parts[0].values if len(parts) == 1 else concat_indices([p.values for p in parts])
+        if len({p.values.dtype for p in parts}) == 1 and parts[0].values.dtype != object:
+            return cls(*_merge_sorted_runs(parts), size)
+        values = concat_indices([p.values for p in parts])
         w = np.column_stack([np.concatenate([p.zeros for p in parts]), np.concatenate([p.ones for p in parts])])
         values, sums = aggregate(values, w)
         return cls(values, sums[:, 0], sums[:, 1], size)

@@ -36,6 +36,11 @@ partials are merged (on the workers, :meth:`privpac.backends.NumpyBackend.map_me
 deterministic kernel turns the merged integers into the key's per-range label counts and local
 sums. The floats are computed from the merged integers only, so they are the same bits on
 every engine and partitioning, and the driver receives ``O(fan_out)`` numbers per level.
+On an engine the records are counted once for all levels: the first range statistic has the
+blocks' exact counts (:class:`~privpac.learners._sample.LabelledCounts` of all their records,
+merged in groups of ``MERGE_FAN_IN`` partitions) held on the workers
+(:meth:`~privpac.backends.NumpyBackend.hold_blocks`), and every level slices the held counts to
+its ranges instead of reading, checking and sorting the records again.
 Workers hold the distinct values of one key's ranges at a time (at the first level ``1/KEY_GROUPS``
 of the sample's distinct values when they are spread evenly, at worst all of them).
 
@@ -123,9 +128,17 @@ def _relative(values: np.ndarray, origin: int, big: bool) -> np.ndarray:
         return values.astype(object) - origin
     if values.dtype == object:
         return (values - origin).astype(np.int64)
-    if values.dtype == np.uint64:
-        return (values - np.uint64(origin)).astype(np.int64)  # origin <= every value: no wrap-around
-    return values.astype(np.int64) - np.int64(origin)
+    if values.dtype == np.uint64:  # origin <= every value and the span is below 2^62: exact in int64
+        return (values - np.uint64(origin)).view(np.int64)
+    return values.astype(np.int64, copy=False) - np.int64(origin)
+
+
+def _prefix_sums(a: np.ndarray) -> np.ndarray:
+    """``[0, a_0, a_0 + a_1, ...]`` in int64, written once (no concatenated copy)."""
+    out = np.empty(a.size + 1, dtype=np.int64)
+    out[0] = 0
+    np.cumsum(a, out=out[1:])
+    return out
 
 
 def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, base: ExpBase) -> dict:
@@ -142,9 +155,7 @@ def _local_sums(edges: list[int], counts: LabelledCounts | None, kinds, base: Ex
     bucket = np.searchsorted(rel_edges, rel, side="right") - 1
     first = np.searchsorted(bucket, np.arange(m + 1), side="left")  # records of range i: first[i] .. first[i+1]
     s = ones - zeros
-    cs = np.concatenate([[0], np.cumsum(s)]).astype(np.int64)
-    cz = np.concatenate([[0], np.cumsum(zeros)]).astype(np.int64)
-    co = np.concatenate([[0], np.cumsum(ones)]).astype(np.int64)
+    cs, cz, co = _prefix_sums(s), _prefix_sums(zeros), _prefix_sums(ones)
     out = {"zeros": cz[first[1:]] - cz[first[:-1]], "ones": co[first[1:]] - co[first[:-1]]}
     if "plus" in kinds or "minus" in kinds:
         # Pieces: every range's head (local 0 from its first point) and one piece from x + 1 for
@@ -190,16 +201,30 @@ class LabelledRanges:
     """A labelled sample on ``[0, size - 1]`` read only through range statistics, where it lives.
 
     ``n``, ``n_zeros`` and ``n_ones`` come from one exact count pass made when the object is
-    built (public under replace-one neighbours); :meth:`range_stats` is one more pass. In memory
-    the sample is one block of the same code path (:class:`~privpac.backends.NumpyBackend`).
+    built (public under replace-one neighbours); :meth:`range_stats` is one more pass (the first
+    one also counts the blocks' records and holds their counts where they live, for the next
+    ones). In memory the sample is one block of the same code path
+    (:class:`~privpac.backends.NumpyBackend`).
     """
 
     def __init__(
-        self, backend, block_counts, columns, size: int, n_zeros: int, n_ones: int, flip: bool = False, counts=None
+        self,
+        backend,
+        block_counts,
+        columns,
+        size: int,
+        n_zeros: int,
+        n_ones: int,
+        flip: bool = False,
+        counts=None,
+        _held=None,
     ):
         self._backend, self._block_counts, self._columns = backend, block_counts, columns
         self.size, self.n_zeros, self.n_ones, self._flip = int(size), int(n_zeros), int(n_ones), flip
         self._counts = counts  # the in-memory LabelledCounts (unflipped), when the sample is one
+        # the blocks' exact counts kept where the sample lives after the first range statistic
+        # (shared with the flipped view): later passes slice them instead of recounting the records
+        self._held = {} if _held is None else _held
         if flip:
             self.n_zeros, self.n_ones = self.n_ones, self.n_zeros
 
@@ -224,8 +249,25 @@ class LabelledRanges:
         """The same records with labels 0 and 1 exchanged."""
         z, o = (self.n_ones, self.n_zeros) if self._flip else (self.n_zeros, self.n_ones)
         return LabelledRanges(
-            self._backend, self._block_counts, self._columns, self.size, z, o, not self._flip, self._counts
+            self._backend, self._block_counts, self._columns, self.size, z, o, not self._flip, self._counts, self._held
         )
+
+    def _blocks(self):
+        """``(block_counts, columns)`` for a range pass: the blocks' exact counts held where the
+        sample lives (computed by the first pass of an engine sample, :meth:`hold_blocks
+        <privpac.backends.NumpyBackend.hold_blocks>`, then sliced by each pass), or the records
+        themselves when the backend cannot hold blocks. In memory the sample already is its counts."""
+        hold = getattr(self._backend, "hold_blocks", None)
+        if self._counts is not None or hold is None:
+            return self._block_counts, self._columns
+        if "columns" not in self._held:
+            size = self.size
+            self._held["columns"] = hold(
+                functools.partial(_whole_counts, self._block_counts, size),
+                functools.partial(LabelledCounts.merge, size=size),
+                *self._columns,
+            )
+        return _counts_block, self._held["columns"]
 
     def range_stats(self, edges, kinds, base: ExpBase) -> RangeStats:
         """One pass: per range ``[edges[i], edges[i + 1] - 1]`` (public; records lie in
@@ -240,7 +282,8 @@ class LabelledRanges:
         lo, hi = edges[0], edges[-1] - 1
         per_key, n_keys = _key_layout(len(edges) - 1)
         key_starts = edges[: len(edges) - 1 : per_key]
-        size, block_counts = self.size, self._block_counts
+        size = self.size
+        block_counts, columns = self._blocks()
 
         def kernel(*block):  # deterministic, no randomness
             counts, below = block_counts(lo, hi, *block)
@@ -251,7 +294,7 @@ class LabelledRanges:
             functools.partial(_merge, size=size),
             functools.partial(_finish, edges, per_key, n_keys, kinds, base),
             n_keys + 1,
-            *self._columns,
+            *columns,
         )
         local = {
             kind: Envelope(
