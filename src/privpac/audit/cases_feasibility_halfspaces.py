@@ -7,8 +7,9 @@ the grid ``[[-1, 1]]`` and audited on everything it releases
 (:func:`~privpac.audit.release.fit_release`). FindDeepPoint then runs in ``D = 2`` with the
 exponential mechanism per coordinate, and the exact laws are enumerated from the same fits: both
 coordinates' pieces and uniform indices over the A3-rational domains (14 first-coordinate
-candidates, then up to about a thousand second-coordinate candidates: about 10^4 paths, some ten
-seconds per dataset).
+candidates, then up to about a thousand second-coordinate candidates: about 10^4 paths, a few
+seconds per dataset, the exact qualities computed once per prefix and reused between paths,
+:meth:`~privpac.random.RandomSource.reuse`).
 
 * ERM, margin-1: a label flips (the separating threshold moves);
 * ERM, paper dual: a record moves to the other side (the sample stops being realisable);
