@@ -388,3 +388,17 @@ def test_accuracy_and_confidence_outside_the_unit_interval_are_refused_before_th
     # Spec section 9 item 20 for the learner: alpha, beta in (0, 1), checked before the (bad) records.
     with pytest.raises(InvalidParameterError, match=next(iter(params))):
         PrivateTukeyHalfspaceClassifier(domain=2, **params).fit([[0.5]], [1])
+
+
+def test_the_d2_learning_curve_page_states_the_plan_s_sufficient_size():
+    """docs/algorithms/halfspace-tukey.md sets the measured d = 2 curve beside the analysis: the numbers it
+    quotes are the plan's, and the chunks FindTukey runs on that box are the envelope's."""
+    from pathlib import Path
+
+    from privpac.learners.center_point import MAX_POINTS_3D
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "algorithms" / "halfspace-tukey.md").read_text()
+    plan = plan_learn_halfspace(10**5, 2, 5, 1.0)
+    quoted = f"{plan.sufficient_chunks:,} chunks of {plan.sufficient_chunk_size:,} records, s = {plan.sufficient_s:,}"
+    assert quoted in page
+    assert plan.n_chunks == MAX_POINTS_3D and f"{round(plan.sufficient_chunks / plan.n_chunks)} times" in page
