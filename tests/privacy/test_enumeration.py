@@ -85,7 +85,8 @@ def _fit_law(make, data, min_probability, monkeypatch=None, key_without_prefix=F
     if monkeypatch is not None:
         if key_without_prefix:  # a wrong key: one prefix's quality serves every prefix
             memo = {}
-            monkeypatch.setattr(enumeration._ScriptedSource, "reuse", lambda self, key, f: memo.setdefault(key[:5], f()))
+            wrong = lambda self, key, compute: memo.setdefault(key[:5], compute())  # noqa: E731
+            monkeypatch.setattr(enumeration._ScriptedSource, "reuse", wrong)
         else:
             monkeypatch.setattr(enumeration._ScriptedSource, "reuse", lambda self, key, compute: compute())
 
