@@ -126,7 +126,13 @@ def spark():
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
+        # two cores: two shuffle partitions (a task per core), Arrow to move pandas frames in and out,
+        # the Python workers (and the modules they imported) kept from one job to the next
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.python.worker.reuse", "true")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "3000")
         .getOrCreate()
     )
@@ -163,10 +169,13 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
         (lambda: PrivateMedian(domain=dom, random_state=5), False),
         (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
     ]
+    frames = {}  # one frame per (labelled, partitions), cached: every fit reads the same partitions
     for i, (make, labelled) in enumerate(cases):
         reference = make().fit(x.reshape(-1, 1), y) if labelled else make().fit(x.reshape(-1, 1))
         for partitions in (1, 7) if i == 0 else (7,):  # each pass is a Spark job: one partitioning past the first
-            frame = _frame(spark, x, y if labelled else None, partitions)
+            if (labelled, partitions) not in frames:
+                frames[labelled, partitions] = _frame(spark, x, y if labelled else None, partitions).cache()
+            frame = frames[labelled, partitions]
             est = make().fit(frame, "y") if labelled else make().fit(frame)
             assert est._fitted_state() == reference._fitted_state(), (type(est).__name__, partitions)
             assert est.ledger_.lines() == reference.ledger_.lines()
@@ -207,16 +216,16 @@ def test_gradient_sum_halfspaces_on_spark_agree_with_memory(spark):
         lambda: PrivateHalfspaceClassifier(domain=(-1, 1), n_steps=3, random_state=5),  # the logistic default
     ]
     frame = spark.createDataFrame(pd.DataFrame({**{n: X[:, j] for j, n in enumerate(names)}, "y": y}))
+    frame = frame.repartition(7).cache()  # each fit is a Spark job per gradient step: one partitioning, read once
     for make in cases:
         reference = make().fit(X, y)
-        for partitions in (7,):  # each fit is a Spark job per gradient step: keep few
-            est = make().fit(frame.repartition(partitions), "y")
-            np.testing.assert_allclose(est.coef_, reference.coef_, rtol=0, atol=1e-8)
-            np.testing.assert_allclose(est.projected_coef_, reference.projected_coef_, rtol=0, atol=1e-8)
-            assert abs(est.intercept_ - reference.intercept_) <= 1e-8
-            assert est.ledger_.lines() == reference.ledger_.lines()
-            assert est.n_samples_ == 20000 and list(est.feature_names_in_) == names
-            assert est.projection_seed_ == reference.projection_seed_ and est.details_ == reference.details_
+        est = make().fit(frame, "y")
+        np.testing.assert_allclose(est.coef_, reference.coef_, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(est.projected_coef_, reference.projected_coef_, rtol=0, atol=1e-8)
+        assert abs(est.intercept_ - reference.intercept_) <= 1e-8
+        assert est.ledger_.lines() == reference.ledger_.lines()
+        assert est.n_samples_ == 20000 and list(est.feature_names_in_) == names
+        assert est.projection_seed_ == reference.projection_seed_ and est.details_ == reference.details_
     bad = X.copy()
     bad[123, 0] = 2.0
     frame = spark.createDataFrame(pd.DataFrame({**{n: bad[:, j] for j, n in enumerate(names)}, "y": y}))
@@ -258,10 +267,12 @@ def _ordered_frame(spark, columns: dict, partitions: int):
 
     # This data source is the test's own Python function, not one of privpac's jobs: like any user's
     # function it runs on the Python the session names, set here for it alone.
+    # Cached: the source runs once, and every pass of a fit reads the same partitions in the same
+    # order (a cache keeps the rows of each partition and its index; its plan has no shuffle).
     sc, default = spark.sparkContext, spark.sparkContext.pythonExec
     sc.pythonExec = sys.executable
     try:
-        return spark.range(0, len(frame), numPartitions=partitions).mapInPandas(rows, schema)
+        return spark.range(0, len(frame), numPartitions=partitions).mapInPandas(rows, schema).cache()
     finally:
         sc.pythonExec = default
 
@@ -279,10 +290,10 @@ def test_map_chunks_and_row_positions_on_spark(spark):
         v = np.asarray(X_chunk).ravel()
         return int(v.sum()), int(np.asarray(y_chunk).sum()), int(v.size), int(v[0])
 
+    frames = {partitions: _ordered_frame(spark, {"x": x, "y": y}, partitions) for partitions in (1, 7)}
     for chunk_size in (37, 1000):
         expected = NumpyBackend().map_chunks(summary, chunk_size, 2000, x.reshape(-1, 1), y)
-        for partitions in (1, 7):
-            frame = _ordered_frame(spark, {"x": x, "y": y}, partitions)
+        for partitions, frame in frames.items():
             assert SparkBackend().map_chunks(summary, chunk_size, 2000, frame, "y") == expected, partitions
     with pytest.raises(DataError, match="has a shuffle"):
         SparkBackend().map_chunks(summary, 37, 2000, _frame(spark, x, y, 3), "y")
@@ -320,6 +331,7 @@ def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
         (lambda: LabelPrivateClassifier(domain=(0, 2**20), n_unlabelled=1500, random_state=5), X[:, :1], None),
         (lambda: LabelPrivateClassifier(domain=(0, 2**20), concept="points", random_state=5), X[:, :1], "public"),
     ]
+    frames = {}  # the two rectangle cases share one frame, the two label-private cases another
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for make, features, public in cases:
@@ -327,7 +339,10 @@ def test_rectangles_and_label_private_give_the_same_model_on_spark(spark):
             reference = make().fit(features, y, **extra)
             names = [f"x{j}" for j in range(features.shape[1])]
             for partitions in (7,):  # one partition is covered by the primitives' tests
-                frame = _ordered_frame(spark, {**{c: features[:, j] for j, c in enumerate(names)}, "y": y}, partitions)
+                if (len(names), partitions) not in frames:
+                    columns = {**{c: features[:, j] for j, c in enumerate(names)}, "y": y}
+                    frames[len(names), partitions] = _ordered_frame(spark, columns, partitions)
+                frame = frames[len(names), partitions]
                 est = make().fit(frame, "y", **extra)
                 assert est._fitted_state() == reference._fitted_state(), (type(est).__name__, partitions)
                 assert est.ledger_.lines() == reference.ledger_.lines()

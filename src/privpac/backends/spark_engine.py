@@ -34,7 +34,8 @@ class SparkBackend:
     its columns (Spark DataFrames do not align rows across frames, so a label travels as a column
     of ``X``). The features are the remaining columns. Each Arrow batch is counted by the kernel
     (``mapInArrow``, vectorised), a partition's counts are merged in its task, the partitions'
-    with ``treeReduce`` on the executors, and the driver receives one merged statistic.
+    with a tree on the executors (``treeAggregate``, one job), and the driver receives one merged
+    statistic.
     """
 
     name = "spark"
@@ -254,10 +255,16 @@ class SparkBackend:
             if parts:  # one merged statistic per partition (one sort), not one per Arrow batch
                 yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merge(parts))]})
 
-        rdd = X.mapInArrow(partials, "partial binary").rdd.map(lambda row: pickle.loads(row.partial))
-        if rdd.isEmpty():
-            return merge([])
-        return merge([rdd.treeReduce(lambda a, b: merge([a, b]), depth=3)])
+        def combine(a, b):  # RDD.treeReduce's own combiner: (partial, empty?), so no job asks first if any exist
+            if a[1]:
+                return b
+            if b[1]:
+                return a
+            return merge([a[0], b[0]]), False
+
+        rdd = X.mapInArrow(partials, "partial binary").rdd.map(lambda row: (pickle.loads(row.partial), False))
+        merged, empty = rdd.treeAggregate((None, True), combine, combine, depth=3)
+        return merge([]) if empty else merge([merged])
 
 
 def is_spark_frame(obj) -> bool:
