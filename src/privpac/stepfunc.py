@@ -133,6 +133,32 @@ class StepFunction:
         self.values = values
         self.T = T
 
+    @classmethod
+    def _make(cls, starts: np.ndarray, values: np.ndarray, T: int, *, shift: int = 0, merge: bool = True) -> StepFunction:
+        """Internal constructor from arrays that are valid already (no checks, no conversions).
+
+        ``starts``: the position array :func:`_positions` makes for ``T`` (stored coordinates),
+        ``values``: a numeric array of the same length, ``T`` and ``shift``: Python ints. Merges
+        adjacent equal values as the constructor does, so the result is the same function object.
+        """
+        if merge and values.size > 1:
+            keep = np.empty(values.size, dtype=bool)
+            keep[0] = True
+            np.not_equal(values[1:], values[:-1], out=keep[1:])
+            if not keep.all():
+                starts, values = starts[keep], values[keep]
+        f = object.__new__(cls)
+        f._starts = starts
+        f._shift = shift
+        f.values = values
+        f.T = T
+        return f
+
+    @classmethod
+    def _dense(cls, values: np.ndarray) -> StepFunction:
+        """Internal :meth:`from_values` for a non-empty 1-D numeric array without NaN (no checks)."""
+        return cls._make(np.arange(values.size, dtype=np.int64), values, values.size - 1)
+
     @property
     def starts(self) -> np.ndarray:
         """First point of every piece (a new array of new integers when the positions are stored shifted)."""
@@ -343,7 +369,7 @@ class StepFunction:
         new_T = hi - lo
         starts = _positions(self._starts[p0 : p1 + 1], max(self.T, new_T)) - (lo - self._shift)
         starts[0] = 0
-        return StepFunction(_positions(starts, new_T), self.values[p0 : p1 + 1], new_T, validate=False)
+        return StepFunction._make(_positions(starts, new_T), self.values[p0 : p1 + 1], new_T)
 
     def pad(self, new_T: int, value) -> StepFunction:
         """Extend to ``[0, new_T]`` with ``value`` on ``(T, new_T]``."""
@@ -354,7 +380,7 @@ class StepFunction:
             return self
         starts = np.concatenate([_positions(self._starts, new_T), _positions([self.T + 1 - self._shift], new_T)])
         values = np.concatenate([self.values, np.asarray([value], dtype=self.values.dtype)])
-        return StepFunction(_positions(starts, new_T), values, new_T, validate=False, shift=self._shift)
+        return StepFunction._make(_positions(starts, new_T), values, new_T, shift=self._shift)
 
     def keep_only(self, intervals: Sequence[tuple[int, int]]) -> StepFunction:
         """``f`` on a union of disjoint sorted intervals ``[lo, hi]`` of ``[0, T]``, ``-inf`` elsewhere.
@@ -386,7 +412,7 @@ class StepFunction:
         np.add.at(marks, np.searchsorted(new, after), -1)
         inside = np.cumsum(marks[:-1]) > 0
         values = np.where(inside, self.values[piece].astype(np.float64), -np.inf)
-        return StepFunction(_positions(new, self.T), values, self.T, validate=False, shift=c)
+        return StepFunction._make(_positions(new, self.T), values, self.T, shift=c)
 
     def shift_values(self, offset) -> StepFunction:
         return StepFunction(
@@ -496,7 +522,7 @@ class StepFunction:
         all_starts = np.concatenate([boundary_blocks, run_starts])
         all_vals = np.concatenate([boundary_vals, run_vals])
         order = np.argsort(all_starts, kind="stable")
-        return StepFunction(_positions(all_starts[order], nb - 1), all_vals[order], nb - 1, validate=False)
+        return StepFunction._make(_positions(all_starts[order], nb - 1), all_vals[order], nb - 1)
 
     def _block_indices(self, p0: int, width: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """The blocks holding the first and the last point of every piece from ``p0`` on.

@@ -172,7 +172,7 @@ def _level_data(Q: StepFunction, r: float, alpha: float) -> _LevelData:
     L = padded.window_min_profile().astype(np.float64)  # j = 0 .. log2 T'
     L_next = np.append(L[1:], min(0.0, float(L[-1])))
     q = np.minimum(L - (1.0 - alpha) * r, r - L_next)
-    return _LevelData(padded, StepFunction.from_values(q))
+    return _LevelData(padded, StepFunction._dense(q))
 
 
 def _blocks_for(padded: StepFunction, k: int) -> tuple[int, StepFunction | None, StepFunction | None]:
