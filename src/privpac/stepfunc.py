@@ -312,6 +312,8 @@ class StepFunction:
 
     def piece_of(self, x) -> np.ndarray | int:
         """Index of the piece containing each point ``x`` (scalar or array)."""
+        if type(x) is int and 0 <= x <= self.T:  # one Python int in range: a single binary search
+            return int(self._starts.searchsorted(x - self._shift, side="right")) - 1
         scalar = np.ndim(x) == 0
         xs = np.atleast_1d(x if isinstance(x, np.ndarray) else _positions(np.atleast_1d(x), self.T))
         if xs.size and ((xs.min() < 0) or (xs.max() > self.T)):
