@@ -206,6 +206,8 @@ class StepFunction:
         else:
             starts = np.concatenate([_positions([0], T), uniq])
             vals = np.concatenate([np.asarray([base], dtype=values.dtype), values])
+        if np.issubdtype(vals.dtype, np.integer):  # valid by construction: sorted distinct starts from 0, no NaN
+            return cls._make(_positions(starts, T), vals, T)
         return cls(_positions(starts, T), vals, T)
 
     @classmethod
