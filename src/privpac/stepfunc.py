@@ -134,7 +134,7 @@ class StepFunction:
         self.T = T
 
     @classmethod
-    def _make(cls, starts: np.ndarray, values: np.ndarray, T: int, *, shift: int = 0, merge: bool = True) -> StepFunction:
+    def _make(cls, starts: np.ndarray, values: np.ndarray, T: int, *, shift: int = 0, merge: bool = True):
         """Internal constructor from arrays that are valid already (no checks, no conversions).
 
         ``starts``: the position array :func:`_positions` makes for ``T`` (stored coordinates),
