@@ -411,9 +411,8 @@ class StepFunction:
         new = np.insert(self._starts, at, ends)
         piece = np.insert(np.arange(self._starts.size), at, at - 1)  # a new start lies in the piece before it
         # inside the intervals from each lo up to its hi (the next start is hi + 1 or the end)
-        marks = np.zeros(new.size + 1, dtype=np.int64)
-        np.add.at(marks, np.searchsorted(new, los), 1)
-        np.add.at(marks, np.searchsorted(new, after), -1)
+        marks = np.bincount(np.searchsorted(new, los), minlength=new.size + 1)
+        marks -= np.bincount(np.searchsorted(new, after), minlength=new.size + 1)
         inside = np.cumsum(marks[:-1]) > 0
         values = np.where(inside, self.values[piece].astype(np.float64), -np.inf)
         return StepFunction._make(_positions(new, self.T), values, self.T, shift=c)
@@ -512,7 +511,8 @@ class StepFunction:
         vals = self.values[p0:]
         b_first, b_last = self._block_indices(p0, width, offset)
         # Blocks at piece boundaries: (block, value) pairs in nondecreasing block order.
-        pair_blocks = np.stack([b_first, b_last], axis=1).ravel()
+        pair_blocks = np.empty(2 * b_first.size, dtype=np.result_type(b_first, b_last))
+        pair_blocks[0::2], pair_blocks[1::2] = b_first, b_last
         pair_vals = np.repeat(vals, 2)
         change = np.ones(pair_blocks.size, dtype=bool)
         change[1:] = pair_blocks[1:] != pair_blocks[:-1]
