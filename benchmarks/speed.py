@@ -4,6 +4,7 @@ exponential mechanism on 10^7 distinct values (issue 22 "small fits" and "large 
     nice -n 10 python benchmarks/speed.py                  # n = 256, 10^4, 10^6, 10^7 (a few minutes)
     python benchmarks/speed.py --sizes 256 10000 --repeats 30
     python benchmarks/speed.py --grouped-only              # the sampler row alone
+    python benchmarks/speed.py --recconcave-only           # one small RecConcave run's CPU
     /usr/bin/time -v python benchmarks/speed.py --process privpac --n 256 --fits 300   # whole process
 
 ``--process privpac|stump|none`` checks the ratios from outside: one process imports both
@@ -27,6 +28,10 @@ Writes ``benchmarks/results/speed.csv``, one row per ``n``:
 
 The data: ``n`` uniform values of ``[0, 2^64)`` labelled 1 below the cut ``2^63 + 2^61``. The
 private fit chooses its own method (the exponential mechanism at these sizes, both orientations).
+
+The row ``what = RecConcave small run`` gives the CPU seconds of one ``rec_concave_run`` at depth 3
+over ``[0, 64]`` (median of five batches of ``--repeats`` runs, 1000 by default): the fixed cost per
+call that the exact audits pay once per random path (``--recconcave-only`` prints it alone).
 
 The last row (``n = 10^7``, ``what = grouped sampler``) times
 ``exponential_mechanism_grouped`` alone over ``[0, 2^65 + 1]`` (both orientations) from the range
@@ -108,6 +113,23 @@ def grouped_row(n: int, repeats: int) -> dict:
     return {"n": n, "what": "grouped sampler", "fit_cpu_s": round(statistics.median(times), 5), "repeats": repeats}
 
 
+def recconcave_row(repeats: int) -> dict:
+    """CPU seconds of one small RecConcave run: the fixed per-call cost that the exact audits pay once
+    per random path (the ``recconcave`` audit's quality over ``[0, 64]``, depth 3 by ``N = 3`` and the
+    test-only ``base_case_max = 2``)."""
+    from privpac.learners.thresholds import threshold_quality
+    from privpac.optimize.recconcave import rec_concave_run
+
+    q = threshold_quality([3, 9, 17, 30, 41, 50, 55, 60], [1, 1, 1, 1, 0, 0, 0, 0], 64)
+
+    def runs():
+        for r in range(repeats):
+            rec_concave_run(q, 8.0, 0.5, 1.0, 1e-6, N=3, base_case_max=2, rng=r)
+
+    per_run = statistics.median(_cpu(runs) / repeats for _ in range(5))
+    return {"n": 64, "what": "RecConcave small run", "fit_cpu_s": round(per_run, 6), "repeats": repeats}
+
+
 def process_run(which: str, n: int, fits: int) -> None:
     """Fit ``which`` (``privpac``, ``stump`` or ``none``) ``fits`` times on one data set (whole-process timing)."""
     from sklearn.tree import DecisionTreeClassifier
@@ -132,18 +154,23 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=0, help="fits per size (default: by size)")
     parser.add_argument("--seeds", type=int, default=0, help="data seeds for the error medians (default: by size)")
     parser.add_argument("--grouped-only", action="store_true")
+    parser.add_argument("--recconcave-only", action="store_true", help="print the RecConcave row alone (no CSV)")
     parser.add_argument("--out", type=Path, default=RESULTS / "speed.csv")
     args = parser.parse_args()
     if args.process:
         process_run(args.process, args.n, args.fits)
         return
     rows = []
-    if not args.grouped_only:
+    if not (args.grouped_only or args.recconcave_only):
         for n in args.sizes:
             repeats = args.repeats or (41 if n <= 10_000 else 5 if n <= 10**6 else 3)
             seeds = args.seeds or (41 if n <= 10_000 else repeats)
             rows.append(fit_row(n, repeats, min(seeds, repeats)))
             print(rows[-1], flush=True)
+    rows.append(recconcave_row(args.repeats or 1000))
+    print(rows[-1], flush=True)
+    if args.recconcave_only:
+        return
     rows.append(grouped_row(10_000_000, args.repeats or 3))
     print(rows[-1], flush=True)
     fields = ["n", "what", "fit_cpu_s", "stump_cpu_s", "argsort_cpu_s", "fit_over_stump", "fit_over_argsort"]

@@ -133,6 +133,32 @@ class StepFunction:
         self.values = values
         self.T = T
 
+    @classmethod
+    def _make(cls, starts: np.ndarray, values: np.ndarray, T: int, *, shift: int = 0, merge: bool = True):
+        """Internal constructor from arrays that are valid already (no checks, no conversions).
+
+        ``starts``: the position array :func:`_positions` makes for ``T`` (stored coordinates),
+        ``values``: a numeric array of the same length, ``T`` and ``shift``: Python ints. Merges
+        adjacent equal values as the constructor does, so the result is the same function object.
+        """
+        if merge and values.size > 1:
+            keep = np.empty(values.size, dtype=bool)
+            keep[0] = True
+            np.not_equal(values[1:], values[:-1], out=keep[1:])
+            if not keep.all():
+                starts, values = starts[keep], values[keep]
+        f = object.__new__(cls)
+        f._starts = starts
+        f._shift = shift
+        f.values = values
+        f.T = T
+        return f
+
+    @classmethod
+    def _dense(cls, values: np.ndarray) -> StepFunction:
+        """Internal :meth:`from_values` for a non-empty 1-D numeric array without NaN (no checks)."""
+        return cls._make(np.arange(values.size, dtype=np.int64), values, values.size - 1)
+
     @property
     def starts(self) -> np.ndarray:
         """First point of every piece (a new array of new integers when the positions are stored shifted)."""
@@ -180,6 +206,8 @@ class StepFunction:
         else:
             starts = np.concatenate([_positions([0], T), uniq])
             vals = np.concatenate([np.asarray([base], dtype=values.dtype), values])
+        if np.issubdtype(vals.dtype, np.integer):  # valid by construction: sorted distinct starts from 0, no NaN
+            return cls._make(_positions(starts, T), vals, T)
         return cls(_positions(starts, T), vals, T)
 
     @classmethod
@@ -286,6 +314,8 @@ class StepFunction:
 
     def piece_of(self, x) -> np.ndarray | int:
         """Index of the piece containing each point ``x`` (scalar or array)."""
+        if type(x) is int and 0 <= x <= self.T:  # one Python int in range: a single binary search
+            return int(self._starts.searchsorted(x - self._shift, side="right")) - 1
         scalar = np.ndim(x) == 0
         xs = np.atleast_1d(x if isinstance(x, np.ndarray) else _positions(np.atleast_1d(x), self.T))
         if xs.size and ((xs.min() < 0) or (xs.max() > self.T)):
@@ -343,7 +373,7 @@ class StepFunction:
         new_T = hi - lo
         starts = _positions(self._starts[p0 : p1 + 1], max(self.T, new_T)) - (lo - self._shift)
         starts[0] = 0
-        return StepFunction(_positions(starts, new_T), self.values[p0 : p1 + 1], new_T, validate=False)
+        return StepFunction._make(_positions(starts, new_T), self.values[p0 : p1 + 1], new_T)
 
     def pad(self, new_T: int, value) -> StepFunction:
         """Extend to ``[0, new_T]`` with ``value`` on ``(T, new_T]``."""
@@ -354,7 +384,7 @@ class StepFunction:
             return self
         starts = np.concatenate([_positions(self._starts, new_T), _positions([self.T + 1 - self._shift], new_T)])
         values = np.concatenate([self.values, np.asarray([value], dtype=self.values.dtype)])
-        return StepFunction(_positions(starts, new_T), values, new_T, validate=False, shift=self._shift)
+        return StepFunction._make(_positions(starts, new_T), values, new_T, shift=self._shift)
 
     def keep_only(self, intervals: Sequence[tuple[int, int]]) -> StepFunction:
         """``f`` on a union of disjoint sorted intervals ``[lo, hi]`` of ``[0, T]``, ``-inf`` elsewhere.
@@ -381,12 +411,11 @@ class StepFunction:
         new = np.insert(self._starts, at, ends)
         piece = np.insert(np.arange(self._starts.size), at, at - 1)  # a new start lies in the piece before it
         # inside the intervals from each lo up to its hi (the next start is hi + 1 or the end)
-        marks = np.zeros(new.size + 1, dtype=np.int64)
-        np.add.at(marks, np.searchsorted(new, los), 1)
-        np.add.at(marks, np.searchsorted(new, after), -1)
+        marks = np.bincount(np.searchsorted(new, los), minlength=new.size + 1)
+        marks -= np.bincount(np.searchsorted(new, after), minlength=new.size + 1)
         inside = np.cumsum(marks[:-1]) > 0
         values = np.where(inside, self.values[piece].astype(np.float64), -np.inf)
-        return StepFunction(_positions(new, self.T), values, self.T, validate=False, shift=c)
+        return StepFunction._make(_positions(new, self.T), values, self.T, shift=c)
 
     def shift_values(self, offset) -> StepFunction:
         return StepFunction(
@@ -482,7 +511,8 @@ class StepFunction:
         vals = self.values[p0:]
         b_first, b_last = self._block_indices(p0, width, offset)
         # Blocks at piece boundaries: (block, value) pairs in nondecreasing block order.
-        pair_blocks = np.stack([b_first, b_last], axis=1).ravel()
+        pair_blocks = np.empty(2 * b_first.size, dtype=np.result_type(b_first, b_last))
+        pair_blocks[0::2], pair_blocks[1::2] = b_first, b_last
         pair_vals = np.repeat(vals, 2)
         change = np.ones(pair_blocks.size, dtype=bool)
         change[1:] = pair_blocks[1:] != pair_blocks[:-1]
@@ -496,7 +526,7 @@ class StepFunction:
         all_starts = np.concatenate([boundary_blocks, run_starts])
         all_vals = np.concatenate([boundary_vals, run_vals])
         order = np.argsort(all_starts, kind="stable")
-        return StepFunction(_positions(all_starts[order], nb - 1), all_vals[order], nb - 1, validate=False)
+        return StepFunction._make(_positions(all_starts[order], nb - 1), all_vals[order], nb - 1)
 
     def _block_indices(self, p0: int, width: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """The blocks holding the first and the last point of every piece from ``p0`` on.

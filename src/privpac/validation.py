@@ -88,13 +88,16 @@ def check_delta(delta, name: str = "delta", *, allow_zero: bool = True) -> float
     delta is (0, delta)-DP, so such a guarantee allows releasing every record half of the time. Deltas
     of at least ``1/n`` are accepted and warned about by the estimators (``UnsafeConfigurationWarning``).
     """
-    if check_real(delta, name) >= MAX_DELTA:
+    value = check_real(delta, name)
+    if value >= MAX_DELTA:
         raise InvalidParameterError(
             f"{name} must be below 1/2, got {delta!r}: (epsilon, delta)-DP with {name} >= 1/2 promises nothing "
             "(publishing the whole dataset with probability 1/2 satisfies it); choose a delta much smaller than "
             "1/n (1e-6 or below is usual)"
         )
-    return check_real(delta, name, low=0.0, low_open=not allow_zero, high=MAX_DELTA, high_open=True)
+    if value < 0.0 or (value == 0.0 and not allow_zero):  # raises, naming the accepted range
+        check_real(delta, name, low=0.0, low_open=not allow_zero, high=MAX_DELTA, high_open=True)
+    return value
 
 
 def check_probability(p, name: str) -> float:

@@ -45,6 +45,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -121,6 +122,16 @@ def _as_scores(scores) -> StepFunction:
     return StepFunction.from_values(arr)
 
 
+@lru_cache(maxsize=1024)
+def _release_rule(epsilon: float, delta: float, variant: str) -> tuple[Fraction, float]:
+    """``(scale, threshold)`` of the noise and the release test, from the (checked) public budget only."""
+    eps_frac = as_fraction(epsilon, "epsilon")
+    if variant == "corrected":
+        scale = Fraction(2) / eps_frac
+        return scale, 2.0 + _smallest_tail_index(scale, delta)
+    return Fraction(1) / eps_frac, math.log(1.0 / delta) / epsilon
+
+
 def adist_plan(scores, epsilon: float, delta: float, variant: str = "corrected") -> AdistPlan:
     """The data-dependent part of A_dist: leader, gap and the release rule (no noise drawn)."""
     epsilon = check_epsilon(epsilon)
@@ -128,13 +139,7 @@ def adist_plan(scores, epsilon: float, delta: float, variant: str = "corrected")
     check_choice(variant, "variant", ADIST_VARIANTS)
     f = _as_scores(scores)
     leader, best, runner_up = f.top_two()
-    eps_frac = as_fraction(epsilon, "epsilon")
-    if variant == "corrected":
-        scale = Fraction(2) / eps_frac
-        threshold = 2.0 + _smallest_tail_index(scale, delta)
-    else:
-        scale = Fraction(1) / eps_frac
-        threshold = math.log(1.0 / delta) / epsilon
+    scale, threshold = _release_rule(epsilon, delta, variant)
     if runner_up is None:
         return AdistPlan(leader, None, scale, threshold, None, variant)
     gap = float(best) - float(runner_up)

@@ -24,6 +24,7 @@ Plug-ins here:
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Protocol, runtime_checkable
 
@@ -156,6 +157,15 @@ class ExponentialInteriorPoint:
         return "ExponentialInteriorPoint()"
 
 
+@functools.lru_cache(maxsize=256)
+def _promise(alpha, beta, N, constants, base_case_max, epsilon, delta, size) -> int:
+    """:meth:`RecConcaveInteriorPoint.promise` from checked public scalars (cached: audits call it per run)."""
+    from .recconcave_plan import plan_rec_concave
+
+    plan = plan_rec_concave(size - 1, alpha, beta, epsilon, delta, N, constants, base_case_max)
+    return max(2, math.ceil(plan.required_promise()))
+
+
 class RecConcaveInteriorPoint:
     """Interior point by RecConcave on ``q(y) = min(#{v <= y}, #{v >= y})`` with a public promise.
 
@@ -212,7 +222,9 @@ class RecConcaveInteriorPoint:
 
     def promise(self, epsilon: float, delta: float, domain_size: int) -> int:
         """The public promise ``r0`` (at least 2, so that ``r0/2 >= 1``)."""
-        return max(2, math.ceil(self.plan(epsilon, delta, domain_size).required_promise()))
+        size = check_int(domain_size, "domain_size", low=1)
+        epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+        return _promise(self.alpha, self.beta, self.N, self.constants, self.base_case_max, epsilon, delta, size)
 
     def sample_complexity(self, epsilon: float, delta: float, beta: float, domain_size: int) -> int:
         epsilon = check_epsilon(epsilon)

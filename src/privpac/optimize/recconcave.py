@@ -168,11 +168,11 @@ class _LevelData:
 def _level_data(Q: StepFunction, r: float, alpha: float) -> _LevelData:
     T = Q.T
     Tp = _next_pow2(T)
-    padded = Q.pad(Tp, min(0.0, float(Q(T))))
+    padded = Q.pad(Tp, min(0.0, float(Q.values[-1])))  # the last piece holds T
     L = padded.window_min_profile().astype(np.float64)  # j = 0 .. log2 T'
     L_next = np.append(L[1:], min(0.0, float(L[-1])))
     q = np.minimum(L - (1.0 - alpha) * r, r - L_next)
-    return _LevelData(padded, StepFunction.from_values(q))
+    return _LevelData(padded, StepFunction._dense(q))
 
 
 def _blocks_for(padded: StepFunction, k: int) -> tuple[int, StepFunction | None, StepFunction | None]:
