@@ -878,7 +878,8 @@ MUTANTS += [
         _training_accuracy_stored_on_the_estimator,
         [
             "feasibility-candidates --pair d=2",
-            "halfspace-feasibility --pair (erm, margin-1",  # one ERM pair suffices: the accuracy differs on it
+            "halfspace-feasibility --pair (erm, margin-1",  # the ERM pairs one by one: two tests that run in parallel
+            "halfspace-feasibility --pair (erm, paper",
             "halfspace-feasibility --trials 300 --pair (pac, paper",
             "halfspace-tukey --trials 150 --pair a threshold chunk turns constant (tukey",
         ],

@@ -71,9 +71,10 @@ def resolve(path: str):
 
 
 def release_functions() -> list[str]:
-    """The dotted paths of every public release function: a public function of a privpac module (the audit
-    instruments and the command line aside) taking both ``ledger`` and ``rng``, the interior points'
-    ``__call__``, and every estimator's ``fit``."""
+    """The dotted paths of every public release function: a public function of a public privpac module (the
+    audit instruments and the command line aside) taking both ``ledger`` and ``rng``, the interior points'
+    ``__call__``, and every estimator's ``fit``. A private module (``sanitizers._entry``, say) holds the
+    plumbing the public release functions share, covered by their notes."""
     import pkgutil
 
     import privpac
@@ -84,6 +85,8 @@ def release_functions() -> list[str]:
     out = []
     for info in pkgutil.walk_packages(privpac.__path__, "privpac."):
         if info.name.startswith(("privpac.audit", "privpac.cli", "privpac.datasets")):
+            continue
+        if any(part.startswith("_") for part in info.name.split(".")):
             continue
         module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
