@@ -56,7 +56,7 @@ def main() -> None:
         Path(__file__).parent / "results" / "scale_spark_phases.csv",
         rows,
         f"nice -n 10 python benchmarks/spark_phases.py <10^6 rows of MAKE_DATA64 in {n} files>; one local[2] session; "
-        "a shared 2-core machine (another test run beside it)",
+        f"a 2-core machine, 1-minute load average {os.getloadavg()[0]:.1f} at the end",
     )
 
 
