@@ -124,8 +124,10 @@ def test_the_two_papers_share_one_optimiser_tuple_and_refuse_the_former_value():
     assert center_point.OPTIMIZERS == ("exponential", "recconcave")
     with pytest.raises(InvalidParameterError, match="optimizer='expmech' is called optimizer='exponential' now"):
         linear_feasibility.plan_find_deep_point(10, 1, 1, 1.0, optimizer="expmech")
-    with pytest.raises(InvalidParameterError, match="optimizer must be one of"):
-        PrivateLinearFeasibility(domain=1, optimizer="expmech").fit(A1, B1)
+    former = {"optimizer": "expmech"}
+    for est in (PrivateLinearFeasibility(domain=1, **former), PrivateCenterPoint(domain=1, **former)):
+        with pytest.raises(InvalidParameterError, match="optimizer='expmech' is called optimizer='exponential' now"):
+            est.fit(A1, B1) if isinstance(est, PrivateLinearFeasibility) else est.fit(A1)
 
 
 def test_the_feasibility_learner_takes_labels_in_0_1_and_refuses_minus_one():

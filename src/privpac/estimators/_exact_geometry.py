@@ -18,6 +18,7 @@ import numpy as np
 from ..domains import IntegerDomain, public_rows
 from ..errors import InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
+from ..optimize.coordinatewise import check_optimizer
 from ..random import as_random_source
 from ..validation import check_budget_epsilon, check_choice, check_delta
 
@@ -78,7 +79,10 @@ class ExactGeometryMixin:
         eps = check_budget_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         for name, options in self._choices.items():
-            check_choice(getattr(self, name), name, options)
+            if name == "optimizer":  # the shared check: it refuses the former "expmech" by its new name
+                check_optimizer(getattr(self, name))
+            else:
+                check_choice(getattr(self, name), name, options)
         self._check_parameters()
         for name, value, reason in self._needs_delta:
             if getattr(self, name) == value and delta <= 0.0:
