@@ -998,36 +998,38 @@ def test_keyed_range_statistics_on_dask_are_the_in_memory_bits(cluster, fan_out)
 
 
 @pytest.mark.parametrize(
-    "domain, n, one_pass",
+    "domain, n, flat",
     [((0, 63), 300, True), ((0, 2**64 - 1), 50, True), ((0, 2**64 - 1), 300, False)],
     ids=["domain-within-budget", "records-within-budget", "neither"],
 )
-def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, one_pass):
-    """The count pass brings the counts when min(n, |X|) is within the driver's budget: then one
-    pass in all and the flat draw; else the range-by-range draw, one pass per level, every level
-    reading the blocks' counts held on the workers by the first one (the records are counted once
-    for all levels). Public sizes decide (the budget is made small here), and the model is the
-    in-memory one."""
+def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, flat):
+    """The records are read and counted once: their counts are held on the workers before the
+    count pass, which reads the held counts and brings only the label totals. When min(n, |X|) is
+    within the driver's budget one more pass brings the held counts for the flat draw; else the
+    range-by-range draw, one pass per level, every level reading the held counts. Public sizes
+    decide (the budget is made small here), and the model is the in-memory one."""
     import privpac.learners.exponential as em
     from privpac.backends.dask_engine import DaskBackend, HeldBlocks
     from privpac.estimators import PrivateThresholdClassifier
+    from privpac.learners._sample import LabelledCounts
 
     monkeypatch.setattr(em, "FLAT_MAX_RECORDS", 64)
     rng = np.random.default_rng(2)
     x = rng.integers(domain[0], domain[1], n, dtype=np.uint64, endpoint=True)
     y = (x > domain[1] // 3).astype(np.int64)
-    passes, held, holds, levels_read = [], [], [], []
+    passes, brought, holds, read = [], [], [], []
     original = DaskBackend.map_merge, DaskBackend.map_merge_keyed, DaskBackend.hold_blocks
 
     def merged(self, kernel, merge, *columns):
         out = original[0](self, kernel, merge, *columns)
-        passes.append("count")
-        held.append(out[2] is not None)
+        passes.append("merge")
+        brought.append(type(out))
+        read.append(type(columns[0]))
         return out
 
     def keyed(self, *args):
         passes.append("level")
-        levels_read.append(type(args[4]))  # the first column: (kernel, merge, finish, n_keys, *columns)
+        read.append(type(args[4]))  # the first column: (kernel, merge, finish, n_keys, *columns)
         return original[1](self, *args)
 
     def hold(self, *args):
@@ -1039,8 +1041,11 @@ def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, one_
     monkeypatch.setattr(DaskBackend, "hold_blocks", hold)
     make = lambda: PrivateThresholdClassifier(domain=domain, random_state=3)  # noqa: E731
     est = make().fit(da.from_array(x.reshape(-1, 1), chunks=(40, 1)), da.from_array(y, chunks=40))
-    assert held == [one_pass]
-    assert (passes == ["count"]) == one_pass and (len(passes) >= 1 + 6 or one_pass)
-    assert holds == ([] if one_pass else [1])  # once, before the first level
-    assert levels_read == [HeldBlocks] * (len(passes) - 1)
+    assert holds == [0]  # once, before every pass
+    assert read == [HeldBlocks] * len(passes)  # the records are read only by the held blocks
+    assert brought[0] is tuple  # the label totals only
+    if flat:
+        assert passes == ["merge", "merge"] and brought[1] is LabelledCounts
+    else:
+        assert passes[0] == "merge" and passes[1:] == ["level"] * (len(passes) - 1) and len(passes) >= 1 + 6
     assert _state(est) == _state(make().fit(x.reshape(-1, 1), y))

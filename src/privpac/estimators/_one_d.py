@@ -175,24 +175,49 @@ def _merge_totals(size: int, budget: int, parts):
     return zeros, ones, LabelledCounts.merge(held, size) if held else None
 
 
+def _held_totals(counts: LabelledCounts) -> tuple[int, int]:
+    return counts.n_zeros, counts.n_ones
+
+
+def _sum_totals(parts) -> tuple[int, int]:
+    parts = list(parts)
+    return sum(p[0] for p in parts), sum(p[1] for p in parts)
+
+
 def labelled_ranges_of(domain, labels, X, y):
     """A labelled sample read through range statistics where ``X`` lives
     (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver holds its
-    distinct values only when at most ``FLAT_MAX_RECORDS`` can occur (``min(n, |X|)``, public). One
-    exact pass counts the records of each label (and brings those counts when they may be held) and
-    checks every block against the public domain and label set (before anything is spent); each
-    range statistic is one more
-    pass. In memory the sample is counted once (:func:`labelled_counts_of`) and read from its counts.
+    distinct values only when at most ``FLAT_MAX_RECORDS`` can occur (``min(n, |X|)``, public).
+
+    On an engine that holds blocks (Dask, :meth:`~privpac.backends.NumpyBackend.hold_blocks`) the
+    records are read, checked against the public domain and label set and counted once: their
+    exact counts are held on the workers, one pass over the held counts brings only the label
+    totals (before anything is spent), and every later pass reads the held counts (the counts
+    themselves come to the driver only when the flat draw asks for them,
+    :attr:`LabelledRanges.counts`). Elsewhere one exact pass over the records counts the records
+    of each label (and brings those counts when they may be held) and checks every block; each
+    range statistic is one more pass. In memory the sample is counted once
+    (:func:`labelled_counts_of`) and read from its counts.
     """
     from ..backends.memory import NumpyBackend
     from ..learners.exponential import FLAT_MAX_RECORDS
-    from ..learners.range_counts import LabelledRanges, in_memory_ranges
+    from ..learners.range_counts import LabelledRanges, _whole_counts, in_memory_ranges
 
     domain = _check_domain(domain)
     backend = backend_for(X)
     if isinstance(backend, NumpyBackend):  # in memory: count once (one sort), read the counts after
         return in_memory_ranges(labelled_counts_of(domain, labels, X, y))
     size = domain_size(domain)
+    block = functools.partial(_in_range_block, domain, labels)
+    hold = getattr(backend, "hold_blocks", None)
+    if hold is not None:
+        held = hold(
+            functools.partial(_whole_counts, block, size), functools.partial(LabelledCounts.merge, size=size), X, y
+        )
+        zeros, ones = backend.map_merge(_held_totals, _sum_totals, *held)
+        if zeros + ones == 0:
+            raise DataError("X is empty: at least one record is needed")
+        return LabelledRanges(backend, block, (X, y), size, zeros, ones, _held={"columns": held})
     # The count pass also brings the counts when the flat draw will want them, that is when
     # min(n, |X|) <= FLAT_MAX_RECORDS: one pass in all, and the driver holds at most that many
     # values. Whether they come is decided from |X| and the running total n (public) only.
@@ -205,7 +230,6 @@ def labelled_ranges_of(domain, labels, X, y):
     zeros, ones, counts = totals
     if zeros + ones == 0:
         raise DataError("X is empty: at least one record is needed")
-    block = functools.partial(_in_range_block, domain, labels)
     return LabelledRanges(backend, block, (X, y), size, zeros, ones, counts=counts)
 
 

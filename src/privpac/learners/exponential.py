@@ -55,8 +55,9 @@ __all__ = [
 ORIENTATIONS = ("below", "above")
 
 #: A sample with at most this many distinct values possible, ``min(n, |X|)`` (public: ``n`` and the
-#: domain are), is drawn flat, from its pieces (on an engine its counts come with the count pass:
-#: :func:`~privpac.estimators._one_d.labelled_ranges_of`); larger ones range by range. The two draws
+#: domain are), is drawn flat, from its pieces (on an engine its counts come with the count pass, or
+#: on Dask from the counts held on the workers: :func:`~privpac.estimators._one_d.labelled_ranges_of`);
+#: larger ones range by range. The two draws
 #: have the same law, and the choice depends on public sizes alone, so every engine draws the same model.
 FLAT_MAX_RECORDS = 1 << 21
 

@@ -36,10 +36,11 @@ partials are merged (on the workers, :meth:`privpac.backends.NumpyBackend.map_me
 deterministic kernel turns the merged integers into the key's per-range label counts and local
 sums. The floats are computed from the merged integers only, so they are the same bits on
 every engine and partitioning, and the driver receives ``O(fan_out)`` numbers per level.
-On an engine the records are counted once for all levels: the first range statistic has the
-blocks' exact counts (:class:`~privpac.learners._sample.LabelledCounts` of all their records,
-merged in groups of ``MERGE_FAN_IN`` partitions) held on the workers
-(:meth:`~privpac.backends.NumpyBackend.hold_blocks`), and every level slices the held counts to
+On an engine the records are counted once for all passes: the blocks' exact counts
+(:class:`~privpac.learners._sample.LabelledCounts` of all their records, merged in groups of
+``MERGE_FAN_IN`` partitions) are held on the workers
+(:meth:`~privpac.backends.NumpyBackend.hold_blocks`) before the label totals are read from them
+(:func:`~privpac.estimators._one_d.labelled_ranges_of`), and every level slices the held counts to
 its ranges instead of reading, checking and sorting the records again.
 Workers hold the distinct values of one key's ranges at a time (at the first level ``1/KEY_GROUPS``
 of the sample's distinct values when they are spread evenly, at worst all of them).
@@ -203,8 +204,8 @@ class LabelledRanges:
     ``n``, ``n_zeros`` and ``n_ones`` come from one exact count pass made when the object is
     built (public under replace-one neighbours); :meth:`range_stats` is one more pass (the first
     one also counts the blocks' records and holds their counts where they live, for the next
-    ones). In memory the sample is one block of the same code path
-    (:class:`~privpac.backends.NumpyBackend`).
+    ones, unless the counts were held before the count pass: ``_held``). In memory the sample is
+    one block of the same code path (:class:`~privpac.backends.NumpyBackend`).
     """
 
     def __init__(
@@ -222,8 +223,8 @@ class LabelledRanges:
         self._backend, self._block_counts, self._columns = backend, block_counts, columns
         self.size, self.n_zeros, self.n_ones, self._flip = int(size), int(n_zeros), int(n_ones), flip
         self._counts = counts  # the in-memory LabelledCounts (unflipped), when the sample is one
-        # the blocks' exact counts kept where the sample lives after the first range statistic
-        # (shared with the flipped view): later passes slice them instead of recounting the records
+        # the blocks' exact counts kept where the sample lives (given, or held by the first range
+        # statistic; shared with the flipped view): later passes slice them instead of recounting the records
         self._held = {} if _held is None else _held
         if flip:
             self.n_zeros, self.n_ones = self.n_ones, self.n_zeros
@@ -232,12 +233,13 @@ class LabelledRanges:
     def counts(self) -> LabelledCounts:
         """The whole sample's exact counts: held already in memory, else collected from where the
         sample lives (one pass; the driver then holds every distinct value)."""
-        if self._counts is None:
-            size, block_counts = self.size, self._block_counts
+        if self._counts is None:  # from the held counts when there are some, else from the records
+            size = self.size
+            block_counts, columns = self._blocks()
             self._counts = self._backend.map_merge(
                 functools.partial(_whole_counts, block_counts, size),
                 functools.partial(LabelledCounts.merge, size=size),
-                *self._columns,
+                *columns,
             )
         return self._counts.flipped() if self._flip else self._counts
 
@@ -254,10 +256,13 @@ class LabelledRanges:
 
     def _blocks(self):
         """``(block_counts, columns)`` for a range pass: the blocks' exact counts held where the
-        sample lives (computed by the first pass of an engine sample, :meth:`hold_blocks
-        <privpac.backends.NumpyBackend.hold_blocks>`, then sliced by each pass), or the records
+        sample lives (held before the count pass of an engine sample, else by the first pass that
+        needs them, :meth:`hold_blocks <privpac.backends.NumpyBackend.hold_blocks>`, then sliced
+        by each pass), or the records
         themselves when the backend cannot hold blocks. In memory the sample already is its counts."""
         hold = getattr(self._backend, "hold_blocks", None)
+        if "columns" in self._held:
+            return _counts_block, self._held["columns"]
         if self._counts is not None or hold is None:
             return self._block_counts, self._columns
         if "columns" not in self._held:
