@@ -79,6 +79,17 @@ def _bit_length_minus_one(x: np.ndarray) -> np.ndarray:
     return lv
 
 
+def _merge_equal(starts: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pieces with adjacent equal values merged (the first start of each run kept)."""
+    if values.size > 1:
+        keep = np.empty(values.size, dtype=bool)
+        keep[0] = True
+        np.not_equal(values[1:], values[:-1], out=keep[1:])
+        if not keep.all():
+            return starts[keep], values[keep]
+    return starts, values
+
+
 class StepFunction:
     """A piecewise-constant function ``f: {0, ..., T} -> R``.
 
@@ -122,12 +133,8 @@ class StepFunction:
                 raise InvalidParameterError(f"the last piece starts at {starts[-1] + shift} > T = {T}")
             if np.issubdtype(values.dtype, np.floating) and np.any(np.isnan(values)):
                 raise InvalidParameterError("values must not be NaN")
-        if merge and values.size > 1:
-            keep = np.empty(values.size, dtype=bool)
-            keep[0] = True
-            keep[1:] = values[1:] != values[:-1]
-            if not keep.all():
-                starts, values = starts[keep], values[keep]
+        if merge:
+            starts, values = _merge_equal(starts, values)
         self._starts = starts
         self._shift = shift
         self.values = values
@@ -141,12 +148,8 @@ class StepFunction:
         ``values``: a numeric array of the same length, ``T`` and ``shift``: Python ints. Merges
         adjacent equal values as the constructor does, so the result is the same function object.
         """
-        if merge and values.size > 1:
-            keep = np.empty(values.size, dtype=bool)
-            keep[0] = True
-            np.not_equal(values[1:], values[:-1], out=keep[1:])
-            if not keep.all():
-                starts, values = starts[keep], values[keep]
+        if merge:
+            starts, values = _merge_equal(starts, values)
         f = object.__new__(cls)
         f._starts = starts
         f._shift = shift

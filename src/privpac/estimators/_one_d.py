@@ -201,7 +201,7 @@ def labelled_ranges_of(domain, labels, X, y):
     """
     from ..backends.memory import NumpyBackend
     from ..learners.exponential import FLAT_MAX_RECORDS
-    from ..learners.range_counts import LabelledRanges, _whole_counts, in_memory_ranges
+    from ..learners.range_counts import LabelledRanges, hold_counts, in_memory_ranges
 
     domain = _check_domain(domain)
     backend = backend_for(X)
@@ -209,11 +209,8 @@ def labelled_ranges_of(domain, labels, X, y):
         return in_memory_ranges(labelled_counts_of(domain, labels, X, y))
     size = domain_size(domain)
     block = functools.partial(_in_range_block, domain, labels)
-    hold = getattr(backend, "hold_blocks", None)
-    if hold is not None:
-        held = hold(
-            functools.partial(_whole_counts, block, size), functools.partial(LabelledCounts.merge, size=size), X, y
-        )
+    if hasattr(backend, "hold_blocks"):
+        held = hold_counts(backend, block, size, X, y)
         zeros, ones = backend.map_merge(_held_totals, _sum_totals, *held)
         if zeros + ones == 0:
             raise DataError("X is empty: at least one record is needed")

@@ -260,18 +260,10 @@ class LabelledRanges:
         needs them, :meth:`hold_blocks <privpac.backends.NumpyBackend.hold_blocks>`, then sliced
         by each pass), or the records
         themselves when the backend cannot hold blocks. In memory the sample already is its counts."""
-        hold = getattr(self._backend, "hold_blocks", None)
-        if "columns" in self._held:
-            return _counts_block, self._held["columns"]
-        if self._counts is not None or hold is None:
-            return self._block_counts, self._columns
         if "columns" not in self._held:
-            size = self.size
-            self._held["columns"] = hold(
-                functools.partial(_whole_counts, self._block_counts, size),
-                functools.partial(LabelledCounts.merge, size=size),
-                *self._columns,
-            )
+            if self._counts is not None or not hasattr(self._backend, "hold_blocks"):
+                return self._block_counts, self._columns
+            self._held["columns"] = hold_counts(self._backend, self._block_counts, self.size, *self._columns)
         return _counts_block, self._held["columns"]
 
     def range_stats(self, edges, kinds, base: ExpBase) -> RangeStats:
@@ -320,6 +312,14 @@ class LabelledRanges:
 def _whole_counts(block_counts, size: int, *block) -> LabelledCounts:
     """A block's counts of all its records (deterministic)."""
     return block_counts(0, size - 1, *block)[0]
+
+
+def hold_counts(backend, block_counts, size: int, *columns):
+    """The blocks' exact counts of all their records, held where the sample lives
+    (:meth:`~privpac.backends.NumpyBackend.hold_blocks`): the columns a later pass reads with
+    :func:`_counts_block` instead of the records."""
+    whole = functools.partial(_whole_counts, block_counts, size)
+    return backend.hold_blocks(whole, functools.partial(LabelledCounts.merge, size=size), *columns)
 
 
 def in_range_counts(counts: LabelledCounts, lo: int, hi: int) -> tuple[LabelledCounts, tuple[int, int]]:
