@@ -6,7 +6,7 @@ privpac's bound calculators put each theorem's stated sample size beside the tig
 supports. The benchmarks measure what the learners really need: the smallest ``n`` at which 90 percent of
 runs reach error at most ``alpha``. Here, for thresholds at epsilon = 1, delta = 1e-6, alpha = 0.05 and
 beta = 0.1, Beimel, Nissim and Stemmer's bounds (``privpac bounds bns-learn-thresholds`` and
-``bns-em-learner``) against the sizes ``benchmarks/thresholds.py`` measured, as the domain grows from
+``bns-exponential-learner``) against the sizes ``benchmarks/thresholds.py`` measured, as the domain grows from
 2^8 to 2^256 points.
 """
 
@@ -20,7 +20,7 @@ from privpac.bounds import evaluate_bound
 bits = [8, 16, 32, 64, 128, 256]
 params = dict(epsilon=1.0, delta=1e-6, alpha=0.05, beta=0.1)
 learn = [evaluate_bound("bns-learn-thresholds", domain_size=2**b, **params) for b in bits]
-em = [evaluate_bound("bns-em-learner", domain_size=2**b, **params) for b in bits]
+em = [evaluate_bound("bns-exponential-learner", domain_size=2**b, **params) for b in bits]
 for b, row in zip(bits, learn, strict=True):
     print(f"2^{b}: stated {row['stated RecConcave term, N=1']:.3g}, tight {row['tight (Appendix A), N=1']:.3g}, "
           f"library {row['library, tuned (depth chosen)']:.3g}")

@@ -102,7 +102,7 @@ def _measured_line(name: str, vary: str, xs, params: dict):
     """The benchmarks' measured sizes for this bound, where privpac has them (else None)."""
     from .bounds import measured
 
-    method = {"bns-learn-thresholds": "recconcave", "bns-em-learner": "exponential"}.get(name)
+    method = {"bns-learn-thresholds": "recconcave", "bns-exponential-learner": "exponential"}.get(name)
     if method is None:
         return None
     eps, alpha = params.get("epsilon") or 1.0, params.get("alpha") or measured.MEASURED_AT["alpha"]

@@ -345,7 +345,7 @@ def test_options_out_of_range_are_refused_before_anything_runs(tmp_path):
             ["sanitize", "san-points", data, "--column", "x", "--domain", "0:9", "--size", "0", "-o", "s.csv"],
             "'--size'",
         ),
-        (["bounds", "bns-em-learner", "--beta", "2"], "'--beta'"),
+        (["bounds", "bns-exponential-learner", "--beta", "2"], "'--beta'"),
     ]:
         res = runner.invoke(main, args)  # click's usage error (exit 2): the command itself never started
         assert res.exit_code == 2 and message in res.output, res.output

@@ -344,6 +344,26 @@ def test_the_kmst_exponential_bound_is_named_for_its_optimizer_and_the_former_id
     assert res.exit_code != 0 and f"is called '{new}' now" in res.output
 
 
+@pytest.mark.parametrize(
+    "command, old, new",
+    [
+        ("audit", "em-learner", "exponential-learner"),
+        ("audit", "em-learner-grouped", "exponential-learner-grouped"),
+        ("bounds", "bns-em-learner", "bns-exponential-learner"),
+    ],
+)
+def test_the_exponential_learner_ids_are_spelled_out_and_the_former_ids_refused(command, old, new):
+    from privpac.audit import get_case, list_cases
+    from privpac.bounds import get_bound, list_bounds
+
+    get, names, kind = (get_case, list_cases, "audit") if command == "audit" else (get_bound, list_bounds, "bound")
+    assert get(new).name == new and old not in {entry.name for entry in names()}
+    with pytest.raises(InvalidParameterError, match=f"the {kind} '{old}' is called '{new}' now"):
+        get(old)
+    res = CliRunner().invoke(main, [command, old])
+    assert res.exit_code != 0 and f"is called '{new}' now" in res.output
+
+
 def test_one_implementation_per_blumer_form_named_by_its_source():
     from privpac.bounds import bmns, rectangles
     from privpac.learners import generalization

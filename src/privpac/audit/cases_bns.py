@@ -528,7 +528,7 @@ def _em_pairs(eps, delta):
 
 register(
     AuditCase(
-        name="em-learner",
+        name="exponential-learner",
         description="the exponential-mechanism learner: PrivateThresholdClassifier and PrivatePointClassifier "
         "with method='exponential', and em_learner over a finite class",
         release=_em_release,
@@ -570,7 +570,8 @@ register(
                 gap=ENGINE_GAP,
             ),
         ),
-    )
+    ),
+    former_names=("em-learner",),
 )
 
 
@@ -589,7 +590,7 @@ def _em_grouped_pairs(eps, delta):
 
 register(
     AuditCase(
-        name="em-learner-grouped",
+        name="exponential-learner-grouped",
         description="PrivateThresholdClassifier (both orientations) and PrivatePointClassifier with "
         "method='exponential', "
         f"drawn range by range at fan-out {GROUPED_FAN_OUT} (four levels on the 64-point domain)",
@@ -612,5 +613,6 @@ register(
                 ("grouped EM sampling at 2 epsilon",),
             ),
         ),
-    )
+    ),
+    former_names=("em-learner-grouped",),
 )

@@ -54,7 +54,7 @@ BNS_NOTES: tuple[ProofNote, ...] = (
         "the exponential mechanism on the number of records a hypothesis labels correctly (sensitivity 1); "
         "Kasiviswanathan et al. 2008",
         checked=("epsilon > 0", "predictions of shape (|H|, m), labels in {0, 1}"),
-        audits=("em-learner",),
+        audits=("exponential-learner",),
     ),
     note(
         "privpac.learners.exponential.em_learn_thresholds",
@@ -62,7 +62,7 @@ BNS_NOTES: tuple[ProofNote, ...] = (
         "(epsilon, 0)-DP threshold of one orientation",
         "the exponential mechanism over every threshold, drawn range by range (exponential_mechanism_grouped)",
         checked=("epsilon > 0",),
-        audits=("em-learner", "em-learner-grouped"),
+        audits=("exponential-learner", "exponential-learner-grouped"),
     ),
     note(
         "privpac.learners.exponential.em_learn_oriented_thresholds",
@@ -70,7 +70,7 @@ BNS_NOTES: tuple[ProofNote, ...] = (
         "(epsilon, 0)-DP threshold and orientation",
         "one exponential mechanism over the 2 (size + 1) thresholds of both orientations (sensitivity 1)",
         checked=("epsilon > 0",),
-        audits=("em-learner", "em-learner-grouped"),
+        audits=("exponential-learner", "exponential-learner-grouped"),
     ),
     note(
         "privpac.learners.exponential.choose_orientation",
@@ -87,7 +87,7 @@ BNS_NOTES: tuple[ProofNote, ...] = (
         "(epsilon, 0)-DP point function",
         "the exponential mechanism over every point function, drawn range by range",
         checked=("epsilon > 0",),
-        audits=("em-learner", "em-learner-grouped"),
+        audits=("exponential-learner", "exponential-learner-grouped"),
     ),
     note(
         "privpac.learners.label_private.label_private_learner",

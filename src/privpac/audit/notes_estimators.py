@@ -27,7 +27,7 @@ _ESTIMATOR_NOTES = {
     "PrivatePointClassifier": (
         "(epsilon, delta)-DP point function; pure epsilon-DP with method='exponential'",
         "learn_point (A_dist) or em_learn_points",
-        ("point-learner", "em-learner"),
+        ("point-learner", "exponential-learner"),
         ("E1",),
     ),
     "PrivateThresholdClassifier": (
@@ -35,7 +35,7 @@ _ESTIMATOR_NOTES = {
         "learn_thresholds (RecConcave) after choose_orientation at ORIENTATION_SHARE of epsilon when the "
         "orientation is learned, or em_learn_oriented_thresholds / em_learn_thresholds; method 'auto' reads public "
         "inputs only",
-        ("threshold-learner", "em-learner", "em-learner-grouped"),
+        ("threshold-learner", "exponential-learner", "exponential-learner-grouped"),
         ("E14", "E15"),
     ),
     "PrivateRectangleClassifier": (

@@ -53,7 +53,7 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
             "q has sensitivity at most `sensitivity` at every point",
             "the pieces are public given the data's step points, and the caller describes them in public terms",
         ),
-        audits=("em-learner", "exponential-step"),
+        audits=("exponential-learner", "exponential-step"),
         tests=("tests/mechanisms/test_exact_sampling.py::test_flat_threshold_learner_gives_the_threshold_law",),
     ),
     note(
@@ -63,7 +63,7 @@ MECHANISM_NOTES: tuple[ProofNote, ...] = (
         "the range probabilities telescope to the flat law for any public grouping (module docstring)",
         checked=("epsilon > 0", "range weights of the right shape"),
         caller=("the range weights are the exact sums of the points' weights of a sensitivity-bounded quality",),
-        audits=("em-learner", "em-learner-grouped"),
+        audits=("exponential-learner", "exponential-learner-grouped"),
         tests=(
             "tests/mechanisms/test_exact_sampling.py::test_grouped_mechanism_is_exactly_the_flat_one",
             "tests/mechanisms/test_exact_sampling.py::test_learners_range_weights_give_the_flat_law_exactly",

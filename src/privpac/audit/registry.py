@@ -227,9 +227,10 @@ class AuditReport:
 _CASES: LazyRegistry[AuditCase] = LazyRegistry("audit", CASE_MODULES)
 
 
-def register(case: AuditCase) -> AuditCase:
-    """Add a case (a later registration under the same name replaces the earlier one)."""
-    return _CASES.add(case.name, case)
+def register(case: AuditCase, former_names: tuple[str, ...] = ()) -> AuditCase:
+    """Add a case (a later registration under the same name replaces the earlier one); each of its
+    ``former_names`` is refused with its name (``privpac audit`` too)."""
+    return _CASES.add(case.name, case, former_names)
 
 
 def list_cases() -> list[AuditCase]:

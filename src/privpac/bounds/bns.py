@@ -441,7 +441,7 @@ register_bound(
 )
 register_bound(
     Bound(
-        "bns-em-learner",
+        "bns-exponential-learner",
         "generic pure-DP exponential-mechanism learner over THRESH_d (2^d + 1 concepts): empirical part",
         f"{_REF}, section 2.5.2 (Kasiviswanathan et al.)",
         "upper",
@@ -450,7 +450,8 @@ register_bound(
             "generalization (Thm 2.14, alpha/2, beta/2)": uniform_convergence_sample_size(alpha / 2.0, beta / 2.0),
             "generalization (DKW, not in the paper)": dkw_threshold_sample_size(alpha / 2.0, beta / 2.0),
         },
-    )
+    ),
+    former_names=("bns-em-learner",),
 )
 register_bound(
     Bound(

@@ -102,7 +102,7 @@ def test_every_bound_evaluates_and_bad_inputs():
         "bns-recconcave",
         "bns-point-learner",
         "bns-learn-thresholds",
-        "bns-em-learner",
+        "bns-exponential-learner",
         "bns-san-points",
         "bns-k-point-sanitizer",
         "bns-san-thresholds",
