@@ -461,6 +461,34 @@ class StepFunction:
             out[a:b] = fn(bounds[nxt[a:b]] - bounds[prv1[a:b]])
         return out
 
+    def _span_levels(self) -> np.ndarray:
+        """``floor(log2(span))`` for every piece (see :meth:`_span_neighbours`), exact.
+
+        On huge ranges a span ``a - b`` is a big integer, yet its binary logarithm is almost always
+        fixed by the top bits alone: with ``D = (a >> s) - (b >> s)``, ``a - b`` lies strictly
+        between ``(D - 1) 2^s`` and ``(D + 1) 2^s``, so ``floor(log2(a - b)) = s + floor(log2(D))``
+        unless ``D`` is 0 or a power of two. ``s`` leaves about 60 bits, so the shifts make small
+        integers (one cheap shift per piece boundary instead of one big subtraction per piece); the
+        few undecided spans are formed exactly, a chunk at a time.
+        """
+        nxt, prv1 = self._span_neighbours()
+        n = self._starts.size
+        bounds = self._bounds(0, n)  # references to the starts, plus T + 1 (differences: shift-free)
+        if bounds.dtype != object:
+            return _bit_length_minus_one(bounds[nxt] - bounds[prv1])
+        s = max(self.T.bit_length() - 60, 0)
+        heads = bounds >> s  # floors: exact for negative stored coordinates too
+        heads = (heads - heads[0]).astype(np.int64)  # in [0, 2^61): the bounds span T + 2 points
+        D = heads[nxt] - heads[prv1]
+        undecided = (D & (D - 1)) == 0  # D = 0 or a power of two (D >= 0: the bounds increase)
+        D[undecided] = 1
+        levels = _bit_length_minus_one(D) + s
+        rows = np.flatnonzero(undecided)
+        for a, b in _chunked(rows.size):
+            r = rows[a:b]
+            levels[r] = _bit_length_minus_one(bounds[nxt[r]] - bounds[prv1[r]])
+        return levels
+
     def window_min(self, width: int):
         """``max over windows [a, a + width - 1] within [0, T] of min f`` (``width <= T + 1``)."""
         width = int(width)
@@ -476,7 +504,7 @@ class StepFunction:
         pass over the pieces plus ``O(k + log T)``.
         """
         J = (self.T + 1).bit_length() - 1
-        levels = self._span_map(_bit_length_minus_one, np.int64)  # largest j with 2^j <= span
+        levels = self._span_levels()  # largest j with 2^j <= span
         best = np.full(J + 1, -np.inf)
         np.maximum.at(best, levels, self.values.astype(np.float64))
         profile = np.maximum.accumulate(best[::-1])[::-1]

@@ -152,6 +152,40 @@ def test_block_max_on_huge_ranges_matches_the_small_range(f, log_width, shifted,
     assert big == small  # the same blocks: indices are invariant under the common scale
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(63, 2000),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2**70)), min_size=1, max_size=10),
+    st.lists(st.integers(-4, 4), min_size=11, max_size=11),
+    st.sampled_from([0, 1, 5]),
+    st.integers(1, 4),
+)
+def test_span_levels_on_huge_ranges_are_the_exact_ones(bits, gaps, values, shift, chunk):
+    # Positions anywhere on a range beyond int64: gaps of every size (tiny ones make the top bits
+    # undecided, a power of two apart in them too), stored shifted or not, read in several chunks.
+    import privpac.stepfunc as stepfunc
+
+    T = (1 << bits) - 1
+    starts, x = [0], 0
+    for kind, g in gaps:
+        step = {0: 1 + g % 8, 1: 1 + g, 2: (1 << (bits - 9)) + g, 3: 1 << (bits - 8 + g % 3)}[kind]
+        if x + step > T:
+            break
+        x += step
+        starts.append(x)
+    stored = np.empty(len(starts), dtype=object)
+    stored[:] = [v - shift for v in starts]
+    f = StepFunction(stored, values[: len(starts)], T, merge=False, shift=shift)
+    old_chunk, stepfunc.CHUNK = stepfunc.CHUNK, chunk
+    try:
+        levels = f._span_levels()
+    finally:
+        stepfunc.CHUNK = old_chunk
+    nxt, prv1 = f._span_neighbours()
+    bounds = [*starts, T + 1]
+    assert levels.tolist() == [(bounds[a] - bounds[b]).bit_length() - 1 for a, b in zip(nxt, prv1, strict=True)]
+
+
 @settings(max_examples=150, deadline=None)
 @given(step_functions(), st.data())
 def test_keep_only_masks_outside_the_intervals(f, data):
