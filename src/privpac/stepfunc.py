@@ -281,6 +281,48 @@ class StepFunction:
         out[-1] = self.T + 1 - self._shift
         return out
 
+    def length_heads(self, a: int = 0, b: int | None = None, bits: int = 53) -> tuple[np.ndarray, np.ndarray]:
+        """``(e, h)`` for pieces ``a .. b - 1``: ``e = max(bit_length(length) - bits, 0)`` and
+        ``h = length >> e`` (int64 arrays, ``1 <= bits <= 62``): every length's top ``bits`` bits, exactly.
+
+        On huge ranges a length is as large as the positions, yet its top bits almost always follow
+        from the top bits of its two ends: with ``w = (hi >> t) - (lo >> t)`` for a shift ``t`` that
+        leaves ``w`` about 127 bits, ``length / 2^t`` lies strictly between ``w - 1`` and ``w + 1``, so
+        ``length >> (t + k) = w >> k`` for ``k = bit_length(w) - bits`` whenever the low ``k`` bits of
+        ``w`` are not all zero (and ``k >= 1``). Each shift keeps only the ends' top bits (cheap),
+        where a subtraction would make a new big integer per piece; the few undecided lengths are
+        formed exactly.
+        """
+        b = self._starts.size if b is None else b
+        bounds = self._bounds(a, b)
+        if bounds.dtype != object:
+            lengths = np.diff(bounds)
+            e = np.maximum(_bit_length_minus_one(lengths) + 1 - bits, 0)
+            return e, lengths >> e
+        hi, lo = bounds[1:], bounds[:-1]
+        s0 = max(self.T.bit_length() - 60, 0)  # the lengths are below 2^(s0 + 61)
+        D = (hi >> s0) - (lo >> s0)  # length / 2^s0 lies strictly between D - 1 and D + 1
+        t = np.maximum(_bit_length_minus_one(D.astype(np.int64) + 1) + 1 + s0 - 128, 0).astype(object)
+        w = (hi >> t) - (lo >> t)  # w < 2^128 + 1, and w >= 2^125 - 1 unless D <= 1
+        k = _bit_length_minus_one(np.maximum(w, 1)) + 1 - bits
+        decided = k > 0
+        ko = np.where(decided, k, 0).astype(object)
+        h = w >> ko
+        decided &= (h << ko) != w  # w's low k bits not all zero
+        e = np.zeros(hi.size, dtype=np.int64)
+        out = np.zeros(hi.size, dtype=np.int64)
+        rows = np.flatnonzero(decided)
+        e[rows] = (t[rows] + ko[rows]).astype(np.int64)
+        out[rows] = h[rows].astype(np.int64)
+        rows = np.flatnonzero(~decided)
+        for c, d in _chunked(rows.size):
+            r = rows[c:d]
+            lengths = hi[r] - lo[r]
+            er = np.maximum(_bit_length_minus_one(lengths) + 1 - bits, 0)
+            e[r] = er
+            out[r] = (lengths >> er.astype(object)).astype(np.int64)
+        return e, out
+
     def piece_bounds(self, t: int) -> tuple[int, int]:
         """``(first, last)`` point of piece ``t``."""
         t = int(t)

@@ -159,8 +159,9 @@ def test_block_max_on_huge_ranges_matches_the_small_range(f, log_width, shifted,
     st.lists(st.integers(-4, 4), min_size=11, max_size=11),
     st.sampled_from([0, 1, 5]),
     st.integers(1, 4),
+    st.sampled_from([1, 53, 62]),
 )
-def test_span_levels_on_huge_ranges_are_the_exact_ones(bits, gaps, values, shift, chunk):
+def test_span_levels_and_length_heads_on_huge_ranges_are_the_exact_ones(bits, gaps, values, shift, chunk, top):
     # Positions anywhere on a range beyond int64: gaps of every size (tiny ones make the top bits
     # undecided, a power of two apart in them too), stored shifted or not, read in several chunks.
     import privpac.stepfunc as stepfunc
@@ -179,11 +180,17 @@ def test_span_levels_on_huge_ranges_are_the_exact_ones(bits, gaps, values, shift
     old_chunk, stepfunc.CHUNK = stepfunc.CHUNK, chunk
     try:
         levels = f._span_levels()
+        e, h = f.length_heads(bits=top)
+        e1, h1 = f.length_heads(1, len(starts), bits=top)
     finally:
         stepfunc.CHUNK = old_chunk
     nxt, prv1 = f._span_neighbours()
     bounds = [*starts, T + 1]
     assert levels.tolist() == [(bounds[a] - bounds[b]).bit_length() - 1 for a, b in zip(nxt, prv1, strict=True)]
+    lengths = [b - a for a, b in zip(bounds, bounds[1:])]
+    shifts = [max(v.bit_length() - top, 0) for v in lengths]
+    assert e.tolist() == shifts and h.tolist() == [v >> s for v, s in zip(lengths, shifts, strict=True)]
+    assert e1.tolist() == shifts[1:] and h1.tolist() == h.tolist()[1:]
 
 
 @settings(max_examples=150, deadline=None)
