@@ -626,8 +626,11 @@ class StepFunction:
         c, w = offset >> t, width >> t
         low = (1 << min(t, 64)) - 1
 
-        def divides(x) -> bool:  # 2^t | x, with a cheap test of the low word first
-            return (x & low) == 0 and (t <= 64 or (x & ((1 << t) - 1)) == 0)
+        def divides(xs: np.ndarray) -> np.ndarray:  # 2^t | x, with a cheap test of the low word first
+            out = (xs & low) == 0
+            if t > 64 and out.any():
+                out[out] = (xs[out] & ((1 << t) - 1)) == 0
+            return out
 
         h = np.empty(n + 1, dtype=object)
         exact = np.empty(n + 1, dtype=bool)
@@ -635,17 +638,21 @@ class StepFunction:
             chunk = bounds[a:b]
             h[a:b] = chunk >> t
             if not c0:
-                exact[a:b] = [divides(x) for x in chunk]
+                exact[a:b] = divides(chunk)
                 continue
             # True positions x + c0: one shift each as above; the sum is formed only for a position
             # whose low word carries when c0 is added (or when t < 64, where the carry reaches h).
-            for k, x in enumerate(chunk.tolist(), start=a):
-                if t < 64 or not 0 < (x & _LOW64) + c0 <= _LOW64:
-                    x += c0
-                    h[k] = x >> t
-                    exact[k] = divides(x)
-                else:  # x + c0 has x's bits from 64 on and a non-zero low word: not a multiple of 2^t
-                    exact[k] = False
+            # Elsewhere x + c0 has x's bits from 64 on and a non-zero low word: not a multiple of 2^t.
+            exact[a:b] = False
+            if t < 64:
+                rows = np.arange(b - a)
+            else:
+                low_sums = (chunk & _LOW64) + c0
+                rows = np.flatnonzero((low_sums <= 0) | (low_sums > _LOW64))
+            if rows.size:
+                xs = chunk[rows] + c0
+                h[a + rows] = xs >> t
+                exact[a + rows] = divides(xs)
         h = _small(h)
         b_first = (h[:-1] - c) // w
         b_last = (h[1:] - exact[1:] - c) // w

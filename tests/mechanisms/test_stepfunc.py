@@ -161,7 +161,7 @@ def test_block_max_on_huge_ranges_matches_the_small_range(f, log_width, shifted,
     st.integers(1, 4),
     st.sampled_from([1, 53, 62]),
 )
-def test_span_levels_and_length_heads_on_huge_ranges_are_the_exact_ones(bits, gaps, values, shift, chunk, top):
+def test_span_levels_length_heads_and_blocks_on_huge_ranges_are_the_exact_ones(bits, gaps, values, shift, chunk, top):
     # Positions anywhere on a range beyond int64: gaps of every size (tiny ones make the top bits
     # undecided, a power of two apart in them too), stored shifted or not, read in several chunks.
     import privpac.stepfunc as stepfunc
@@ -191,6 +191,10 @@ def test_span_levels_and_length_heads_on_huge_ranges_are_the_exact_ones(bits, ga
     shifts = [max(v.bit_length() - top, 0) for v in lengths]
     assert e.tolist() == shifts and h.tolist() == [v >> s for v, s in zip(lengths, shifts, strict=True)]
     assert e1.tolist() == shifts[1:] and h1.tolist() == h.tolist()[1:]
+    plain = StepFunction(np.asarray(starts, dtype=object), values[: len(starts)], T, merge=False)
+    for width in (8, 1 << (bits // 2), 1 << (bits - 5)):  # block indices from shifted positions
+        for offset in (0, width // 2):
+            assert f.block_max(width, offset) == plain.block_max(width, offset)
 
 
 @settings(max_examples=150, deadline=None)
@@ -250,10 +254,10 @@ def test_shifted_positions_give_the_same_function(f, c, huge, log_width, data):
     assert [g.piece_bounds(t) for t in range(g.n_pieces)] == [plain.piece_bounds(t) for t in range(g.n_pieces)]
     assert np.array_equal(g.window_min_profile(), plain.window_min_profile())
     scale = SCALE if huge else 1
-    width = (1 << log_width) * scale
-    for offset in (0, width // 2):
-        if offset <= plain.T:
-            assert g.block_max(width, offset) == plain.block_max(width, offset)
+    for width in {(1 << log_width) * scale, 1 << log_width}:  # on a huge range, narrow blocks too
+        for offset in (0, width // 2):
+            if offset <= plain.T:
+                assert g.block_max(width, offset) == plain.block_max(width, offset)
     lo = data.draw(st.integers(0, plain.T))
     hi = data.draw(st.integers(lo, plain.T))
     assert g.keep_only([(lo, hi)]) == plain.keep_only([(lo, hi)])
