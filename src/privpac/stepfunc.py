@@ -519,8 +519,10 @@ class StepFunction:
         if bounds.dtype != object:
             return _bit_length_minus_one(bounds[nxt] - bounds[prv1])
         s = max(self.T.bit_length() - 60, 0)
-        heads = bounds >> s  # floors: exact for negative stored coordinates too
-        heads = (heads - heads[0]).astype(np.int64)  # in [0, 2^61): the bounds span T + 2 points
+        heads = np.empty(n + 1, dtype=np.int64)
+        first = bounds[0] >> s  # floors: exact for negative stored coordinates too
+        for a, b in _chunked(n + 1):  # small integers in [0, 2^61): the bounds span T + 2 points
+            heads[a:b] = ((bounds[a:b] >> s) - first).astype(np.int64)
         D = heads[nxt] - heads[prv1]
         undecided = (D & (D - 1)) == 0  # D = 0 or a power of two (D >= 0: the bounds increase)
         D[undecided] = 1
