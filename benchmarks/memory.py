@@ -2,6 +2,8 @@
 
     nice -n 10 python benchmarks/memory.py            # full run (a few minutes)
     python benchmarks/memory.py --quick               # smaller sizes (smoke test)
+    python benchmarks/memory.py --only recconcave --repeats 3  # one case, median CPU run of 3; its rows
+                                                               # replace that case's rows in the CSV
 
 Every cell runs in a fresh Python process, so "cold" means what a user sees on a first fit:
 imports done, nothing warmed. Writes ``benchmarks/results/memory.csv``:
@@ -23,12 +25,15 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import subprocess
 import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
+#: ``--only`` names and the ``case`` column of their rows.
+CASES = {"recconcave": "recconcave-65536", "threshold": "threshold-2^64"}
 
 RECCONCAVE_CELL = """
 import json, resource, sys, time
@@ -75,38 +80,66 @@ print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu, peak_rss_mb=peak, rss_be
 """
 
 
-def run_cell(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    row = json.loads(out.stdout.strip().splitlines()[-1])
-    row["peak_over_input"] = round(row["peak_rss_mb"] / row["input_mb"], 3)
-    return row
+def run_cell(code: str, repeats: int = 1) -> dict:
+    """The cell run ``repeats`` times, each in a fresh process: the run of median CPU seconds."""
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+        row = json.loads(out.stdout.strip().splitlines()[-1])
+        row["peak_over_input"] = round(row["peak_rss_mb"] / row["input_mb"], 3)
+        runs.append(row)
+        if repeats > 1:
+            print(f"  run {len(runs)}: {row['cpu_seconds']:.3f} s CPU, peak/input {row['peak_over_input']}", flush=True)
+    return sorted(runs, key=lambda row: row["cpu_seconds"])[(repeats - 1) // 2]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    parser.add_argument("--repeats", type=int, default=1, help="runs per cell, the median CPU run kept")
+    parser.add_argument(
+        "--only",
+        choices=CASES,
+        help="run one case; its rows replace that case's rows in the CSV (the other rows and the header kept)",
+    )
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
     rows = []
-    for n in (10_000,) if args.quick else (10_000, 100_000):
-        r = run_cell(RECCONCAVE_CELL.format(n=n))
-        rows.append(dict(case="recconcave-65536", learner="privpac", n=n, **r))
-        print(rows[-1], flush=True)
-    for n in (10**5,) if args.quick else (10**6, 10**7):
-        for learner in ("privpac", "sklearn-stump"):
-            r = run_cell(THRESHOLD_CELL.format(n=n, learner=learner))
-            rows.append(dict(case="threshold-2^64", learner=learner, n=n, **r))
+    if args.only in (None, "recconcave"):
+        for n in (10_000,) if args.quick else (10_000, 100_000):
+            r = run_cell(RECCONCAVE_CELL.format(n=n), args.repeats)
+            rows.append(dict(case="recconcave-65536", learner="privpac", n=n, **r))
             print(rows[-1], flush=True)
+    if args.only in (None, "threshold"):
+        for n in (10**5,) if args.quick else (10**6, 10**7):
+            for learner in ("privpac", "sklearn-stump"):
+                r = run_cell(THRESHOLD_CELL.format(n=n, learner=learner), args.repeats)
+                rows.append(dict(case="threshold-2^64", learner=learner, n=n, **r))
+                print(rows[-1], flush=True)
+    machine = f"{platform.machine()}, {platform.python_version()}"
+    rows = [{**row, "machine": machine} for row in rows]
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / ("memory-quick.csv" if args.quick else "memory.csv")
+    repeats = f" --repeats {args.repeats}" if args.repeats > 1 else ""
+    header = (
+        f"# nice -n 10 python benchmarks/memory.py{' --quick' if args.quick else ''}{repeats}; "
+        "every cell in a fresh process; a shared 2-core machine (other jobs running): compare CPU seconds\n"
+    )
+    if args.only and path.exists():
+        with open(path, newline="") as fh:
+            old = fh.readline().rstrip("\n").split("; ")
+            kept = [row for row in csv.DictReader(fh) if row["case"] != CASES[args.only]]
+        rows = sorted(kept + rows, key=lambda row: list(CASES.values()).index(row["case"]))
+        note = f"{CASES[args.only]} rows: nice -n {os.nice(0)} python benchmarks/memory.py --only {args.only}{repeats}"
+        if args.repeats > 1:
+            note += f", the run of median CPU seconds of {args.repeats}"
+        header = "; ".join([part for part in old if not part.startswith(f"{CASES[args.only]} rows:")] + [note]) + "\n"
     with open(path, "w", newline="") as fh:
-        fh.write(
-            f"# nice -n 10 python benchmarks/memory.py{' --quick' if args.quick else ''}; "
-            "every cell in a fresh process; a shared 2-core machine (other jobs running): compare CPU seconds\n"
-        )
-        writer = csv.DictWriter(fh, fieldnames=[*rows[0], "machine"])
+        fh.write(header)
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
-        for row in rows:
-            writer.writerow({**row, "machine": f"{platform.machine()}, {platform.python_version()}"})
+        writer.writerows(rows)
     print(f"wrote {path}")
 
 

@@ -281,6 +281,48 @@ class StepFunction:
         out[-1] = self.T + 1 - self._shift
         return out
 
+    def length_heads(self, a: int = 0, b: int | None = None, bits: int = 53) -> tuple[np.ndarray, np.ndarray]:
+        """``(e, h)`` for pieces ``a .. b - 1``: ``e = max(bit_length(length) - bits, 0)`` and
+        ``h = length >> e`` (int64 arrays, ``1 <= bits <= 62``): every length's top ``bits`` bits, exactly.
+
+        On huge ranges a length is as large as the positions, yet its top bits almost always follow
+        from the top bits of its two ends: with ``w = (hi >> t) - (lo >> t)`` for a shift ``t`` that
+        leaves ``w`` about 127 bits, ``length / 2^t`` lies strictly between ``w - 1`` and ``w + 1``, so
+        ``length >> (t + k) = w >> k`` for ``k = bit_length(w) - bits`` whenever the low ``k`` bits of
+        ``w`` are not all zero (and ``k >= 1``). Each shift keeps only the ends' top bits (cheap),
+        where a subtraction would make a new big integer per piece; the few undecided lengths are
+        formed exactly.
+        """
+        b = self._starts.size if b is None else b
+        bounds = self._bounds(a, b)
+        if bounds.dtype != object:
+            lengths = np.diff(bounds)
+            e = np.maximum(_bit_length_minus_one(lengths) + 1 - bits, 0)
+            return e, lengths >> e
+        hi, lo = bounds[1:], bounds[:-1]
+        s0 = max(self.T.bit_length() - 60, 0)  # the lengths are below 2^(s0 + 61)
+        D = (hi >> s0) - (lo >> s0)  # length / 2^s0 lies strictly between D - 1 and D + 1
+        t = np.maximum(_bit_length_minus_one(D.astype(np.int64) + 1) + 1 + s0 - 128, 0).astype(object)
+        w = (hi >> t) - (lo >> t)  # w < 2^128 + 1, and w >= 2^125 - 1 unless D <= 1
+        k = _bit_length_minus_one(np.maximum(w, 1)) + 1 - bits
+        decided = k > 0
+        ko = np.where(decided, k, 0).astype(object)
+        h = w >> ko
+        decided &= (h << ko) != w  # w's low k bits not all zero
+        e = np.zeros(hi.size, dtype=np.int64)
+        out = np.zeros(hi.size, dtype=np.int64)
+        rows = np.flatnonzero(decided)
+        e[rows] = (t[rows] + ko[rows]).astype(np.int64)
+        out[rows] = h[rows].astype(np.int64)
+        rows = np.flatnonzero(~decided)
+        for c, d in _chunked(rows.size):
+            r = rows[c:d]
+            lengths = hi[r] - lo[r]
+            er = np.maximum(_bit_length_minus_one(lengths) + 1 - bits, 0)
+            e[r] = er
+            out[r] = (lengths >> er.astype(object)).astype(np.int64)
+        return e, out
+
     def piece_bounds(self, t: int) -> tuple[int, int]:
         """``(first, last)`` point of piece ``t``."""
         t = int(t)
@@ -461,6 +503,36 @@ class StepFunction:
             out[a:b] = fn(bounds[nxt[a:b]] - bounds[prv1[a:b]])
         return out
 
+    def _span_levels(self) -> np.ndarray:
+        """``floor(log2(span))`` for every piece (see :meth:`_span_neighbours`), exact.
+
+        On huge ranges a span ``a - b`` is a big integer, yet its binary logarithm is almost always
+        fixed by the top bits alone: with ``D = (a >> s) - (b >> s)``, ``a - b`` lies strictly
+        between ``(D - 1) 2^s`` and ``(D + 1) 2^s``, so ``floor(log2(a - b)) = s + floor(log2(D))``
+        unless ``D`` is 0 or a power of two. ``s`` leaves about 60 bits, so the shifts make small
+        integers (one cheap shift per piece boundary instead of one big subtraction per piece); the
+        few undecided spans are formed exactly, a chunk at a time.
+        """
+        nxt, prv1 = self._span_neighbours()
+        n = self._starts.size
+        bounds = self._bounds(0, n)  # references to the starts, plus T + 1 (differences: shift-free)
+        if bounds.dtype != object:
+            return _bit_length_minus_one(bounds[nxt] - bounds[prv1])
+        s = max(self.T.bit_length() - 60, 0)
+        heads = np.empty(n + 1, dtype=np.int64)
+        first = bounds[0] >> s  # floors: exact for negative stored coordinates too
+        for a, b in _chunked(n + 1):  # small integers in [0, 2^61): the bounds span T + 2 points
+            heads[a:b] = ((bounds[a:b] >> s) - first).astype(np.int64)
+        D = heads[nxt] - heads[prv1]
+        undecided = (D & (D - 1)) == 0  # D = 0 or a power of two (D >= 0: the bounds increase)
+        D[undecided] = 1
+        levels = _bit_length_minus_one(D) + s
+        rows = np.flatnonzero(undecided)
+        for a, b in _chunked(rows.size):
+            r = rows[a:b]
+            levels[r] = _bit_length_minus_one(bounds[nxt[r]] - bounds[prv1[r]])
+        return levels
+
     def window_min(self, width: int):
         """``max over windows [a, a + width - 1] within [0, T] of min f`` (``width <= T + 1``)."""
         width = int(width)
@@ -476,7 +548,7 @@ class StepFunction:
         pass over the pieces plus ``O(k + log T)``.
         """
         J = (self.T + 1).bit_length() - 1
-        levels = self._span_map(_bit_length_minus_one, np.int64)  # largest j with 2^j <= span
+        levels = self._span_levels()  # largest j with 2^j <= span
         best = np.full(J + 1, -np.inf)
         np.maximum.at(best, levels, self.values.astype(np.float64))
         profile = np.maximum.accumulate(best[::-1])[::-1]
@@ -556,8 +628,11 @@ class StepFunction:
         c, w = offset >> t, width >> t
         low = (1 << min(t, 64)) - 1
 
-        def divides(x) -> bool:  # 2^t | x, with a cheap test of the low word first
-            return (x & low) == 0 and (t <= 64 or (x & ((1 << t) - 1)) == 0)
+        def divides(xs: np.ndarray) -> np.ndarray:  # 2^t | x, with a cheap test of the low word first
+            out = (xs & low) == 0
+            if t > 64 and out.any():
+                out[out] = (xs[out] & ((1 << t) - 1)) == 0
+            return out
 
         h = np.empty(n + 1, dtype=object)
         exact = np.empty(n + 1, dtype=bool)
@@ -565,17 +640,21 @@ class StepFunction:
             chunk = bounds[a:b]
             h[a:b] = chunk >> t
             if not c0:
-                exact[a:b] = [divides(x) for x in chunk]
+                exact[a:b] = divides(chunk)
                 continue
             # True positions x + c0: one shift each as above; the sum is formed only for a position
             # whose low word carries when c0 is added (or when t < 64, where the carry reaches h).
-            for k, x in enumerate(chunk.tolist(), start=a):
-                if t < 64 or not 0 < (x & _LOW64) + c0 <= _LOW64:
-                    x += c0
-                    h[k] = x >> t
-                    exact[k] = divides(x)
-                else:  # x + c0 has x's bits from 64 on and a non-zero low word: not a multiple of 2^t
-                    exact[k] = False
+            # Elsewhere x + c0 has x's bits from 64 on and a non-zero low word: not a multiple of 2^t.
+            exact[a:b] = False
+            if t < 64:
+                rows = np.arange(b - a)
+            else:
+                low_sums = (chunk & _LOW64) + c0
+                rows = np.flatnonzero((low_sums <= 0) | (low_sums > _LOW64))
+            if rows.size:
+                xs = chunk[rows] + c0
+                h[a + rows] = xs >> t
+                exact[a + rows] = divides(xs)
         h = _small(h)
         b_first = (h[:-1] - c) // w
         b_last = (h[1:] - exact[1:] - c) // w

@@ -189,6 +189,24 @@ def test_step_mechanism_is_exact(name):
     assert_same_law(law, independent_law(q - q.max(), f.lengths(), base.eta))
 
 
+def test_step_lengths_read_in_chunks_convert_as_the_lengths_do():
+    """The proposal reads a huge function's lengths from their ends' top bits: the same (e, m) as
+    the exact lengths give, for lengths of every size and positions stored shifted."""
+    rng = np.random.default_rng(5)
+    bits = 4000
+    gaps = [1, 2, 7, 2**52, 2**53 - 1, 2**53, 2**53 + 1, 2**200, 2**(bits - 12), 2**(bits - 30) - 1]
+    gaps += [int(g) << int(s) for g, s in zip(rng.integers(1, 2**62, 40), rng.integers(0, bits - 80, 40))]
+    gaps = [g + int(rng.integers(0, 3)) for g in gaps] + [2**(bits - 20) - 1]  # a borrow below the top bits
+    starts = np.cumsum(np.asarray([0, *rng.permutation(np.asarray(gaps, dtype=object))], dtype=object))
+    T = (1 << bits) - 1
+    for shift in (0, 3):
+        stored = np.asarray([int(v) - shift for v in starts], dtype=object)
+        f = StepFunction(stored, np.arange(starts.size) % 5, T, merge=False, shift=shift)
+        e, m, r = b2._length_parts(b2._StepLengths(f))
+        e0, m0, r0 = b2._length_parts(f.lengths())
+        assert r == r0 == 0 and e.tolist() == e0.tolist() and m.tolist() == m0.tolist()
+
+
 def test_real_qualities_and_masks_are_exact():
     """Real values are rounded down on the grid 1/1024 (sensitivity 1025); -inf is not a candidate."""
     f = StepFunction(np.asarray([0, 3, 4, 9]), np.asarray([2.5, -np.inf, 0.25, -7.75]), 20)

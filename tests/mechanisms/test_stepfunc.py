@@ -152,6 +152,51 @@ def test_block_max_on_huge_ranges_matches_the_small_range(f, log_width, shifted,
     assert big == small  # the same blocks: indices are invariant under the common scale
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(63, 2000),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2**70)), min_size=1, max_size=10),
+    st.lists(st.integers(-4, 4), min_size=11, max_size=11),
+    st.sampled_from([0, 1, 5]),
+    st.integers(1, 4),
+    st.sampled_from([1, 53, 62]),
+)
+def test_span_levels_length_heads_and_blocks_on_huge_ranges_are_the_exact_ones(bits, gaps, values, shift, chunk, top):
+    # Positions anywhere on a range beyond int64: gaps of every size (tiny ones make the top bits
+    # undecided, a power of two apart in them too), stored shifted or not, read in several chunks.
+    import privpac.stepfunc as stepfunc
+
+    T = (1 << bits) - 1
+    starts, x = [0], 0
+    for kind, g in gaps:
+        step = {0: 1 + g % 8, 1: 1 + g, 2: (1 << (bits - 9)) + g, 3: 1 << (bits - 8 + g % 3)}[kind]
+        if x + step > T:
+            break
+        x += step
+        starts.append(x)
+    stored = np.empty(len(starts), dtype=object)
+    stored[:] = [v - shift for v in starts]
+    f = StepFunction(stored, values[: len(starts)], T, merge=False, shift=shift)
+    old_chunk, stepfunc.CHUNK = stepfunc.CHUNK, chunk
+    try:
+        levels = f._span_levels()
+        e, h = f.length_heads(bits=top)
+        e1, h1 = f.length_heads(1, len(starts), bits=top)
+    finally:
+        stepfunc.CHUNK = old_chunk
+    nxt, prv1 = f._span_neighbours()
+    bounds = [*starts, T + 1]
+    assert levels.tolist() == [(bounds[a] - bounds[b]).bit_length() - 1 for a, b in zip(nxt, prv1, strict=True)]
+    lengths = [b - a for a, b in zip(bounds, bounds[1:])]
+    shifts = [max(v.bit_length() - top, 0) for v in lengths]
+    assert e.tolist() == shifts and h.tolist() == [v >> s for v, s in zip(lengths, shifts, strict=True)]
+    assert e1.tolist() == shifts[1:] and h1.tolist() == h.tolist()[1:]
+    plain = StepFunction(np.asarray(starts, dtype=object), values[: len(starts)], T, merge=False)
+    for width in (8, 1 << (bits // 2), 1 << (bits - 5)):  # block indices from shifted positions
+        for offset in (0, width // 2):
+            assert f.block_max(width, offset) == plain.block_max(width, offset)
+
+
 @settings(max_examples=150, deadline=None)
 @given(step_functions(), st.data())
 def test_keep_only_masks_outside_the_intervals(f, data):
@@ -209,10 +254,10 @@ def test_shifted_positions_give_the_same_function(f, c, huge, log_width, data):
     assert [g.piece_bounds(t) for t in range(g.n_pieces)] == [plain.piece_bounds(t) for t in range(g.n_pieces)]
     assert np.array_equal(g.window_min_profile(), plain.window_min_profile())
     scale = SCALE if huge else 1
-    width = (1 << log_width) * scale
-    for offset in (0, width // 2):
-        if offset <= plain.T:
-            assert g.block_max(width, offset) == plain.block_max(width, offset)
+    for width in {(1 << log_width) * scale, 1 << log_width}:  # on a huge range, narrow blocks too
+        for offset in (0, width // 2):
+            if offset <= plain.T:
+                assert g.block_max(width, offset) == plain.block_max(width, offset)
     lo = data.draw(st.integers(0, plain.T))
     hi = data.draw(st.integers(lo, plain.T))
     assert g.keep_only([(lo, hi)]) == plain.keep_only([(lo, hi)])

@@ -246,7 +246,10 @@ class _StepLengths:
         m = np.empty(self.size, dtype=np.float64)
         for a in range(0, self.size, STEP_CHUNK):
             b = min(a + STEP_CHUNK, self.size)
-            e[a:b], m[a:b], _ = _length_parts(self.f.lengths(a, b))
+            # as _length_parts reads a big length: its top 53 bits plus one (rounded up), times 2^e
+            e[a:b], top = self.f.length_heads(a, b, 53)
+            top[e[a:b] > 0] += 1
+            m[a:b] = top
         return e, m, 0
 
 
