@@ -702,7 +702,7 @@ MUTANTS = [
         "the depth reached stored on the estimator",
         _depth_reached_stored_on_the_estimator,
         [
-            "center-point-3d --trials 300",
+            "center-point-3d --trials 300 --pair stack",
             "center-point-directional-4d --trials 300",
             "linear-feasibility-3d --trials 300",
             "feasibility-candidates --pair D=1",
