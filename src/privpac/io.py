@@ -67,6 +67,15 @@ FORMAT = "privpac-model/2"
 
 def to_jsonable(value):
     """Recursively convert numpy values, tuples, domains and big ints to JSON-able values."""
+    kind = type(value)  # plain nodes first, by exact type
+    if kind is str or kind is float or kind is bool or value is None:
+        return value
+    if kind is int:
+        return int_to_text(value) if abs(value) > 2**53 else value
+    if kind is dict:
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [to_jsonable(v) for v in value]
     if isinstance(value, IntegerDomain | Grid | ImplicitOrderedDomain | FeatureDomains):
         return value.to_dict()
     if isinstance(value, dict):

@@ -221,6 +221,42 @@ def renamed_keywords(**renamed: str):
     return decorate
 
 
+#: The argument types a cached plan is keyed on: equal values of one of these types behave alike.
+_PLAN_KEY_TYPES = frozenset({int, float, str, bool, type(None)})
+
+
+def _plain_plan_argument(x) -> bool:
+    kind = type(x)
+    if kind is float:  # -0.0 equals 0.0 but prints apart; nan equals nothing
+        return x == x and (x != 0.0 or math.copysign(1.0, x) > 0.0)
+    return kind in _PLAN_KEY_TYPES
+
+
+def cached_plan(maxsize: int = 256):
+    """A decorator for the planners (pure functions of public parameters): calls whose arguments are
+    all plain scalars (``int``, ``float``, ``str``, ``bool``, ``None``) share one result, held in a
+    bounded ``functools.lru_cache`` keyed on the values and their types; any other call (a public
+    candidate set, a numpy scalar) runs the planner. A planner's result must be immutable (a frozen
+    dataclass of scalars and tuples) and its refusals are raised again on every call (exceptions are
+    not cached). Never for a function that reads data: the key would hold it.
+    """
+
+    def decorate(func):
+        cached = functools.lru_cache(maxsize=maxsize, typed=True)(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if all(map(_plain_plan_argument, args)) and all(map(_plain_plan_argument, kwargs.values())):
+                return cached(*args, **kwargs)
+            return func(*args, **kwargs)
+
+        wrapper.cache_info = cached.cache_info
+        wrapper.cache_clear = cached.cache_clear
+        return wrapper
+
+    return decorate
+
+
 class RenamedFields:
     """A mixin for the public plans and results: reading a field under its former name raises
     :class:`AttributeError` naming the field that replaced it (``_renamed_fields``: old -> new)."""

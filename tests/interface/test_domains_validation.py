@@ -1,9 +1,20 @@
+import inspect
+import math
+
 import numpy as np
 import pytest
 
 from privpac.domains import Grid, IntegerDomain, as_domain
 from privpac.errors import DataError, DomainError, InvalidParameterError
-from privpac.validation import check_array, check_delta, check_epsilon, check_labels, check_probability
+from privpac.learners.linear_feasibility import plan_find_deep_point
+from privpac.validation import (
+    cached_plan,
+    check_array,
+    check_delta,
+    check_epsilon,
+    check_labels,
+    check_probability,
+)
 
 
 def test_integer_domain_indices_and_errors():
@@ -87,3 +98,34 @@ def test_probability_array_and_labels():
         check_labels([0, 2], (0, 1))
     with pytest.raises(DataError, match="entries"):
         check_labels([0, 1], (0, 1), n_samples=3)
+
+
+def test_cached_plan_shares_calls_with_plain_scalars_only():
+    calls = []
+
+    @cached_plan(maxsize=2)
+    def plan(x, *, y=0.0):
+        calls.append((x, y))
+        if x < 0:
+            raise InvalidParameterError("x must be >= 0")
+        return (x, y)
+
+    assert plan(1) is plan(1) and len(calls) == 1
+    assert plan(1.0) == (1.0, 0.0) and len(calls) == 2  # keyed on the types: 1 and 1.0 may print apart
+    for _ in range(2):  # -0.0 equals 0.0 but prints apart, nan equals nothing, numpy scalars are not plain
+        plan(1, y=-0.0), plan(1, y=float("nan")), plan(np.int64(1)), plan(1, y=np.float64(0.5))
+    assert len(calls) == 2 + 8
+    for _ in range(2):  # a refusal is raised again on every call
+        with pytest.raises(InvalidParameterError):
+            plan(-1)
+    assert len(calls) == 12 and plan.cache_info().maxsize == 2
+
+
+def test_find_deep_point_plan_is_shared_and_equal_to_a_fresh_one():
+    raw = inspect.unwrap(plan_find_deep_point)
+    first = plan_find_deep_point(5, 2, 1, 1.0, 0.0, alpha=0.2)
+    assert plan_find_deep_point(5, 2, 1, 1.0, 0.0, alpha=0.2) is first
+    assert first == raw(5, 2, 1, 1.0, 0.0, alpha=0.2)
+    negative_zero = plan_find_deep_point(5, 2, 1, 1.0, -0.0, alpha=0.2)
+    assert math.copysign(1.0, negative_zero.delta) == -1.0  # not the cached plan of delta = 0.0
+    assert plan_find_deep_point(np.int64(5), 2, 1, 1.0, 0.0, alpha=0.2) == first

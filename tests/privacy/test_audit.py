@@ -1,11 +1,16 @@
+import dataclasses
+import enum
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
+from privpac.accounting import PrivacyLedger
 from privpac.audit import AuditCase, NeighbourPair, audit_outputs, clopper_pearson, get_case, run_audit
-from privpac.audit.release import call_release
+from privpac.audit.release import _canonical, call_release
+from privpac.domains import IntegerDomain
 from privpac.errors import InvalidParameterError, PreconditionError, UnsafeConfigurationWarning
 from privpac.mechanisms import choosing_mechanism, laplace_mechanism
 
@@ -127,3 +132,50 @@ def test_audit_input_validation():
         audit_outputs([1] * 5, [1] * 5, 1.0, 0.0)
     with pytest.raises(InvalidParameterError, match="kind"):
         audit_outputs([1] * 50, [1] * 50, 1.0, 0.0, kind="vector")
+
+
+def test_release_text_of_every_kind_of_node():
+    """The canonical release text, pinned: plain nodes, big integers, non-finite floats, non-string
+    keys, fractions, dataclasses, objects with ``to_dict``, ledgers, numpy values (the fast paths for
+    plain nodes must write what the general path writes)."""
+
+    class Color(str, enum.Enum):  # noqa: UP042 (str() of a member is not its value, unlike StrEnum's)
+        RED = "r"
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    @dataclasses.dataclass
+    class Box:
+        lo: int
+        hi: object
+
+    class WithDict(dict):
+        def to_dict(self):
+            return {"via": "to_dict"}
+
+    nan, inf = float("nan"), float("inf")
+    doc = {
+        "ints": [0, -(2**53), 2**53, 2**53 + 1, -(2**64), True, False, None, Level.HIGH, np.int64(7), np.uint64(2**63)],
+        "floats": [0.5, -0.0, inf, -inf, nan, np.float64(0.25), np.float64(inf), np.float32(1.5)],
+        "keys": {10: "b", 2: "c", True: "t", None: "n", 1.5: "f", Color.RED: "e", "s": "s"},
+        "nested": ({"t": (1, 2)}, [Fraction(3, 4), Fraction(-2)]),
+        "objects": [
+            IntegerDomain(0, 2**64 - 1),
+            Box(1, Fraction(1, 3)),
+            WithDict(a=1),
+            PrivacyLedger(1.0, 0.0, label="x"),
+            np.arange(3),
+            np.array([[0.5, 2**60]], dtype=object),
+            Color.RED,
+            b"raw",
+        ],
+    }
+    assert _canonical(doc) == (
+        '{"floats":[0.5,-0.0,"inf","-inf","nan",0.25,"np.float64(inf)",1.5],"ints":[0,-9007199254740992,90071'
+        '99254740992,"9007199254740993","-18446744073709551616",true,false,null,3,7,9223372036854775808],"key'
+        's":{"1.5":"f","10":"b","2":"c","Color.RED":"e","None":"n","True":"t","s":"s"},"nested":[{"t":[1,2]},'
+        '["3/4","-2/1"]],"objects":[{"hi":"18446744073709551615","lo":"0","type":"integer"},{"hi":"1/3","lo":'
+        '1},{"via":"to_dict"},{"budget":{"delta":0.0,"epsilon":1.0},"entries":[],"label":"x","spent":{"delta"'
+        ':0.0,"epsilon":0.0}},[0,1,2],[[0.5,"1152921504606846976"]],"r","b\'raw\'"]}'
+    )

@@ -42,12 +42,35 @@ __all__ = [
 Release = str
 
 
+_MAX_EXACT = 2**53  # integers beyond it are written as decimal strings (io.to_jsonable)
+
+
 def _jsonable(value):
-    kind = type(value)  # plain scalars first: they are most of a release's nodes
-    if value is None or kind is str or kind is bool:
+    kind = type(value)  # plain nodes first, by exact type: they are most of a release
+    if kind is str or kind is bool or value is None:
         return value
-    if (kind is int and -(2**53) <= value <= 2**53) or (kind is float and math.isfinite(value)):
+    if kind is dict:
+        return {k if type(k) is str else str(k): _plain(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_plain(v) for v in value]
+    if (kind is int and -_MAX_EXACT <= value <= _MAX_EXACT) or (kind is float and math.isfinite(value)):
         return value
+    return _other(value)
+
+
+def _plain(value):
+    """:func:`_jsonable` of a container's member, with the strings inline (no call for most leaves)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is float and math.isfinite(value):
+        return value
+    return _jsonable(value)
+
+
+def _other(value):
+    """:func:`_jsonable` of anything but a plain JSON node (exact ``str``, ``bool``, ``None``, ``dict``,
+    ``list``, ``tuple``, finite ``float``, ``int`` within 2^53)."""
     if isinstance(value, PrivacyLedger):
         return value.to_dict()
     if isinstance(value, Fraction):

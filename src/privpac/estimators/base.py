@@ -293,7 +293,11 @@ class PrivateEstimatorBase(BaseEstimator):
             self._resolve_feature_domain(X)
             return X if y is _NO_Y else (X, y)
         values = as_numpy(X, "X")
-        if hasattr(X, "columns") or len(getattr(values, "shape", ())) == 2:
+        if reset and type(X) is np.ndarray and X.ndim == 2:
+            # What validate_data does at fit for a NumPy array (no names to read, nothing to compare):
+            # the feature count set, the names of an earlier fit on a frame dropped below.
+            self.n_features_in_ = X.shape[1]
+        elif hasattr(X, "columns") or len(getattr(values, "shape", ())) == 2:
             try:  # the names are read off the frame itself, the feature count off its values
                 validate_data(self, X if hasattr(X, "columns") else values, skip_check_array=True, reset=reset)
             except ValueError as exc:  # renamed or missing columns, a different number of features

@@ -130,6 +130,7 @@ from ..optimize.coordinatewise import (
 from ..optimize.recconcave_plan import levels, required_quality
 from ..validation import (
     RenamedFields,
+    cached_plan,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -365,6 +366,7 @@ def sufficient_n_over(bounds, optimizer: str, d: int, *, beta, eps0, delta0, alp
 
 
 @renamed_keywords(mode="optimizer", B="bound")
+@cached_plan()
 def plan_find_tukey(
     n: int,
     d: int,

@@ -84,6 +84,7 @@ from ..errors import DataError, InvalidParameterError
 from ..random import as_random_source, gaussian_array, uniform_array, uniform_int
 from ..validation import (
     RenamedFields,
+    cached_plan,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -275,6 +276,7 @@ class HalfspaceLearnerPlan(RenamedFields):
 
 
 @renamed_keywords(mode="dual", one_d_optimizer="optimizer", X="bound")
+@cached_plan()
 def plan_halfspace_learner(
     m: int,
     d: int,

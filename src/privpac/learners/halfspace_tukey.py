@@ -88,6 +88,7 @@ from ..optimize.coordinatewise import check_optimizer, choose_coordinates, data_
 from ..random import as_random_source
 from ..validation import (
     RenamedFields,
+    cached_plan,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -273,6 +274,7 @@ def max_default_chunks(d: int, B: int, depth: str = "tukey") -> int:
 
 
 @renamed_keywords(mode="optimizer", B="bound")
+@cached_plan()
 def plan_learn_halfspace(
     s: int,
     d: int,

@@ -216,6 +216,7 @@ from ..optimize.recconcave_plan import levels, required_quality
 from ..stepfunc import StepFunction
 from ..validation import (
     RenamedFields,
+    cached_plan,
     check_budget_epsilon,
     check_choice,
     check_delta,
@@ -441,6 +442,7 @@ class FindDeepPointPlan(RenamedFields):
 
 
 @renamed_keywords(one_d_optimizer="optimizer", X="bound", domain="candidate_domain")
+@cached_plan()
 def plan_find_deep_point(
     m: int,
     D: int,

@@ -112,6 +112,12 @@ def data_key(*arrays) -> tuple:
     return tuple(key)
 
 
+def _select(domain, j: int) -> tuple[Fraction, int]:
+    """The candidate at index ``j`` of ``domain`` and the denominator its canonical pair carries."""
+    value = domain.select(j)
+    return value, domain.canonical_pair(value)[1]
+
+
 def choose_coordinates(
     plan,
     k: int,
@@ -171,8 +177,9 @@ def choose_coordinates(
                 rng=src,
                 label=f"{what}: RecConcave",
             ).index
-        value = domain.select(j)
-        _, q = domain.canonical_pair(value)
+        # The chosen candidate's value: public (the domain and the released index), reused between the
+        # paths of an exact audit that reach the same index of the same domain.
+        value, q = src.reuse(("choose_coordinates: select", domain, j), lambda: _select(domain, j))  # noqa: B023
         t *= q
         prefix.append(value)
     return tuple(prefix)
