@@ -181,6 +181,18 @@ def _blocks_for(padded: StepFunction, k: int) -> tuple[int, StepFunction | None,
     return width, padded.block_max(width, 0), padded.block_max(width, 4 * K)
 
 
+def _content_key(f: StepFunction) -> tuple:
+    """Everything a computation over ``f`` reads: its range, shift, positions and values, with dtypes."""
+    starts = f._starts
+    positions = tuple(starts.tolist()) if starts.dtype == object else (starts.dtype.str, starts.tobytes())
+    return (f.T, f._shift, positions, f.values.dtype.str, f.values.tobytes())
+
+
+def _pure(src, key, compute):
+    """``compute()``, through ``src.reuse`` when ``key`` (naming everything it reads) is given."""
+    return compute() if key is None else src.reuse(key, compute)
+
+
 def _run(Q, r, plan, i, ledger, src, trace, bar) -> int:
     lp = plan.levels[i]
     tag = f"RecConcave level {lp.level}/{plan.depth}"
@@ -191,9 +203,14 @@ def _run(Q, r, plan, i, ledger, src, trace, bar) -> int:
         trace.append({"level": lp.level, "T": Q.T, "base": True, "output": out})
         bar.update()
         return out
-    data = _level_data(Q, r, lp.alpha)
+    # The noise-free steps below are pure functions of Q, r, alpha and the private outputs k and
+    # the released blocks. An exact audit runs this code once per random path; src.reuse lets it
+    # hand later paths the values an earlier path computed for the same inputs (the key names all
+    # of them). Any other source computes them afresh, and builds no key.
+    key = ("RecConcave level", _content_key(Q), r, lp.alpha) if src.enumerates else None
+    data = _pure(src, key, lambda: _level_data(Q, r, lp.alpha))
     k = _run(data.q, lp.alpha * r / 2.0, plan, i + 1, ledger, src, trace, bar)
-    width, u_a, u_b = _blocks_for(data.padded, k)
+    width, u_a, u_b = _pure(src, key and (*key, "blocks", k), lambda: _blocks_for(data.padded, k))
     released = []
     # Ledger entries name public things only: the block width follows the private output k, so
     # it stays out of the labels, and both A_dist calls and the final choice are charged on every
@@ -213,7 +230,7 @@ def _run(Q, r, plan, i, ledger, src, trace, bar) -> int:
     # E4: no block released, or none meets [0, T]: choose from all of [0, T]. Otherwise the points
     # outside the released blocks are masked (weight 0) in place, keeping Q's coordinates.
     out = exponential_mechanism_step(
-        Q.keep_only(intervals) if intervals else Q,
+        _pure(src, key and (*key, "keep", tuple(intervals)), lambda: Q.keep_only(intervals)) if intervals else Q,
         lp.epsilon_em,
         ledger=ledger,
         label=f"{tag}: exponential mechanism over the released blocks",
