@@ -663,6 +663,13 @@ class StepFunction:
 
     # -- misc -----------------------------------------------------------------------------------
 
+    def _reuse_key(self) -> tuple:
+        """Everything a computation over ``f`` reads (range, shift, positions, values, dtypes), as a
+        hashable key for :meth:`privpac.random.RandomSource.reuse`."""
+        starts = self._starts
+        positions = tuple(starts.tolist()) if starts.dtype == object else (starts.dtype.str, starts.tobytes())
+        return (self.T, self._shift, positions, self.values.dtype.str, self.values.tobytes())
+
     def __repr__(self) -> str:
         return f"StepFunction(T={fmt_int(self.T)}, pieces={self.n_pieces}, max={self.max()})"
 

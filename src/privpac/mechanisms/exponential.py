@@ -236,12 +236,18 @@ def exponential_mechanism_step(
     ``over`` describes the candidate range in the ledger entry (default ``[0, T]``); callers whose
     range follows a private output (RecConcave's chosen blocks) describe it in public terms.
     """
-    q, candidate, base = _step_parts(f, epsilon, sensitivity)
+    src = as_random_source(rng)
+    if src.enumerates and isinstance(f, StepFunction):
+        # An exact audit runs this once per random path: the pure preparation is shared between
+        # paths with the same quality and budget (RandomSource.reuse; the key names all it reads).
+        key = ("exponential_mechanism_step", f._reuse_key(), epsilon, sensitivity)
+        q, candidate, base = src.reuse(key, lambda: _step_parts(f, epsilon, sensitivity))
+    else:
+        q, candidate, base = _step_parts(f, epsilon, sensitivity)
     # The entry names public sizes only (the range [0, T]): the number of pieces is a count of
     # distinct data values and must never reach the ledger.
     what = over or f"[0, {fmt_int(f.T)}]"
     charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {what}; {base.describe()}")
-    src = as_random_source(rng)
     lengths = _StepLengths(f) if f.positions_dtype.kind == "O" and not src.enumerates else f.lengths()
     t = _draw_pieces(q, lengths, base, candidate, src)
     return uniform_int(*f.piece_bounds(t), src)

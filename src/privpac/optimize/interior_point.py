@@ -34,6 +34,7 @@ from ..accounting import PrivacyLedger
 from ..domains import IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.exponential import exponential_mechanism_step
+from ..random import as_random_source
 from ..stepfunc import StepFunction
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 
@@ -48,11 +49,23 @@ __all__ = [
 
 def interior_point_quality(values, lo: int, hi: int) -> StepFunction:
     """``q(y) = min(#{v <= y}, #{v >= y})`` as a step function over offsets ``y - lo`` in ``[0, hi - lo]``."""
+    return _interior_point_quality(values, lo, hi, None)
+
+
+def _interior_point_quality(values, lo: int, hi: int, src) -> StepFunction:
+    """:func:`interior_point_quality`; an enumerating ``src`` shares the step function between the
+    paths of an exact audit (:meth:`~privpac.random.RandomSource.reuse`, keyed on the counts)."""
     domain = IntegerDomain(lo, hi)
     idx = domain.to_index(np.asarray(values) if not isinstance(values, list) else values, "values")
     # One sort; arithmetic only on the distinct values (big-int domains: no per-record copies).
     uniq, counts = np.unique(idx, return_counts=True) if idx.size else (idx, np.zeros(0, dtype=np.int64))
-    return interior_point_quality_from_counts(uniq, counts.astype(np.int64), domain.max_index)
+    counts = counts.astype(np.int64)
+    T = domain.max_index
+    if src is None or not src.enumerates:
+        return interior_point_quality_from_counts(uniq, counts, T)
+    positions = tuple(uniq.tolist()) if uniq.dtype == object else (uniq.dtype.str, uniq.tobytes())
+    key = ("interior_point_quality", positions, counts.tobytes(), T)
+    return src.reuse(key, lambda: interior_point_quality_from_counts(uniq, counts, T))
 
 
 def interior_point_quality_from_counts(uniq, counts, T: int) -> StepFunction:
@@ -248,7 +261,8 @@ class RecConcaveInteriorPoint:
 
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
-        q = interior_point_quality(values, lo, hi)
+        src = as_random_source(rng)
+        q = _interior_point_quality(values, lo, hi, src)
         size = q.T + 1
         result = rec_concave_run(
             q,
@@ -260,7 +274,7 @@ class RecConcaveInteriorPoint:
             N=self.N,
             constants=self.constants,
             ledger=ledger,
-            rng=rng,
+            rng=src,
             base_case_max=self.base_case_max,
             label="interior point (RecConcave)",
         )

@@ -181,13 +181,6 @@ def _blocks_for(padded: StepFunction, k: int) -> tuple[int, StepFunction | None,
     return width, padded.block_max(width, 0), padded.block_max(width, 4 * K)
 
 
-def _content_key(f: StepFunction) -> tuple:
-    """Everything a computation over ``f`` reads: its range, shift, positions and values, with dtypes."""
-    starts = f._starts
-    positions = tuple(starts.tolist()) if starts.dtype == object else (starts.dtype.str, starts.tobytes())
-    return (f.T, f._shift, positions, f.values.dtype.str, f.values.tobytes())
-
-
 def _pure(src, key, compute):
     """``compute()``, through ``src.reuse`` when ``key`` (naming everything it reads) is given."""
     return compute() if key is None else src.reuse(key, compute)
@@ -207,7 +200,7 @@ def _run(Q, r, plan, i, ledger, src, trace, bar) -> int:
     # the released blocks. An exact audit runs this code once per random path; src.reuse lets it
     # hand later paths the values an earlier path computed for the same inputs (the key names all
     # of them). Any other source computes them afresh, and builds no key.
-    key = ("RecConcave level", _content_key(Q), r, lp.alpha) if src.enumerates else None
+    key = ("RecConcave level", Q._reuse_key(), r, lp.alpha) if src.enumerates else None
     data = _pure(src, key, lambda: _level_data(Q, r, lp.alpha))
     k = _run(data.q, lp.alpha * r / 2.0, plan, i + 1, ledger, src, trace, bar)
     width, u_a, u_b = _pure(src, key and (*key, "blocks", k), lambda: _blocks_for(data.padded, k))
