@@ -123,3 +123,34 @@ def test_reused_qualities_give_the_law_of_fresh_ones(monkeypatch, model):
                 wrong = None
     assert reused.keys() == fresh.keys() and all(math.isclose(reused[k], fresh[k]) for k in fresh)
     assert wrong != fresh
+
+
+@pytest.mark.parametrize("name", ["recconcave", "interior-point"])
+def test_reused_recconcave_steps_give_the_law_of_fresh_ones(monkeypatch, name):
+    """RecConcave's noise-free steps, the step-function mechanism's preparation and the interior-point
+    quality, reused between the paths of an exact law, give the law computed afresh on every path, and
+    a block key that misses the recursive output k changes it (the key must name everything read)."""
+    from privpac.audit import enumeration, get_case
+
+    case = get_case(name)
+    pair = case.pairs(case.epsilon, case.delta)[-1]  # depth 3: the recursion runs twice
+
+    def law():
+        release = lambda src: case.release(pair.dataset, src, case.epsilon, case.delta)  # noqa: E731
+        return exact_law(release, min_probability=1e-4).probabilities  # the same pruning on every side
+
+    original = enumeration._ScriptedSource.reuse
+    reused = law()
+    with monkeypatch.context() as m:
+        m.setattr(enumeration._ScriptedSource, "reuse", lambda self, key, compute: compute())
+        fresh = law()
+    with monkeypatch.context() as m:
+        # the block key without its last entry, the recursive output k
+        m.setattr(
+            enumeration._ScriptedSource,
+            "reuse",
+            lambda self, key, compute: original(self, key[:-1] if "blocks" in key else key, compute),
+        )
+        wrong = law()
+    assert reused == fresh  # the same code on the same inputs: the same floats
+    assert wrong != fresh
