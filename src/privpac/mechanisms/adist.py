@@ -207,7 +207,13 @@ def adist(
             not_private=NOT_PRIVATE_LITERAL if variant == "paper-literal" else "",
         )
         return None
-    plan = adist_plan(scores, epsilon, delta, variant)
+    if getattr(rng, "enumerates", False) and isinstance(scores, StepFunction):
+        # An exact audit runs this once per random path: the noise-free plan is shared between
+        # paths with the same scores and budget (RandomSource.reuse; the key names all it reads).
+        key = ("adist_plan", scores._reuse_key(), epsilon, delta, variant)
+        plan = rng.reuse(key, lambda: adist_plan(scores, epsilon, delta, variant))
+    else:
+        plan = adist_plan(scores, epsilon, delta, variant)
     if variant == "paper-literal":
         warnings.warn(
             "A_dist variant='paper-literal' is not (epsilon, delta)-DP: its gap has sensitivity 2 "

@@ -176,17 +176,22 @@ def step_piece_probabilities(f: StepFunction, epsilon: float, sensitivity: float
     return out
 
 
+def _law_params(q: np.ndarray, lengths: np.ndarray, candidate: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The deficits and lengths an enumerating source is handed (non-candidates: length 0)."""
+    keep = np.ones(q.size, dtype=bool) if candidate is None else candidate
+    law_d = np.where(keep, q - q[keep].max(), 0)
+    law_len = (
+        np.where(keep, lengths, 0)
+        if lengths.dtype != object
+        else np.asarray([v if k else 0 for v, k in zip(lengths.tolist(), keep.tolist())], dtype=object)
+    )
+    return law_d, law_len
+
+
 def _draw_pieces(q: np.ndarray, lengths: np.ndarray, base: ExpBase, candidate: np.ndarray | None, src) -> int:
     """A piece index with probability proportional to ``length 2^(eta q)`` (``candidate``: a mask)."""
     if src.enumerates:
-        keep = np.ones(q.size, dtype=bool) if candidate is None else candidate
-        law_d = np.where(keep, q - q[keep].max(), 0)
-        law_len = (
-            np.where(keep, lengths, 0)
-            if lengths.dtype != object
-            else np.asarray([v if k else 0 for v, k in zip(lengths.tolist(), keep.tolist())], dtype=object)
-        )
-        return src.choose("exponential", law_d, law_len, base)
+        return src.choose("exponential", *_law_params(q, lengths, candidate), base)
     return _flat_draw(_flat_plan(q, lengths, base, candidate), src)
 
 
@@ -241,16 +246,28 @@ def exponential_mechanism_step(
         # An exact audit runs this once per random path: the pure preparation is shared between
         # paths with the same quality and budget (RandomSource.reuse; the key names all it reads).
         key = ("exponential_mechanism_step", f._reuse_key(), epsilon, sensitivity)
-        q, candidate, base = src.reuse(key, lambda: _step_parts(f, epsilon, sensitivity))
-    else:
-        q, candidate, base = _step_parts(f, epsilon, sensitivity)
+        base, law = src.reuse(key, lambda: _step_law_params(f, epsilon, sensitivity))
+        _charge_step(f, epsilon, base, ledger, label, over)
+        t = src.choose("exponential", *law, base)
+        return uniform_int(*f.piece_bounds(t), src)
+    q, candidate, base = _step_parts(f, epsilon, sensitivity)
+    _charge_step(f, epsilon, base, ledger, label, over)
+    lengths = _StepLengths(f) if f.positions_dtype.kind == "O" and not src.enumerates else f.lengths()
+    t = _draw_pieces(q, lengths, base, candidate, src)
+    return uniform_int(*f.piece_bounds(t), src)
+
+
+def _charge_step(f: StepFunction, epsilon: float, base: ExpBase, ledger, label: str, over: str | None) -> None:
     # The entry names public sizes only (the range [0, T]): the number of pieces is a count of
     # distinct data values and must never reach the ledger.
     what = over or f"[0, {fmt_int(f.T)}]"
     charge(ledger, label, epsilon, 0.0, f"exponential mechanism over {what}; {base.describe()}")
-    lengths = _StepLengths(f) if f.positions_dtype.kind == "O" and not src.enumerates else f.lengths()
-    t = _draw_pieces(q, lengths, base, candidate, src)
-    return uniform_int(*f.piece_bounds(t), src)
+
+
+def _step_law_params(f: StepFunction, epsilon: float, sensitivity) -> tuple[ExpBase, tuple[np.ndarray, np.ndarray]]:
+    """The base and the law parameters :func:`exponential_mechanism_step` hands an enumerating source."""
+    q, candidate, base = _step_parts(f, epsilon, sensitivity)
+    return base, _law_params(q, f.lengths(), candidate)
 
 
 def sample_log_weights(log_weights: np.ndarray, rng=None, size: int | None = None):

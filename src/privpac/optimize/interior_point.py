@@ -64,7 +64,7 @@ def _interior_point_quality(values, lo: int, hi: int, src) -> StepFunction:
     if src is None or not src.enumerates:
         return interior_point_quality_from_counts(uniq, counts, T)
     positions = tuple(uniq.tolist()) if uniq.dtype == object else (uniq.dtype.str, uniq.tobytes())
-    key = ("interior_point_quality", positions, counts.tobytes(), T)
+    key = ("interior_point_quality", positions, counts.dtype.str, counts.tobytes(), T)
     return src.reuse(key, lambda: interior_point_quality_from_counts(uniq, counts, T))
 
 
