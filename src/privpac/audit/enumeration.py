@@ -25,7 +25,9 @@ Laws of the draws (floating-point evaluations of their closed forms):
 A program may mark a pure computation for reuse (:meth:`privpac.random.RandomSource.reuse`, with a
 key naming everything it reads): the enumeration then computes it on the first path that asks and
 hands the value to the later paths, so the exact qualities of the geometric learners are not
-rebuilt for every outcome of a uniform index. The program runs the same code either way.
+rebuilt for every outcome of a uniform index, nor RecConcave's noise-free steps (window profile,
+block maxima, the mechanisms' preparation) for every path through its noise. The program runs the
+same code either way (``tests/privacy/test_enumeration.py`` checks the laws agree).
 
 Paths whose probability falls below ``min_probability`` are not run; their mass is reported as
 ``lost`` and added to the tolerance of the hockey-stick check, which stays sound (the unseen mass
