@@ -624,7 +624,8 @@ def _training_accuracy_stored_on_the_estimator(monkeypatch):
 
         def fit(self, X, y, _original=original):
             _original(self, X, y)
-            self.training_accuracy_ = float(self.score(X, y))
+            # the accuracy score computes, without scikit-learn's input checks (run on every path of the law)
+            self.training_accuracy_ = float(np.mean(self.predict(X) == np.asarray(y)))
             return self
 
         monkeypatch.setattr(cls, "fit", fit)
