@@ -66,6 +66,7 @@ __all__ = [
     "SecureRandom",
     "SeededRandom",
     "as_random_source",
+    "data_key",
     "audit_source",
     "uniform_int",
     "bernoulli",
@@ -86,6 +87,16 @@ __all__ = [
 ]
 
 _TWO_POW_MINUS_53 = 2.0**-53
+
+
+def data_key(*arrays) -> tuple:
+    """A hashable naming the values of ``arrays``: part of a :meth:`RandomSource.reuse` key."""
+    key = []
+    for a in arrays:
+        a = np.asarray(a)
+        # an object array holds Python integers: its bytes would be pointers, so its values are the key
+        key.append((a.shape, a.dtype.str, tuple(a.ravel().tolist()) if a.dtype == object else a.tobytes()))
+    return tuple(key)
 
 
 class RandomSource(ABC):
@@ -113,7 +124,7 @@ class RandomSource(ABC):
         earlier path computed for the same ``key``: the program and its output law are unchanged,
         only the repeated work of the exact audits is saved. ``key`` must name everything
         ``compute`` reads (the data's bytes and the public parameters), and the value must not be
-        mutated by its users.
+        mutated by its users (:func:`data_key` names arrays).
         """
         return compute()
 

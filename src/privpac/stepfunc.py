@@ -35,6 +35,7 @@ import numpy as np
 
 from .errors import InvalidParameterError
 from .formatting import fmt_int
+from .random import data_key
 
 __all__ = ["StepFunction"]
 
@@ -666,9 +667,7 @@ class StepFunction:
     def _reuse_key(self) -> tuple:
         """Everything a computation over ``f`` reads (range, shift, positions, values, dtypes), as a
         hashable key for :meth:`privpac.random.RandomSource.reuse`."""
-        starts = self._starts
-        positions = tuple(starts.tolist()) if starts.dtype == object else (starts.dtype.str, starts.tobytes())
-        return (self.T, self._shift, positions, self.values.dtype.str, self.values.tobytes())
+        return (self.T, self._shift, data_key(self._starts, self.values))
 
     def __repr__(self) -> str:
         return f"StepFunction(T={fmt_int(self.T)}, pieces={self.n_pieces}, max={self.max()})"

@@ -125,9 +125,9 @@ from ..optimize.coordinatewise import (
     check_optimizer,
     choose_coordinates,
     coordinate_budget,
-    data_key,
 )
 from ..optimize.recconcave_plan import levels, required_quality
+from ..random import data_key
 from ..validation import (
     RenamedFields,
     cached_plan,

@@ -211,8 +211,9 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
-from ..optimize.coordinatewise import OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget, data_key
+from ..optimize.coordinatewise import OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
+from ..random import data_key
 from ..stepfunc import StepFunction
 from ..validation import (
     RenamedFields,
@@ -749,7 +750,7 @@ def run_find_deep_point(
     :func:`level_intervals` reads (:func:`system_levels`, or
     :func:`~privpac.geometry.point_levels.candidate_levels` of depths computed in memory or merged over
     an engine's blocks). Everything else is public. ``levels_key``: a hashable naming everything
-    ``levels_of`` reads (:func:`~privpac.optimize.coordinatewise.data_key`), which lets an exact audit
+    ``levels_of`` reads (:func:`~privpac.random.data_key`), which lets an exact audit
     reuse the qualities between its paths (:meth:`~privpac.random.RandomSource.reuse`).
     """
     if ledger is None:

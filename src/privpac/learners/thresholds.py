@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from ..accounting import PrivacyLedger
 from ..optimize.recconcave import rec_concave_run
 from ..optimize.recconcave_plan import BASE_CASE_MAX, RecConcavePlan, plan_rec_concave
-from ..random import as_random_source
+from ..random import as_random_source, data_key
 from ..stepfunc import StepFunction
 from ..validation import check_delta, check_epsilon, check_probability
 from ._sample import labelled_counts, positions, step_from_sorted
@@ -115,10 +115,7 @@ def learn_thresholds(
     plan = learn_thresholds_plan(size, alpha, beta, epsilon, delta, N, constants, base_case_max)
     src = as_random_source(rng)
     if src.enumerates:  # an exact audit: the quality is shared between its paths (keyed on the counts)
-        v = sample.values
-        values = (v.dtype.str, tuple(v.tolist()) if v.dtype == object else v.tobytes())
-        counts = tuple((c.dtype.str, c.tobytes()) for c in (sample.zeros, sample.ones))
-        key = ("threshold_quality", values, counts, size)
+        key = ("threshold_quality", data_key(sample.values, sample.zeros, sample.ones), size)
         q = src.reuse(key, lambda: threshold_quality(sample, None, size))
     else:
         q = threshold_quality(sample, None, size)

@@ -17,8 +17,6 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
-import numpy as np
-
 from ..accounting import PrivacyLedger
 from ..errors import InvalidParameterError
 from ..mechanisms.exponential import exponential_mechanism_step
@@ -34,7 +32,6 @@ __all__ = [
     "choose_composition",
     "coordinate_budget",
     "choose_coordinates",
-    "data_key",
 ]
 
 COMPOSITIONS = ("auto", "basic", "advanced")
@@ -100,16 +97,6 @@ def coordinate_budget(
             "(the split assumes a small epsilon); use composition='basic'"
         )
     return composition, eps0, delta0, total
-
-
-def data_key(*arrays) -> tuple:
-    """A hashable naming the values of ``arrays`` (for ``choose_coordinates(data_key=...)``)."""
-    key = []
-    for a in arrays:
-        a = np.asarray(a)
-        # an object array holds Python integers: its bytes would be pointers, so its values are the key
-        key.append((a.shape, a.dtype.str, tuple(a.ravel().tolist()) if a.dtype == object else a.tobytes()))
-    return tuple(key)
 
 
 def _select(domain, j: int) -> tuple[Fraction, int]:

@@ -34,7 +34,7 @@ from ..accounting import PrivacyLedger
 from ..domains import IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.exponential import exponential_mechanism_step
-from ..random import as_random_source
+from ..random import as_random_source, data_key
 from ..stepfunc import StepFunction
 from ..validation import check_choice, check_delta, check_epsilon, check_int, check_probability
 
@@ -63,8 +63,7 @@ def _interior_point_quality(values, lo: int, hi: int, src) -> StepFunction:
     T = domain.max_index
     if src is None or not src.enumerates:
         return interior_point_quality_from_counts(uniq, counts, T)
-    positions = tuple(uniq.tolist()) if uniq.dtype == object else (uniq.dtype.str, uniq.tobytes())
-    key = ("interior_point_quality", positions, counts.dtype.str, counts.tobytes(), T)
+    key = ("interior_point_quality", data_key(uniq, counts), T)
     return src.reuse(key, lambda: interior_point_quality_from_counts(uniq, counts, T))
 
 
