@@ -35,7 +35,6 @@ import numpy as np
 
 from .errors import InvalidParameterError
 from .formatting import fmt_int
-from .random import data_key
 
 __all__ = ["StepFunction"]
 
@@ -667,6 +666,8 @@ class StepFunction:
     def _reuse_key(self) -> tuple:
         """Everything a computation over ``f`` reads (range, shift, positions, values, dtypes), as a
         hashable key for :meth:`privpac.random.RandomSource.reuse`."""
+        from .random import data_key  # at call time: privpac.random imports SciPy, which `privpac --help` must not
+
         return (self.T, self._shift, data_key(self._starts, self.values))
 
     def __repr__(self) -> str:
