@@ -57,7 +57,6 @@ from abc import ABC, abstractmethod
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import ndtri
 
 from .errors import InvalidParameterError
 
@@ -605,6 +604,8 @@ def gaussian_array(size, sigma: float = 1.0, rng=None) -> np.ndarray:
     at the float grid. Used only where real-valued noise is unavoidable (noisy gradient descent),
     which documents the caveat.
     """
+    from scipy.special import ndtri  # imported here: engine workers and the CLI start without SciPy
+
     sigma = float(sigma)
     if not sigma >= 0 or math.isinf(sigma):
         raise InvalidParameterError(f"sigma must be a finite number >= 0, got {sigma}")

@@ -113,6 +113,17 @@ def _apply_to_chunks(kernel: Callable, start: int, bounds, columns) -> list[tupl
     return out
 
 
+def block_length(*block) -> int:
+    """The number of rows of a block (a kernel: the exact row count is the sum over blocks)."""
+    return len(block[0])
+
+
+def whole_chunk(*chunk) -> tuple:
+    """A chunk's rows as they are (a kernel: :meth:`~privpac.backends.NumpyBackend.map_chunks` with
+    one chunk of all rows brings them to the driver in row order)."""
+    return chunk
+
+
 def _keyed(parts, n_keys: int) -> list:
     parts = list(parts)
     if len(parts) != n_keys:

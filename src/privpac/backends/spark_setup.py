@@ -27,9 +27,10 @@ from pathlib import Path
 
 from ..errors import EngineError
 
-#: What privpac's Spark kernels import on the workers (privpac.estimators pulls numpy, scipy,
-#: scikit-learn and tqdm; mapInArrow batches arrive as pyarrow and are read with pandas).
-_WORKER_MODULES = ("numpy", "pandas", "pyarrow", "privpac.estimators")
+#: What privpac's Spark kernels may import on the workers (mapInArrow batches arrive as pyarrow and are
+#: read with pandas). The probe finds each one without importing it: a kernel imports only its own
+#: modules (a counting kernel neither SciPy nor scikit-learn), so a new worker does not pay for them.
+_WORKER_MODULES = ("numpy", "scipy", "sklearn", "pandas", "pyarrow", "tqdm")
 
 
 def _java() -> str:
@@ -138,14 +139,16 @@ def _run_probe(sc) -> tuple:
 
     def probe(_):  # a nested function travels by value: it runs even where privpac cannot be imported
         import importlib
+        import importlib.util
         import sys
 
         for module in modules:
-            try:
-                importlib.import_module(module)
-            except ImportError as exc:
-                return ("missing", exc.name or module, sys.executable)
-        return ("ok", importlib.import_module("privpac").__version__, sys.executable)
+            if importlib.util.find_spec(module) is None:
+                return ("missing", module, sys.executable)
+        try:
+            return ("ok", importlib.import_module("privpac").__version__, sys.executable)
+        except ImportError as exc:
+            return ("missing", exc.name or "privpac", sys.executable)
 
     try:
         return sc.parallelize([0], 1).map(probe).collect()[0]

@@ -43,7 +43,7 @@ def model_table() -> list[tuple[str, str, list[str]]]:
     source with :mod:`ast`.
 
     Importing the estimators imports scikit-learn (about a second), too slow for ``privpac fit
-    --help``; the table reads ``MODELS`` in ``estimators/__init__.py`` and the ``__init__`` parameters
+    --help``; the table reads ``MODEL_CLASSES`` in ``estimators/__init__.py`` and the ``__init__`` parameters
     of each class (the first ``__init__`` up its bases, as ``get_params`` does) instead. A test checks
     it against the imported classes.
     """
@@ -63,8 +63,8 @@ def model_table() -> list[tuple[str, str, list[str]]]:
                 if isinstance(node, ast.AnnAssign)
                 else (node.targets[0] if isinstance(node, ast.Assign) else None)
             )
-            if isinstance(target, ast.Name) and target.id == "MODELS" and isinstance(node.value, ast.Dict):
-                models = {k.value: v.id for k, v in zip(node.value.keys, node.value.values)}
+            if isinstance(target, ast.Name) and target.id == "MODEL_CLASSES" and isinstance(node.value, ast.Dict):
+                models = {k.value: v.value for k, v in zip(node.value.keys, node.value.values)}
 
     def parameters(name: str) -> list[str]:
         bases, params = classes.get(name, ([], []))

@@ -6,23 +6,27 @@ Tsfadia) run an exact algorithm on a public integer box ``[-B, B]^d``, or on the
 a public grid, and release exact rationals. They take no ``constants``; every parameter and the
 public box are validated before the budget is reserved and before the data is read; a fit records
 the composition it used and the public shape; a saved model holds the released point as ``"p/q"``
-text. Nothing here draws noise or reads data.
+text. Nothing here draws noise; :func:`checked_count` reads the data where it lives (a kernel a
+Dask or Spark worker imports: this module stays free of scikit-learn).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
+from ..backends import backend_for
 from ..domains import IntegerDomain, public_rows
-from ..errors import InvalidParameterError
+from ..errors import DataError, InvalidParameterError
 from ..formatting import fraction_from_text, fraction_to_text
+from ..learners.center_point import check_points_in_box
 from ..optimize.coordinatewise import check_optimizer
 from ..random import as_random_source
-from ..validation import check_budget_epsilon, check_choice, check_delta
+from ..validation import check_budget_epsilon, check_choice, check_delta, check_labels
 
-__all__ = ["ExactGeometryMixin", "box_text", "exact_text", "float_view", "grid_advice"]
+__all__ = ["ExactGeometryMixin", "box_text", "checked_count", "exact_text", "float_view", "grid_advice"]
 
 
 def box_text(B: int, lattice, d: int | None = None) -> str:
@@ -148,3 +152,25 @@ class ExactGeometryMixin:
         point = getattr(self, attribute)
         if len(point) != self.n_features_in_:
             raise ValueError(f"the saved {key} has {len(point)} {entries} for {self.n_features_in_} {features}")
+
+
+def _checked_rows(B: int, labels: tuple, lattice, start: int, X_block, y_block) -> int:
+    """The number of rows of a block after checking each of them: integer points of ``[-B, B]^d``
+    (or points of the public grid of ``lattice``) with a label in the public set (errors name the
+    row by its position in the whole sample)."""
+    if len(X_block) == 0:  # an empty partition
+        return 0
+    if lattice is not None:
+        X_block = lattice.to_lattice(X_block, "X", first_row=start)
+    arr = check_points_in_box(X_block, B, first_row=start)
+    check_labels(y_block, labels, arr.shape[0])
+    return int(arr.shape[0])
+
+
+def checked_count(X, y, B: int, labels: tuple, lattice=None) -> int:
+    """The exact number of records of engine data (public under replace-one neighbours), every
+    block checked where it lives before any budget is spent."""
+    n = backend_for(X).map_merge_rows(functools.partial(_checked_rows, B, labels, lattice), sum, X, y)
+    if n == 0:
+        raise DataError("X is empty: at least one record is needed")
+    return int(n)

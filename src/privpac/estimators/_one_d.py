@@ -19,6 +19,7 @@ __all__ = [
     "domain_size",
     "index_value",
     "prediction_indices",
+    "labelled_indices",
     "labelled_counts_of",
     "counted_values_of",
     "labelled_ranges_of",
@@ -108,6 +109,13 @@ def prediction_indices(domain, X, name: str = "X") -> np.ndarray:
         return vals.astype(np.int64) - np.int64(domain.lo)
     clipped = Grid(domain.low, domain.high, domain.n_points, clip=True)
     return clipped.to_index(np.asarray(vals, dtype=float), name)
+
+
+def labelled_indices(domain, labels, X_block, y_block) -> tuple[np.ndarray, np.ndarray]:
+    """A block's domain indices and 0/1 labels, both checked against the public sets (a kernel's
+    reading of its block: this module imports neither scikit-learn nor the estimators)."""
+    idx = domain_indices(domain, X_block)
+    return idx, check_labels(y_block, labels, idx.shape[0])
 
 
 def labelled_counts_of(domain, labels, X, y) -> LabelledCounts:

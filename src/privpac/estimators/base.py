@@ -33,6 +33,7 @@ from sklearn.utils.validation import validate_data
 from ..accountant import BudgetAccountant, resolve_accountant
 from ..accounting import PrivacyLedger
 from ..backends import backend_for
+from ..backends.rows import block_length, whole_chunk
 from ..domains import FeatureDomains, as_domain, public_rows, resolve_domain
 from ..errors import DataError, NotFittedError, UnsafeConfigurationWarning, UtilityWarning
 from ..random import RandomSource, as_random_source
@@ -75,14 +76,6 @@ def private_fit(fit):
     return wrapper
 
 
-def _block_rows(*block) -> int:
-    return len(block[0])
-
-
-def _chunk_rows(*chunk) -> tuple:
-    return chunk
-
-
 def engine_rows(X, y, check_size) -> tuple:
     """The rows of engine data ``(X, y)`` on the driver, in row order, for an exact learner whose
     public size envelope bounds its input (the center point, linear feasibility and the
@@ -102,11 +95,11 @@ def engine_rows(X, y, check_size) -> tuple:
     pandas for a DataFrame; ``y`` is ``None``, the label rows, or on Spark the label column).
     """
     backend = backend_for(X)
-    n = int(backend.map_merge(_block_rows, sum, X, y))
+    n = int(backend.map_merge(block_length, sum, X, y))
     if n == 0:
         raise DataError("X is empty: at least one record is needed")
     check_size(n)
-    ((X_rows, y_rows),) = backend.map_chunks(_chunk_rows, n, n, X, y)
+    ((X_rows, y_rows),) = backend.map_chunks(whole_chunk, n, n, X, y)
     return X_rows, y_rows
 
 

@@ -17,7 +17,6 @@ import functools
 
 import numpy as np
 
-from ..backends import backend_for
 from ..domains import box_lattice, domain_text
 from ..errors import DataError
 from ..geometry._exact import as_integer_points
@@ -30,35 +29,13 @@ from ..learners.halfspace_tukey import (
     plan_learn_halfspace,
     sample_chunk_points,
 )
-from ..validation import check_int, check_labels, check_probability, is_engine_collection, refuses_renamed_parameters
-from ._exact_geometry import box_text, exact_text, grid_advice
+from ..validation import check_int, check_probability, is_engine_collection, refuses_renamed_parameters
+from ._exact_geometry import box_text, checked_count, exact_text, grid_advice
 from ._exact_linear import ExactLinearClassifierMixin
 from .base import PrivateClassifierBase, private_fit
 from .center_point import FIND_TUKEY_NEEDS_DELTA, box_domain
 
 __all__ = ["PrivateTukeyHalfspaceClassifier"]
-
-
-def _checked_rows(B: int, labels: tuple, lattice, start: int, X_block, y_block) -> int:
-    """The number of rows of a block after checking each of them: integer points of ``[-B, B]^d``
-    (or points of the public grid of ``lattice``) with a label in the public set (errors name the
-    row by its position in the whole sample)."""
-    if len(X_block) == 0:  # an empty partition
-        return 0
-    if lattice is not None:
-        X_block = lattice.to_lattice(X_block, "X", first_row=start)
-    arr = check_points_in_box(X_block, B, first_row=start)
-    check_labels(y_block, labels, arr.shape[0])
-    return int(arr.shape[0])
-
-
-def _checked_count(X, y, B: int, labels: tuple, lattice=None) -> int:
-    """The exact number of records of engine data (public under replace-one neighbours), every
-    block checked where it lives before any budget is spent."""
-    n = backend_for(X).map_merge_rows(functools.partial(_checked_rows, B, labels, lattice), sum, X, y)
-    if n == 0:
-        raise DataError("X is empty: at least one record is needed")
-    return int(n)
 
 
 class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassifierBase):
@@ -203,7 +180,7 @@ class PrivateTukeyHalfspaceClassifier(ExactLinearClassifierMixin, PrivateClassif
             self._require_y(y)
             d, labels = int(self.n_features_in_), tuple(self.labels)
             B, lattice = box_lattice(space, d, names)
-            n = _checked_count(X, y, B, labels, lattice)  # every record checked before anything is spent
+            n = checked_count(X, y, B, labels, lattice)  # every record checked before anything is spent
             self.classes_ = np.asarray(self.labels)
             plan = self._plan(n, d, B, ledger)
             points = None if lattice is None else functools.partial(lattice.to_lattice, name="X")

@@ -25,8 +25,8 @@ from ..errors import DataError
 from ..learners.concept_classes import PointFunctions, Thresholds
 from ..learners.label_private import label_private_from_oracles, semi_private_from_oracles
 from ..sanitizers.database import concat_indices
-from ..validation import check_choice, check_labels
-from ._one_d import domain_indices, domain_size
+from ..validation import check_choice
+from ._one_d import domain_indices, domain_size, labelled_indices
 from .base import PrivateClassifierBase, private_fit
 
 __all__ = ["LabelPrivateClassifier"]
@@ -34,15 +34,9 @@ __all__ = ["LabelPrivateClassifier"]
 CONCEPTS = {"thresholds": Thresholds, "points": PointFunctions}
 
 
-def _block(domain, labels, X_block, y_block):
-    """A block's domain indices and 0/1 labels, both checked against the public sets."""
-    idx = domain_indices(domain, X_block)
-    return idx, check_labels(y_block, labels, idx.shape[0])
-
-
 def _count(backend, domain, labels, X, y) -> int:
     """The exact number of records, every block checked before anything is spent."""
-    m = backend.map_merge(lambda X_b, y_b: _block(domain, labels, X_b, y_b)[0].shape[0], sum, X, y)
+    m = backend.map_merge(lambda X_b, y_b: labelled_indices(domain, labels, X_b, y_b)[0].shape[0], sum, X, y)
     if m == 0:
         raise DataError("X is empty: at least one record is needed")
     return int(m)
@@ -61,7 +55,7 @@ def _scores(backend, domain, labels, X, y, cls, H, skip: int = 0) -> np.ndarray:
     """``#{(x, y) : h(x) = y}`` for every ``h`` in ``H``, over the rows at positions ``>= skip``."""
 
     def kernel(start, X_b, y_b):
-        idx, y01 = _block(domain, labels, X_b, y_b)
+        idx, y01 = labelled_indices(domain, labels, X_b, y_b)
         keep = slice(max(0, skip - start), None)
         if idx[keep].shape[0] == 0:
             return np.zeros(len(H), dtype=np.int64)

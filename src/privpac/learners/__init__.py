@@ -10,28 +10,17 @@ a total privacy budget and a ledger, and returns a hypothesis of its class.
   :func:`privpac.estimators.median.coordinatewise_median`.
 """
 
-from .center_point import FindTukeyPlan, FindTukeyResult, find_tukey, plan_find_tukey
-from .center_point_baselines import one_shot_center_point
-from .exponential import em_learn_points, em_learn_thresholds, em_learner
-from .hypotheses import PointHypothesis, ThresholdHypothesis
-from .point import learn_point, point_learner_distribution, point_quality
-from .thresholds import ThresholdResult, learn_thresholds, threshold_quality
+from ..exports import lazy_exports
 
-__all__ = [
-    "FindTukeyPlan",
-    "FindTukeyResult",
-    "PointHypothesis",
-    "ThresholdHypothesis",
-    "ThresholdResult",
-    "em_learn_points",
-    "em_learn_thresholds",
-    "em_learner",
-    "find_tukey",
-    "learn_point",
-    "learn_thresholds",
-    "one_shot_center_point",
-    "plan_find_tukey",
-    "point_learner_distribution",
-    "point_quality",
-    "threshold_quality",
-]
+# Imported on first use (privpac.exports): a worker that unpickles one kernel imports its module only.
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "center_point": ("FindTukeyPlan", "FindTukeyResult", "find_tukey", "plan_find_tukey"),
+        "center_point_baselines": ("one_shot_center_point",),
+        "exponential": ("em_learn_points", "em_learn_thresholds", "em_learner"),
+        "hypotheses": ("PointHypothesis", "ThresholdHypothesis"),
+        "point": ("learn_point", "point_learner_distribution", "point_quality"),
+        "thresholds": ("ThresholdResult", "learn_thresholds", "threshold_quality"),
+    },
+)

@@ -12,7 +12,7 @@ once from the learner's tag stream (:func:`position_tags`, counter-based Philox4
 values or label. Each round reads only the alive count and the ``k_j`` largest alive keys
 (:func:`window_statistic`, merged exactly by :func:`merge_windows`), so the same rounds run block by
 block where the data lives (``run_randmargins(window_reader=...)``, Dask and Spark through
-:class:`~privpac.estimators.rectangles.BoxSample`) and release the same references as in memory.
+:class:`~privpac.estimators._boxes.BoxSample`) and release the same references as in memory.
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ __all__ = [
     "learn_rectangle_bns",
     "learn_rectangle_bns_counted",
     "axis_counts",
+    "merge_axis_counts",
     "box_from_cdf",
 ]
 
@@ -281,3 +282,11 @@ def learn_rectangle_bns_counted(
         ledger,
         info={"alpha_axis": plan.alpha_axis, "epsilon_axis": plan.calibration.epsilon_each, "m": counted_axes[0].m},
     )
+
+
+def merge_axis_counts(parts, sizes):
+    """The per-axis counts of blocks (:func:`axis_counts`) merged exactly; ``None`` for no records."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    return [CountedData.merge([p[i] for p in parts], size) for i, size in enumerate(sizes)]
