@@ -1,12 +1,15 @@
 """Where a Spark fit's time goes: one ``local[2]`` session runs, in turn, a plain ``approxQuantile`` job,
-two threshold fits (``PrivateThresholdClassifier`` on ``[0, 2^64 - 1]``, the label a column) and another
-``approxQuantile``, then a pass of Python over every row (``mapInArrow`` returning its input, counted).
+two threshold fits (``PrivateThresholdClassifier`` on ``[0, 2^64 - 1]``, the label a column), then another
+``approxQuantile``, fit and ``approxQuantile``, and last a pass of Python over every row (``mapInArrow``
+returning its input, counted).
 
     nice -n 10 python benchmarks/spark_phases.py PARQUET_DIR    # written by benchmarks/scale.py's MAKE_DATA64
 
-The first job of a session starts the JVM's executors, and the first fit also starts Spark's Python
-workers, which import privpac (a one-task probe job checks them first); the second fit and the second
-``approxQuantile`` show the steady cost. Writes ``benchmarks/results/scale_spark_phases.csv``
+The first job of a session starts the JVM's executors. Up to ``DRIVER_ROWS = 2^21`` rows a fit
+collects the rows as Arrow in the JVM and counts them on the driver, so no Python worker starts
+before the last step (which then pays their start); above it the first fit starts Spark's Python
+workers, which import privpac (a one-task probe job checks them first). The later fits and
+``approxQuantile`` jobs show the steady cost. Writes ``benchmarks/results/scale_spark_phases.csv``
 (wall seconds; a shared 2-core machine, so compare within one run).
 """
 
@@ -39,7 +42,8 @@ def main() -> None:
     )
     spark.sparkContext.setLogLevel("ERROR")
     rows = []
-    for step, what in enumerate(["approxQuantile", "fit", "fit", "approxQuantile", "python pass"], start=1):
+    steps = ["approxQuantile", "fit", "fit", "approxQuantile", "fit", "approxQuantile", "python pass"]
+    for step, what in enumerate(steps, start=1):
         t0 = time.perf_counter()
         frame = spark.read.parquet(path)
         if what == "fit":

@@ -152,7 +152,12 @@ def _frame(spark, x, y=None, partitions=5):
     return spark.createDataFrame(pd.DataFrame(data)).repartition(partitions)
 
 
-def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
+def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark, monkeypatch):
+    """Both ways Spark reads a one-dimensional sample give the in-memory model: up to
+    ``DRIVER_ROWS`` rows (public) are collected and counted on the driver, with no pass on the
+    Python workers; above it the workers count them (the limit is made 0 here)."""
+    from privpac.backends import spark_engine
+    from privpac.backends.spark_engine import SparkBackend
     from privpac.estimators import (
         PointSanitizer,
         PrivateHistogram,
@@ -175,17 +180,26 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
         (lambda: PrivateMedian(domain=dom, random_state=5), False),
         (lambda: PrivateHistogram(domain=(0, 2**40 - 1), n_bins=16, random_state=5), False),
     ]
+    passes = []
+    for name in ("map_merge", "map_merge_keyed"):
+        original = getattr(SparkBackend, name)
+        monkeypatch.setattr(SparkBackend, name, lambda *a, _o=original, **k: passes.append(1) or _o(*a, **k))
     frames = {}  # one frame per (labelled, partitions), cached: every fit reads the same partitions
     for i, (make, labelled) in enumerate(cases):
         reference = make().fit(x.reshape(-1, 1), y) if labelled else make().fit(x.reshape(-1, 1))
-        for partitions in (1, 7) if i == 0 else (7,):  # each pass is a Spark job: one partitioning past the first
+        # each pass is a Spark job: one partitioning past the first
+        for partitions, on_driver in [(7, True), *(((1, False), (7, False)) if i == 0 else ((7, False),))]:
+            monkeypatch.setattr(spark_engine, "DRIVER_ROWS", x.size if on_driver else 0)
             if (labelled, partitions) not in frames:
                 frames[labelled, partitions] = _frame(spark, x, y if labelled else None, partitions).cache()
             frame = frames[labelled, partitions]
+            passes.clear()
             est = make().fit(frame, "y") if labelled else make().fit(frame)
+            assert (not passes) == on_driver, (type(est).__name__, partitions, len(passes))
             assert est._fitted_state() == reference._fitted_state(), (type(est).__name__, partitions)
             assert est.ledger_.lines() == reference.ledger_.lines()
             assert list(est.feature_names_in_) == ["x"] and est.n_features_in_ == 1
+    monkeypatch.setattr(spark_engine, "DRIVER_ROWS", 1 << 21)
     values = np.repeat(np.array([5, 7, 2**39], dtype=np.int64), 400000 // 3 + 1)
     make = lambda: PointSanitizer(epsilon=1.0, delta=1e-6, alpha=0.5, domain=dom, random_state=5)  # noqa: E731
     assert make().fit(_frame(spark, values, partitions=3))._fitted_state() == make().fit(values)._fitted_state()
@@ -193,6 +207,18 @@ def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark):
     on_spark = make().fit(_frame(spark, distinct, counts, partitions=2), counts="y")
     assert on_spark._fitted_state() == make().fit(values)._fitted_state()
     assert list(on_spark.feature_names_in_) == ["x"] and on_spark.fit_shape_ == (values.size, 1)
+
+
+def test_the_driver_collect_reads_arrow_on_every_supported_pyspark(spark):
+    """``toArrow`` exists from pyspark 4.0; before it the same table comes from ``_collect_as_arrow``."""
+    from types import SimpleNamespace
+
+    from privpac.backends.spark_engine import _arrow_table
+
+    frame = _frame(spark, np.arange(50, dtype=np.int64), np.arange(50) % 2, partitions=3)
+    older = SimpleNamespace(_collect_as_arrow=frame._collect_as_arrow)
+    assert _arrow_table(older).to_pydict() == _arrow_table(frame).to_pydict()
+    assert sorted(_arrow_table(frame).to_pydict()["x"]) == list(range(50))
 
 
 def test_spark_workers_freeze_their_imports_and_the_driver_is_left_alone(spark):

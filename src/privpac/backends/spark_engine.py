@@ -18,6 +18,10 @@ from .spark_setup import _spark_workers
 #: ``len(sys.modules)`` when this Python worker last froze its objects (:func:`_settle_worker`).
 _FROZEN_AT_MODULES = 0
 
+#: At most this many rows (a public number) come to the driver for a statistic of the multiset of
+#: records (:meth:`SparkBackend.rows_within`): 32 MB for a feature and a label of 8 bytes each.
+DRIVER_ROWS = 1 << 21
+
 
 def _settle_worker() -> None:
     """Runs on a Spark worker at the start of each of privpac's functions there: the objects the
@@ -116,6 +120,27 @@ class SparkBackend:
         )
         found = dict(rdd.reduceByKey(lambda a, b: merge([a, b])).map(finished).collect())
         return [pickle.loads(found[k]) if k in found else finish(k, merge([None])) for k in range(n_keys)]
+
+    def rows_within(self, X, *others) -> tuple | None:
+        """``(features, *others)`` on the driver as pandas objects when ``X`` has at most
+        :data:`DRIVER_ROWS` rows (public), else ``None``.
+
+        For a statistic of the multiset of records (the one-dimensional counts), which is then
+        computed on the driver exactly as in memory: Spark's own count, then one collect as Arrow,
+        both in the JVM, with no Python worker reading a record (at 10^6 rows on two cores about 0.4 s,
+        against 0.8 s for the counting pass on Python workers and 0.5 s for ``approxQuantile``). The
+        number of rows is public under replace-one neighbours, so the choice reveals nothing; the
+        rows come in the order of Spark's collect, which a multiset statistic does not see. The
+        driver holds at most :data:`DRIVER_ROWS` rows; an empty DataFrame gives ``None`` (the counting
+        pass then refuses it).
+        """
+        features = self._features(X, others)
+        n = X.count()
+        if n == 0 or n > DRIVER_ROWS:
+            return None
+        table = _arrow_table(X)
+        frame = table.to_pandas()
+        return (frame[features], *(None if o is None else frame[o] for o in others))
 
     @_on_spark_workers
     def map_merge_rows(self, kernel: Callable, merge: Callable, X, *others):
@@ -309,6 +334,16 @@ class SparkBackend:
         )
         merged, empty = rdd.treeAggregate((None, True), combine, combine, depth=3)
         return merge([]) if empty else merge([merged])
+
+
+def _arrow_table(X):
+    """All rows of a Spark DataFrame as one Arrow table on the driver, converted in the JVM
+    (``toArrow`` from pyspark 4.0, the batches of ``_collect_as_arrow`` before)."""
+    if hasattr(X, "toArrow"):
+        return X.toArrow()
+    import pyarrow as pa
+
+    return pa.Table.from_batches(X._collect_as_arrow())
 
 
 def is_spark_frame(obj) -> bool:

@@ -20,6 +20,7 @@ __all__ = [
     "index_value",
     "prediction_indices",
     "labelled_indices",
+    "rows_on_driver",
     "labelled_counts_of",
     "counted_values_of",
     "labelled_ranges_of",
@@ -118,16 +119,29 @@ def labelled_indices(domain, labels, X_block, y_block) -> tuple[np.ndarray, np.n
     return idx, check_labels(y_block, labels, idx.shape[0])
 
 
+def rows_on_driver(backend, X, *others) -> tuple | None:
+    """The rows, on the driver, of engine data an engine brings there cheaper than its workers count
+    them (Spark, up to a public number of rows: :meth:`~privpac.backends.SparkBackend.rows_within`),
+    else ``None``. Only for the counts below: a statistic of the multiset of records, the same
+    whichever machine computes it."""
+    within = getattr(backend, "rows_within", None)
+    return None if within is None else within(X, *others)
+
+
 def labelled_counts_of(domain, labels, X, y) -> LabelledCounts:
     """The exact counts of a labelled training sample, computed where ``X`` lives.
 
     In memory, or block by block on a Dask cluster (:mod:`privpac.backends`): each block's values
     are checked against the public domain and its labels against the public label set, counted,
     and the counts merged exactly on the driver. Deterministic, with no randomness: the learner
-    draws its noise afterwards, once, on the driver.
+    draws its noise afterwards, once, on the driver. A small Spark sample is brought to the driver
+    and counted there (:func:`rows_on_driver`).
     """
     domain = _check_domain(domain)
     size = domain_size(domain)
+    backend = backend_for(X)
+    if (rows := rows_on_driver(backend, X, y)) is not None:
+        return labelled_counts_of(domain, labels, *rows)
 
     def kernel(X_block, y_block):
         idx = domain_indices(domain, X_block)
@@ -135,7 +149,7 @@ def labelled_counts_of(domain, labels, X, y) -> LabelledCounts:
             return LabelledCounts.from_sample(idx, np.zeros(0, dtype=np.int8), size, allow_empty=True)
         return LabelledCounts.from_sample(idx, check_labels(y_block, labels, idx.shape[0]), size, allow_empty=True)
 
-    sample = backend_for(X).map_merge(kernel, functools.partial(LabelledCounts.merge, size=size), X, y)
+    sample = backend.map_merge(kernel, functools.partial(LabelledCounts.merge, size=size), X, y)
     if sample.n == 0:
         raise DataError("X is empty: at least one record is needed")
     return sample
@@ -204,8 +218,9 @@ def labelled_ranges_of(domain, labels, X, y):
     themselves come to the driver only when the flat draw asks for them,
     :attr:`LabelledRanges.counts`). Elsewhere one exact pass over the records counts the records
     of each label (and brings those counts when they may be held) and checks every block; each
-    range statistic is one more pass. In memory the sample is counted once
-    (:func:`labelled_counts_of`) and read from its counts.
+    range statistic is one more pass. In memory, and on Spark up to a public number of rows
+    (:func:`rows_on_driver`), the sample is counted once on the driver (:func:`labelled_counts_of`)
+    and read from its counts.
     """
     from ..backends.memory import NumpyBackend
     from ..learners.exponential import FLAT_MAX_RECORDS
@@ -215,6 +230,8 @@ def labelled_ranges_of(domain, labels, X, y):
     backend = backend_for(X)
     if isinstance(backend, NumpyBackend):  # in memory: count once (one sort), read the counts after
         return in_memory_ranges(labelled_counts_of(domain, labels, X, y))
+    if (rows := rows_on_driver(backend, X, y)) is not None:  # a small Spark sample: counted on the driver
+        return in_memory_ranges(labelled_counts_of(domain, labels, *rows))
     size = domain_size(domain)
     block = functools.partial(_in_range_block, domain, labels)
     if hasattr(backend, "hold_blocks"):
@@ -249,6 +266,9 @@ def counted_values_of(domain, X, counts=None) -> CountedData:
 
     domain = _check_domain(domain)
     size = domain_size(domain)
+    backend = backend_for(X)
+    if (rows := rows_on_driver(backend, X, counts)) is not None:
+        return counted_values_of(domain, *rows)
 
     def kernel(X_block, w_block):
         idx = domain_indices(domain, X_block)
@@ -263,7 +283,7 @@ def counted_values_of(domain, X, counts=None) -> CountedData:
         keep = totals > 0
         return CountedData(values[keep], totals[keep], size) if keep.any() else None
 
-    counted = backend_for(X).map_merge(kernel, functools.partial(CountedData.merge, size=size), X, counts)
+    counted = backend.map_merge(kernel, functools.partial(CountedData.merge, size=size), X, counts)
     if counted is None:
         raise DataError("X is empty: at least one record is needed")
     return counted

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backends import backend_for
+from ..backends import NumpyBackend, backend_for
 from ..domains import Grid, IntegerDomain
 from ..errors import InvalidParameterError
 from ..mechanisms.laplace import laplace_mechanism
 from ..sanitizers.queries import index_ranges
 from ..validation import check_size
-from ._one_d import one_d_values
+from ._one_d import one_d_values, rows_on_driver
 from .base import PrivateEstimatorBase, private_fit
 
 __all__ = ["PrivateHistogram", "bin_starts", "project_to_simplex"]
@@ -131,7 +131,10 @@ class PrivateHistogram(PrivateEstimatorBase):
             bins = np.searchsorted(starts, idx, side="right") - 1
             return np.bincount(bins, minlength=n_bins).astype(np.int64)
 
-        true_counts = backend_for(X).map_merge(bin_counts, lambda parts: np.sum(parts, axis=0), X, None)
+        backend = backend_for(X)
+        if (rows := rows_on_driver(backend, X)) is not None:  # a small Spark sample: binned on the driver
+            X, backend = rows[0], NumpyBackend()
+        true_counts = backend.map_merge(bin_counts, lambda parts: np.sum(parts, axis=0), X, None)
         n = int(true_counts.sum())
         if n == 0:
             raise InvalidParameterError("X is empty: at least one record is needed")
