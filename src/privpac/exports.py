@@ -20,8 +20,14 @@ def lazy_exports(package: str, modules: Mapping[str, tuple[str, ...]]) -> tuple[
     """``(__getattr__, __dir__, __all__)`` for ``package``, whose public names are those of
     ``modules`` (submodule -> the names it provides). A name is imported from its submodule when it
     is first read and then kept in the package's namespace; an unknown name raises
-    :class:`AttributeError` as usual."""
+    :class:`AttributeError` as usual.
+
+    A name that is also the name of a submodule (``privpac.mechanisms.adist``, the function of the
+    module ``adist``) is imported now: importing the submodule later, from anywhere, would make the
+    package's attribute the module."""
     home = {name: module for module, names in modules.items() for name in names}
+    for name in home.keys() & modules.keys():
+        setattr(sys.modules[package], name, getattr(importlib.import_module(f"{package}.{home[name]}"), name))
 
     def __getattr__(name: str):
         if name not in home:

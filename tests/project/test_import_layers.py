@@ -99,3 +99,39 @@ def test_the_checks_can_fail():
     graph["privpac.learners.thresholds"] = graph["privpac.learners.thresholds"] | {"privpac.estimators.threshold"}
     assert _cycle(graph) is not None
     assert any(v.startswith(UPPER) for v in graph["privpac.learners.thresholds"])
+
+
+def test_lazy_package_names_are_their_modules_objects():
+    """``privpac.estimators``, ``learners`` and ``mechanisms`` import their modules on first use
+    (:mod:`privpac.exports`): every exported name is the object of the module it names, a name that is
+    also a submodule stays the object after the submodule is imported, unknown names raise, and
+    importing the estimators package imports no scikit-learn until a class is read."""
+    import subprocess
+    import sys
+
+    script = """
+import sys, importlib
+import privpac.mechanisms.adist
+from privpac.mechanisms import adist
+assert callable(adist), adist
+import privpac.estimators as est
+assert 'sklearn' not in sys.modules, 'the estimators package imported scikit-learn'
+for name in ('privpac.estimators', 'privpac.learners', 'privpac.mechanisms'):
+    package = importlib.import_module(name)
+    for attr in package.__all__:
+        obj = getattr(package, attr)
+        assert attr in dir(package), (name, attr)
+        module = getattr(obj, '__module__', None)
+        assert module is None or module.startswith(('privpac.', 'builtins', 'typing')), (name, attr, module)
+    try:
+        package.no_such_name
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError(name)
+assert est.MODELS['threshold'] is est.PrivateThresholdClassifier
+assert {m: c.__name__ for m, c in est.MODELS.items()} == est.MODEL_CLASSES
+print('ok')
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stdout + result.stderr
