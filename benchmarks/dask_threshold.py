@@ -103,7 +103,7 @@ def main() -> None:
         LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as lc,
         Client(lc) as client,
     ):
-        client.run(lambda: __import__("privpac.estimators"))
+        client.run(lambda: [__import__(m) for m in ("privpac.estimators._one_d", "privpac.estimators._boxes")])
         for n in (int(v) for v in args.n):
             per = -(-n // args.partitions)
             sizes = [min(per, n - i * per) for i in range(args.partitions) if n - i * per > 0]

@@ -13,8 +13,9 @@ a worker. Cells:
   the driver);
 * ``dask``: ``fit`` on ``dd.read_parquet(...)`` with a two-worker ``LocalCluster`` (one thread
   each, on 127.0.0.1): the workers read, count and merge their partitions. The workers import
-  privpac before the clock starts, as the driver has (``dask-cold``: they import it inside the
-  timed fit, what the first fit on a fresh cluster pays once);
+  the modules of their kernels before the clock starts, as the driver has imported privpac
+  (``dask-cold``: they import them inside the timed fit, what the first fit on a fresh cluster
+  pays once);
 * ``spark``: ``fit`` on ``spark.read.parquet(...)`` in a ``local[2]`` session (the JVM's memory
   is not in the driver column: Spark's executors run inside it, Python workers beside it);
 * ``spark-approxquantile``: the yardstick, a plain ``approxQuantile(column, [0.5], 0.001)`` job on
@@ -203,7 +204,7 @@ else:
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None)
     with cluster as cl, Client(cl) as client:
         if engine == "dask":  # the workers import privpac before the clock, as this process did
-            client.run(lambda: __import__("privpac.estimators"))
+            client.run(lambda: [__import__(m) for m in ("privpac.estimators._one_d", "privpac.estimators._boxes")])
         t0 = time.perf_counter()
         frame = dd.read_parquet(path)
         est = make().fit(frame[columns], frame["y"]) if labelled else make().fit(frame[columns])

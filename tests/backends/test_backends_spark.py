@@ -31,13 +31,15 @@ def _without_spark_settings() -> dict:
 
 def test_cli_fits_on_spark_from_a_fresh_environment(tmp_path):
     """privpac fit --engine spark in a process without PYSPARK_PYTHON: its own local session, the
-    workers' Python chosen by privpac, the in-memory model. (First in the module: its JVM runs before
-    the module's session starts.)"""
+    workers' Python chosen by privpac, the in-memory model. The box learner counts on Spark's Python
+    workers (a one-dimensional sample this small is counted on the driver). (First in the module: its
+    JVM runs before the module's session starts.)"""
     rng = np.random.default_rng(0)
-    x = rng.integers(0, 1001, 2000)
+    x = rng.integers(0, 1001, (2000, 2))
     data = tmp_path / "d.csv"
-    data.write_text("x,y\n" + "".join(f"{a},{int(a > 400)}\n" for a in x))
-    common = ["fit", "threshold", str(data), "--label", "y", "--domain", "0:1000", "--seed", "3"]
+    data.write_text("a,b,y\n" + "".join(f"{a},{b},{int(a > 400 and b > 300)}\n" for a, b in x))
+    common = ["fit", "rectangle", str(data), "--label", "y", "--domain", "0:1000", "--seed", "3"]
+    common += ["--set", "method=composition"]
     states = []
     for engine in ([], ["--engine", "spark", "--scheduler", "local[2]"]):
         out = tmp_path / f"m{len(states)}.json"
