@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
 from _results import write_csv
 
 

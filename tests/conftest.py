@@ -6,6 +6,18 @@ from privpac.accountant import reset_default
 from privpac.errors import PaperLiteralWarning
 
 
+def pytest_runtest_setup(item):
+    """A test marked ``xdist_group`` fails when ``--dist loadgroup`` did not group it (pytest-xdist
+    marks a grouped test's node id with ``@group``): the engine tests share one Dask cluster or Spark
+    session per group, and without the grouping both workers rebuild them, silently slower."""
+    if getattr(item.config.option, "loadgroup", False) and item.get_closest_marker("xdist_group"):
+        if "@" not in item.nodeid:
+            pytest.fail(
+                "pytest-xdist's --dist loadgroup did not group this test (pytest 9.2 with pytest-xdist 3.8, "
+                "pytest-dev/pytest-xdist#1386): install the test extra's pytest (pip install -e '.[test]')"
+            )
+
+
 @pytest.fixture(autouse=True)
 def fresh_default_accountant():
     """Every test starts with a fresh default accountant and leaves none behind."""
