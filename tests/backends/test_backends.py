@@ -218,7 +218,7 @@ def _margin_data(n=20000, d=8, seed=0):
 def _halfspace_cases():
     from privpac.estimators import PrivateHalfspaceClassifier
 
-    practical = dict(margin=0.1, variant="practical", random_state=5)
+    practical = dict(margin=0.1, variant="practical", n_steps=3, random_state=5)  # a pass per step: few steps
     return {
         "box": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), **practical),
         "intercept": lambda: PrivateHalfspaceClassifier(domain=(-1, 1), fit_intercept=True, **practical),
