@@ -38,20 +38,24 @@ def test_cli_fits_on_spark_from_a_fresh_environment(tmp_path):
     x = rng.integers(0, 1001, (2000, 2))
     data = tmp_path / "d.csv"
     data.write_text("a,b,y\n" + "".join(f"{a},{b},{int(a > 400 and b > 300)}\n" for a, b in x))
+    from click.testing import CliRunner
+
+    from privpac.cli import main
+
     common = ["fit", "rectangle", str(data), "--label", "y", "--domain", "0:1000", "--seed", "3"]
     common += ["--set", "method=composition"]
-    states = []
-    for engine in ([], ["--engine", "spark", "--scheduler", "local[2]"]):
-        out = tmp_path / f"m{len(states)}.json"
-        result = subprocess.run(
-            [sys.executable, "-m", "privpac.cli", *common, *engine, "-o", str(out)],
-            env={**_without_spark_settings(), "SPARK_SUBMIT_OPTS": _SHORT_JOBS_JAVA},  # no PySpark settings
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        assert result.returncode == 0, result.stderr[-2000:]
-        states.append(json.loads(out.read_text())["state"])
+    in_memory = CliRunner().invoke(main, [*common, "-o", str(tmp_path / "memory.json")])  # in this process
+    assert in_memory.exit_code == 0, in_memory.output
+    result = subprocess.run(
+        [sys.executable, "-m", "privpac.cli", *common, "--engine", "spark", "--scheduler", "local[2]"]
+        + ["-o", str(tmp_path / "spark.json")],
+        env={**_without_spark_settings(), "SPARK_SUBMIT_OPTS": _SHORT_JOBS_JAVA},  # no PySpark settings
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    states = [json.loads((tmp_path / f"{name}.json").read_text())["state"] for name in ("memory", "spark")]
     assert states[0] == states[1]
 
 
