@@ -114,7 +114,8 @@ def prediction_indices(domain, X, name: str = "X") -> np.ndarray:
 
 def labelled_indices(domain, labels, X_block, y_block) -> tuple[np.ndarray, np.ndarray]:
     """A block's domain indices and 0/1 labels, both checked against the public sets (a kernel's
-    reading of its block: this module imports neither scikit-learn nor the estimators)."""
+    reading of its block: a worker that runs it imports this module, which does not import
+    scikit-learn)."""
     idx = domain_indices(domain, X_block)
     return idx, check_labels(y_block, labels, idx.shape[0])
 
