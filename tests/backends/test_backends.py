@@ -1004,8 +1004,8 @@ def test_keyed_range_statistics_on_dask_are_the_in_memory_bits(cluster, fan_out)
 )
 def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, flat):
     """The records are read and counted once: their counts are held on the workers before the
-    count pass, which reads the held counts and brings only the label totals. When min(n, |X|) is
-    within the driver's budget one more pass brings the held counts for the flat draw; else the
+    count pass, which reads the held counts and brings the label totals, and the counts too when
+    min(n, |X|) is within the driver's budget (the flat draw: one pass in all); else the
     range-by-range draw, one pass per level, every level reading the held counts. Public sizes
     decide (the budget is made small here), and the model is the in-memory one."""
     import privpac.learners.exponential as em
@@ -1020,10 +1020,13 @@ def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, flat
     passes, brought, holds, read = [], [], [], []
     original = DaskBackend.map_merge, DaskBackend.map_merge_keyed, DaskBackend.hold_blocks
 
+    totals = []
+
     def merged(self, kernel, merge, *columns):
         out = original[0](self, kernel, merge, *columns)
         passes.append("merge")
         brought.append(type(out))
+        totals.append(out)
         read.append(type(columns[0]))
         return out
 
@@ -1043,9 +1046,10 @@ def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, flat
     est = make().fit(da.from_array(x.reshape(-1, 1), chunks=(40, 1)), da.from_array(y, chunks=40))
     assert holds == [0]  # once, before every pass
     assert read == [HeldBlocks] * len(passes)  # the records are read only by the held blocks
-    assert brought[0] is tuple  # the label totals only
+    assert brought[0] is tuple  # the label totals, with the counts when the flat draw wants them
     if flat:
-        assert passes == ["merge", "merge"] and brought[1] is LabelledCounts
+        assert passes == ["merge"] and isinstance(totals[0][2], LabelledCounts)
     else:
+        assert totals[0][2] is None
         assert passes[0] == "merge" and passes[1:] == ["level"] * (len(passes) - 1) and len(passes) >= 1 + 6
     assert _state(est) == _state(make().fit(x.reshape(-1, 1), y))

@@ -198,13 +198,10 @@ def _merge_totals(size: int, budget: int, parts):
     return zeros, ones, LabelledCounts.merge(held, size) if held else None
 
 
-def _held_totals(counts: LabelledCounts) -> tuple[int, int]:
-    return counts.n_zeros, counts.n_ones
-
-
-def _sum_totals(parts) -> tuple[int, int]:
-    parts = list(parts)
-    return sum(p[0] for p in parts), sum(p[1] for p in parts)
+def _held_totals(size: int, budget: int, counts: LabelledCounts):
+    """A held block's ``(zeros, ones, counts)``, its counts only while they may be kept (``_merge_totals``)."""
+    keep = size <= budget or counts.n <= budget
+    return counts.n_zeros, counts.n_ones, counts if keep else None
 
 
 def labelled_ranges_of(domain, labels, X, y):
@@ -214,11 +211,11 @@ def labelled_ranges_of(domain, labels, X, y):
 
     On an engine that holds blocks (Dask, :meth:`~privpac.backends.NumpyBackend.hold_blocks`) the
     records are read, checked against the public domain and label set and counted once: their
-    exact counts are held on the workers, one pass over the held counts brings only the label
-    totals (before anything is spent), and every later pass reads the held counts (the counts
-    themselves come to the driver only when the flat draw asks for them,
-    :attr:`LabelledRanges.counts`). Elsewhere one exact pass over the records counts the records
-    of each label (and brings those counts when they may be held) and checks every block; each
+    exact counts are held on the workers, and one pass over the held counts brings the label totals
+    (before anything is spent) and, when the flat draw will want them, the counts themselves (as
+    below: public sizes decide); every later pass reads the held counts. Elsewhere one exact pass
+    over the records counts the records of each label (and brings those counts when they may be
+    held) and checks every block; each
     range statistic is one more pass. In memory, and on Spark up to a public number of rows
     (:func:`rows_on_driver`), the sample is counted once on the driver (:func:`labelled_counts_of`)
     and read from its counts.
@@ -237,10 +234,14 @@ def labelled_ranges_of(domain, labels, X, y):
     block = functools.partial(_in_range_block, domain, labels)
     if hasattr(backend, "hold_blocks"):
         held = hold_counts(backend, block, size, X, y)
-        zeros, ones = backend.map_merge(_held_totals, _sum_totals, *held)
+        zeros, ones, counts = backend.map_merge(
+            functools.partial(_held_totals, size, FLAT_MAX_RECORDS),
+            functools.partial(_merge_totals, size, FLAT_MAX_RECORDS),
+            *held,
+        )
         if zeros + ones == 0:
             raise DataError("X is empty: at least one record is needed")
-        return LabelledRanges(backend, block, (X, y), size, zeros, ones, _held={"columns": held})
+        return LabelledRanges(backend, block, (X, y), size, zeros, ones, counts=counts, _held={"columns": held})
     # The count pass also brings the counts when the flat draw will want them, that is when
     # min(n, |X|) <= FLAT_MAX_RECORDS: one pass in all, and the driver holds at most that many
     # values. Whether they come is decided from |X| and the running total n (public) only.
