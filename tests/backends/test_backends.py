@@ -629,6 +629,24 @@ def test_rectangles_and_label_private_give_the_same_model_on_dask(cluster, name)
             assert _state(make().fit(df[names], df["y"], X_public=public)) == reference
 
 
+@pytest.mark.parametrize("model", ["label-private", "threshold", "point"])
+def test_an_empty_partition_is_read_as_no_records(cluster, model):
+    """A labelled one-dimensional sample with an empty block gives the in-memory model (the block's
+    labels are not checked as a sample of their own: an empty partition holds no records)."""
+    from privpac.estimators import LabelPrivateClassifier, PrivatePointClassifier, PrivateThresholdClassifier
+
+    make = {
+        "label-private": lambda: LabelPrivateClassifier(domain=(0, 999), n_unlabelled=500, random_state=1),
+        "threshold": lambda: PrivateThresholdClassifier(domain=(0, 999), method="exponential", random_state=1),
+        "point": lambda: PrivatePointClassifier(domain=(0, 999), method="exponential", random_state=1),
+    }[model]
+    x = np.random.default_rng(0).integers(0, 1000, 3000)
+    y = (x > 400).astype(np.int64)
+    blocks = (0, 1000, 2000)
+    est = make().fit(da.from_array(x.reshape(-1, 1), chunks=(blocks, (1,))), da.from_array(y, chunks=(blocks,)))
+    assert _state(est) == _state(make().fit(x.reshape(-1, 1), y))
+
+
 def test_bns_rectangles_with_counts_on_dask():
     """Theorem-size data held as multiplicities: the per-axis counts merged across blocks."""
     from privpac.estimators import PrivateRectangleClassifier

@@ -113,10 +113,12 @@ def prediction_indices(domain, X, name: str = "X") -> np.ndarray:
 
 
 def labelled_indices(domain, labels, X_block, y_block) -> tuple[np.ndarray, np.ndarray]:
-    """A block's domain indices and 0/1 labels, both checked against the public sets (a kernel's
-    reading of its block: a worker that runs it imports this module, which does not import
-    scikit-learn)."""
+    """A block's domain indices and 0/1 labels, both checked against the public sets; an empty
+    partition gives two empty arrays (a kernel's reading of its block: a worker that runs it imports
+    this module, which does not import scikit-learn)."""
     idx = domain_indices(domain, X_block)
+    if idx.shape[0] == 0:  # an empty partition
+        return idx, np.zeros(0, dtype=np.int8)
     return idx, check_labels(y_block, labels, idx.shape[0])
 
 
@@ -145,10 +147,7 @@ def labelled_counts_of(domain, labels, X, y) -> LabelledCounts:
         return labelled_counts_of(domain, labels, *rows)
 
     def kernel(X_block, y_block):
-        idx = domain_indices(domain, X_block)
-        if idx.shape[0] == 0:  # an empty partition
-            return LabelledCounts.from_sample(idx, np.zeros(0, dtype=np.int8), size, allow_empty=True)
-        return LabelledCounts.from_sample(idx, check_labels(y_block, labels, idx.shape[0]), size, allow_empty=True)
+        return LabelledCounts.from_sample(*labelled_indices(domain, labels, X_block, y_block), size, allow_empty=True)
 
     sample = backend.map_merge(kernel, functools.partial(LabelledCounts.merge, size=size), X, y)
     if sample.n == 0:
@@ -160,8 +159,7 @@ def _in_range_block(domain, labels, lo: int, hi: int, X_block, y_block):
     """A block's counts of the records with ``lo <= index <= hi`` and ``(zeros, ones)`` below ``lo``
     (checked against the public domain and labels; deterministic)."""
     size = domain_size(domain)
-    idx = domain_indices(domain, X_block)
-    y01 = check_labels(y_block, labels, idx.shape[0]) if idx.shape[0] else np.zeros(0, dtype=np.int8)
+    idx, y01 = labelled_indices(domain, labels, X_block, y_block)
     if lo <= size - 1:
         keep = idx >= lo
         idx, y01, below = idx[keep], y01[keep], (int(np.sum(~keep)) - int(y01[~keep].sum()), int(y01[~keep].sum()))
@@ -177,10 +175,9 @@ def _in_range_block(domain, labels, lo: int, hi: int, X_block, y_block):
 def _label_totals(domain, labels, size: int, budget: int, X_block, y_block):
     """A block's ``(zeros, ones, counts)``, its records checked against the public domain and
     labels; ``counts`` (its :class:`LabelledCounts`) only while they may be kept (``_merge_totals``)."""
-    idx = domain_indices(domain, X_block)
+    idx, y01 = labelled_indices(domain, labels, X_block, y_block)
     if idx.shape[0] == 0:
         return 0, 0, None
-    y01 = check_labels(y_block, labels, idx.shape[0])
     ones = int(y01.sum())
     keep = size <= budget or idx.shape[0] <= budget
     return idx.shape[0] - ones, ones, LabelledCounts.from_sample(idx, y01, size) if keep else None
