@@ -158,6 +158,49 @@ def _frame(spark, x, y=None, partitions=5):
     return spark.createDataFrame(pd.DataFrame(data)).repartition(partitions)
 
 
+def test_range_by_range_levels_read_the_counts_held_on_the_executors(spark, monkeypatch):
+    """Above ``DRIVER_ROWS`` rows, the records are read and counted once: their counts are cached on
+    the executors, and the count pass and every level of the range-by-range draw read the cached
+    counts (the driver's budget is made small here). The model is the in-memory one, and the cache
+    is released with the fit's last reference to it."""
+    import gc
+
+    import privpac.learners.exponential as em
+    from privpac.accountant import BudgetAccountant
+    from privpac.backends import spark_engine
+    from privpac.backends.spark_engine import HeldPartitions, SparkBackend
+    from privpac.estimators import PrivateThresholdClassifier
+
+    monkeypatch.setattr(em, "FLAT_MAX_RECORDS", 64)
+    monkeypatch.setattr(spark_engine, "DRIVER_ROWS", 0)
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 2**63 - 1, 300, dtype=np.int64)
+    y = (x > 2**62).astype(np.int64)
+    passes, holds = [], []
+    original = SparkBackend.map_merge, SparkBackend.map_merge_keyed, SparkBackend.hold_blocks
+    monkeypatch.setattr(SparkBackend, "map_merge", lambda self, *a: passes.append(type(a[2])) or original[0](self, *a))
+    monkeypatch.setattr(
+        SparkBackend, "map_merge_keyed", lambda self, *a: passes.append(type(a[4])) or original[1](self, *a)
+    )
+    monkeypatch.setattr(
+        SparkBackend, "hold_blocks", lambda self, *a: holds.append(len(passes)) or original[2](self, *a)
+    )
+    make = lambda: PrivateThresholdClassifier(domain=(0, 2**64 - 1), random_state=3)  # noqa: E731
+    cached = spark.sparkContext._jsc.getPersistentRDDs().size()
+    est = make().fit(_frame(spark, x, y, partitions=3), "y")
+    assert holds == [0]  # once, before every pass
+    assert passes == [HeldPartitions] * len(passes) and len(passes) >= 1 + 6  # the count pass, then the levels
+    assert est._fitted_state() == make().fit(x.reshape(-1, 1), y)._fitted_state()
+    gc.collect()
+    assert spark.sparkContext._jsc.getPersistentRDDs().size() == cached
+    bad = x.copy()
+    bad[-1] = -1  # outside the public domain, in the last partition: refused before anything is spent
+    accountant = BudgetAccountant()
+    with pytest.raises(Exception, match="outside the domain"):  # raised in a task, reported by Spark
+        PrivateThresholdClassifier(domain=(0, 2**64 - 1), accountant=accountant).fit(_frame(spark, bad, y, 3), "y")
+    assert accountant.spent == (0.0, 0.0) and len(accountant) == 0
+
+
 def test_every_one_dimensional_estimator_gives_the_same_model_on_spark(spark, monkeypatch):
     """Both ways Spark reads a one-dimensional sample give the in-memory model: up to
     ``DRIVER_ROWS`` rows (public) are collected and counted on the driver, with no pass on the

@@ -1,11 +1,13 @@
-"""The Spark backend: a statistic computed on the executors, Arrow batch by Arrow batch
+"""The Spark backend: a statistic computed on the executors, block of Arrow batches by block
 (``mapInArrow``), merged in a tree on the executors, so the driver receives one merged statistic.
 Every pass runs with the workers readied by :mod:`privpac.backends.spark_setup`, and every function
 it runs on a worker first calls :func:`_settle_worker`."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -21,6 +23,11 @@ _FROZEN_AT_MODULES = 0
 #: At most this many rows (a public number) come to the driver for a statistic of the multiset of
 #: records (:meth:`SparkBackend.rows_within`): 32 MB for a feature and a label of 8 bytes each.
 DRIVER_ROWS = 1 << 21
+
+#: A kernel reads at least this many rows at a time (consecutive Arrow batches joined): Spark's
+#: batches of 10^4 rows would make a pass pay a kernel call's fixed cost, and a held block's
+#: pickling, a thousand times per 10^7 rows.
+BLOCK_ROWS = 1 << 17
 
 
 def _settle_worker() -> None:
@@ -54,16 +61,87 @@ def _settled_rows(read: Callable) -> Callable:
     return rows
 
 
+def _held_partition(read: Callable) -> Callable:
+    """``blocks -> read(the held blocks, each as a one-column block)`` for ``RDD.mapPartitions``, the
+    worker settled first."""
+
+    def partition(blocks):  # runs on the executors
+        _settle_worker()
+        return read((block,) for block in blocks)
+
+    return partition
+
+
+def _merged(kernel: Callable, merge: Callable, blocks) -> list:
+    """``[merge of kernel(*block) over blocks]`` (one merged statistic, one sort), or ``[]`` for no
+    block. ``blocks`` is iterated once: each block may be dropped once its kernel has run."""
+    parts = [kernel(*block) for block in blocks]
+    return [merge(parts)] if parts else []
+
+
+def _merged_by_key(kernel: Callable, merge: Callable, n_keys: int, blocks) -> list:
+    """``[(k, merged partial of key k)]`` over blocks (iterated once), for the keys some block holds
+    something of."""
+    parts = [_keyed(kernel(*block), n_keys) for block in blocks]
+    merged = [merge([p[k] for p in parts]) for k in range(n_keys)] if parts else []
+    return [(k, m) for k, m in enumerate(merged) if m is not None]
+
+
+def _record_blocks(batches, features: list, others):
+    """A partition's Arrow batches as the kernel's blocks, in row order: consecutive batches joined
+    into blocks of at least :data:`BLOCK_ROWS` rows (the last may be shorter), each as the features'
+    frame, then the other columns (``None`` stays ``None``)."""
+    import pyarrow as pa
+
+    def columns(pending):
+        frame = pa.Table.from_batches(pending).to_pandas()
+        return (frame[features], *(None if o is None else frame[o] for o in others))
+
+    pending, rows = [], 0
+    for batch in batches:
+        pending.append(batch)
+        rows += batch.num_rows
+        if rows >= BLOCK_ROWS:
+            yield columns(pending)
+            pending, rows = [], 0
+    if pending:
+        yield columns(pending)
+
+
+class HeldPartitions:
+    """Blocks of a statistic cached on the executors between passes (:meth:`SparkBackend.hold_blocks`):
+    a persisted RDD of Python objects, one per Arrow batch, unpersisted when the last reference to
+    this object goes. ``frame`` is the DataFrame they were computed from (its session readies the
+    workers)."""
+
+    def __init__(self, rdd, frame):
+        self.rdd, self.frame = rdd, frame
+        release = weakref.finalize(self, _unpersist, rdd)
+        release.atexit = False  # at exit the JVM may be gone, and its cache with it
+
+    def __len__(self) -> int:
+        return self.rdd.getNumPartitions()
+
+
+def _unpersist(rdd) -> None:
+    with contextlib.suppress(Exception):  # a stopped session has dropped its cache already
+        rdd.unpersist(blocking=False)
+
+
 def _on_spark_workers(method):
     """Decorator of the SparkBackend's passes: run inside :func:`_spark_workers` of their DataFrame."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        X = next(a for a in args if is_spark_frame(a))
+        X = next(a.frame if isinstance(a, HeldPartitions) else a for a in args if _is_spark_input(a))
         with _spark_workers(X):
             return method(self, *args, **kwargs)
 
     return wrapper
+
+
+def _is_spark_input(obj) -> bool:
+    return isinstance(obj, HeldPartitions) or is_spark_frame(obj)
 
 
 class SparkBackend:
@@ -71,17 +149,50 @@ class SparkBackend:
 
     ``X`` is a ``pyspark.sql.DataFrame``; the other inputs are ``None`` or the *name* of one of
     its columns (Spark DataFrames do not align rows across frames, so a label travels as a column
-    of ``X``). The features are the remaining columns. Each Arrow batch is counted by the kernel
-    (``mapInArrow``, vectorised), a partition's counts are merged in its task, the partitions'
-    with a tree on the executors (``treeAggregate``, one job), and the driver receives one merged
-    statistic.
+    of ``X``). The features are the remaining columns. Each block of consecutive Arrow batches
+    (:data:`BLOCK_ROWS` rows) is counted by the kernel (``mapInArrow``, vectorised), a partition's
+    counts are merged in its task, the partitions' with a tree on the executors (``treeAggregate``,
+    one job), and the driver receives one merged statistic. A sequence of passes over the same
+    per-block summary reads it from the executors' cache (:meth:`hold_blocks`).
     """
 
     name = "spark"
 
     @_on_spark_workers
     def map_merge(self, kernel: Callable, merge: Callable, X, *others):
-        return self._map_merge(lambda start, *cols: kernel(*cols), merge, X, others, None)
+        if isinstance(X, HeldPartitions):
+            partials = X.rdd.mapPartitions(_held_partition(functools.partial(_merged, kernel, merge)))
+        else:
+            partials = self._partials(lambda start, *cols: kernel(*cols), merge, X, others, None)
+        return self._tree_merge(merge, partials)
+
+    @_on_spark_workers
+    def hold_blocks(self, kernel: Callable, merge: Callable, X, *others) -> tuple:
+        """See :meth:`NumpyBackend.hold_blocks`: ``kernel`` per Arrow batch, cached on the executors
+        (``persist``: memory, then disk). Returns the columns of the held blocks for the next passes
+        of this backend (:class:`HeldPartitions`); nothing comes to the driver, and nothing runs
+        until the first pass that reads them, which reads the records once.
+
+        The blocks are kept one per Arrow batch, not merged per partition: a block is a small object,
+        whereas a partition's merged counts can be larger than the JVM accepts in one value. A pass
+        over held blocks merges a partition's blocks in one call, as a pass over the records does."""
+        import pickle
+
+        from pyspark import StorageLevel
+
+        features = self._features(X, others)
+
+        def blocks(batches):  # runs on the executors: deterministic, no randomness
+            import pyarrow as pa
+
+            _settle_worker()
+            for block in _record_blocks(batches, features, others):
+                yield pa.RecordBatch.from_pydict({"block": [pickle.dumps(kernel(*block))]})
+
+        held = X.mapInArrow(blocks, "block binary").rdd.mapPartitions(
+            _settled_rows(lambda row: pickle.loads(row.block))
+        )
+        return (HeldPartitions(held.persist(StorageLevel.MEMORY_AND_DISK), X),)
 
     @_on_spark_workers
     def map_merge_keyed(self, kernel: Callable, merge: Callable, finish: Callable, n_keys: int, X, *others) -> list:
@@ -91,33 +202,30 @@ class SparkBackend:
         key's merged partial; the driver collects the ``n_keys`` results."""
         import pickle
 
-        features = self._features(X, others)
-
-        def partials(batches):  # runs on the executors: deterministic, no randomness
-            import pyarrow as pa
-
-            _settle_worker()
-            parts = []
-            for batch in batches:
-                frame = batch.to_pandas()
-                block = (frame[features], *(None if o is None else frame[o] for o in others))
-                parts.append(_keyed(kernel(*block), n_keys))
-            merged = [merge([p[k] for p in parts]) for k in range(n_keys)] if parts else []
-            keys = [k for k, m in enumerate(merged) if m is not None]
-            if keys:
-                yield pa.RecordBatch.from_pydict(
-                    {"key": keys, "partial": [pickle.dumps(merged[k]) for k in keys]},
-                    schema=pa.schema([("key", pa.int64()), ("partial", pa.binary())]),
-                )
-
         def finished(pair):  # runs on the executors
             _settle_worker()
             k, partial = pair
             return k, pickle.dumps(finish(k, partial))
 
-        rdd = X.mapInArrow(partials, "key long, partial binary").rdd.mapPartitions(
-            _settled_rows(lambda row: (int(row.key), pickle.loads(row.partial)))
-        )
+        if isinstance(X, HeldPartitions):
+            rdd = X.rdd.mapPartitions(_held_partition(functools.partial(_merged_by_key, kernel, merge, n_keys)))
+        else:
+            features = self._features(X, others)
+
+            def partials(batches):  # runs on the executors: deterministic, no randomness
+                import pyarrow as pa
+
+                _settle_worker()
+                pairs = _merged_by_key(kernel, merge, n_keys, _record_blocks(batches, features, others))
+                if pairs:
+                    yield pa.RecordBatch.from_pydict(
+                        {"key": [k for k, _ in pairs], "partial": [pickle.dumps(m) for _, m in pairs]},
+                        schema=pa.schema([("key", pa.int64()), ("partial", pa.binary())]),
+                    )
+
+            rdd = X.mapInArrow(partials, "key long, partial binary").rdd.mapPartitions(
+                _settled_rows(lambda row: (int(row.key), pickle.loads(row.partial)))
+            )
         found = dict(rdd.reduceByKey(lambda a, b: merge([a, b])).map(finished).collect())
         return [pickle.loads(found[k]) if k in found else finish(k, merge([None])) for k in range(n_keys)]
 
@@ -146,7 +254,7 @@ class SparkBackend:
     def map_merge_rows(self, kernel: Callable, merge: Callable, X, *others):
         """See :meth:`NumpyBackend.map_merge_rows`: one exact count pass gives every partition's
         offset; a task reads its partition index from the task context."""
-        return self._map_merge(kernel, merge, X, others, self._starts(X))
+        return self._tree_merge(merge, self._partials(kernel, merge, X, others, self._starts(X)))
 
     @_on_spark_workers
     def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, X, *others, stop: int | None = None) -> list:
@@ -300,7 +408,9 @@ class SparkBackend:
         lengths = [found.get(p, 0) for p in range(max(found, default=-1) + 1)]  # every task reports, empty or not
         return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
 
-    def _map_merge(self, kernel: Callable, merge: Callable, X, others, starts):
+    def _partials(self, kernel: Callable, merge: Callable, X, others, starts):
+        """The RDD of every non-empty partition's merged statistic, ``kernel(start, *block)`` per
+        Arrow batch (``start``: the batch's first row position when ``starts`` are given, else 0)."""
         import pickle
 
         features = self._features(X, others)
@@ -315,12 +425,19 @@ class SparkBackend:
 
                 at = starts[TaskContext.get().partitionId()]
             parts = []
-            for batch in batches:
-                frame = batch.to_pandas()
-                parts.append(kernel(at, frame[features], *(None if o is None else frame[o] for o in others)))
-                at += len(frame)
+            for block in _record_blocks(batches, features, others):
+                parts.append(kernel(at, *block))
+                at += len(block[0])
             if parts:  # one merged statistic per partition (one sort), not one per Arrow batch
                 yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merge(parts))]})
+
+        return X.mapInArrow(partials, "partial binary").rdd.mapPartitions(
+            _settled_rows(lambda row: pickle.loads(row.partial))
+        )
+
+    @staticmethod
+    def _tree_merge(merge: Callable, partials):
+        """The partials of an RDD merged in a tree on the executors (``treeAggregate``, one job)."""
 
         def combine(a, b):  # RDD.treeReduce's own combiner: (partial, empty?), so no job asks first if any exist
             if a[1]:
@@ -329,10 +446,7 @@ class SparkBackend:
                 return a
             return merge([a[0], b[0]]), False
 
-        rdd = X.mapInArrow(partials, "partial binary").rdd.mapPartitions(
-            _settled_rows(lambda row: (pickle.loads(row.partial), False))
-        )
-        merged, empty = rdd.treeAggregate((None, True), combine, combine, depth=3)
+        merged, empty = partials.map(lambda p: (p, False)).treeAggregate((None, True), combine, combine, depth=3)
         return merge([]) if empty else merge([merged])
 
 

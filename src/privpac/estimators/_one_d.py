@@ -206,7 +206,7 @@ def labelled_ranges_of(domain, labels, X, y):
     (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver holds its
     distinct values only when at most ``FLAT_MAX_RECORDS`` can occur (``min(n, |X|)``, public).
 
-    On an engine that holds blocks (Dask, :meth:`~privpac.backends.NumpyBackend.hold_blocks`) the
+    On an engine that holds blocks (Dask and Spark, :meth:`~privpac.backends.NumpyBackend.hold_blocks`) the
     records are read, checked against the public domain and label set and counted once: their
     exact counts are held on the workers, and one pass over the held counts brings the label totals
     (before anything is spent) and, when the flat draw will want them, the counts themselves (as
