@@ -1021,7 +1021,8 @@ def test_keyed_range_statistics_on_dask_are_the_in_memory_bits(cluster, fan_out)
     ids=["domain-within-budget", "records-within-budget", "neither"],
 )
 def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, flat):
-    """The records are read and counted once: their counts are held on the workers before the
+    """The records are read and counted once. On a domain within the driver's budget, by the count
+    pass, which brings the counts. Otherwise their counts are held on the workers before the
     count pass, which reads the held counts and brings the label totals, and the counts too when
     min(n, |X|) is within the driver's budget (the flat draw: one pass in all); else the
     range-by-range draw, one pass per level, every level reading the held counts. Public sizes
@@ -1062,6 +1063,10 @@ def test_engine_passes_follow_public_sizes(cluster, monkeypatch, domain, n, flat
     monkeypatch.setattr(DaskBackend, "hold_blocks", hold)
     make = lambda: PrivateThresholdClassifier(domain=domain, random_state=3)  # noqa: E731
     est = make().fit(da.from_array(x.reshape(-1, 1), chunks=(40, 1)), da.from_array(y, chunks=40))
+    if domain[1] < em.FLAT_MAX_RECORDS:  # no level can follow: the records are read by the count pass
+        assert holds == [] and passes == ["merge"] and isinstance(totals[0][2], LabelledCounts)
+        assert _state(est) == _state(make().fit(x.reshape(-1, 1), y))
+        return
     assert holds == [0]  # once, before every pass
     assert read == [HeldBlocks] * len(passes)  # the records are read only by the held blocks
     assert brought[0] is tuple  # the label totals, with the counts when the flat draw wants them

@@ -206,7 +206,8 @@ def labelled_ranges_of(domain, labels, X, y):
     (:class:`~privpac.learners.range_counts.LabelledRanges`): on an engine the driver holds its
     distinct values only when at most ``FLAT_MAX_RECORDS`` can occur (``min(n, |X|)``, public).
 
-    On an engine that holds blocks (Dask and Spark, :meth:`~privpac.backends.NumpyBackend.hold_blocks`) the
+    On an engine that holds blocks (Dask and Spark, :meth:`~privpac.backends.NumpyBackend.hold_blocks`),
+    when the domain has more than ``FLAT_MAX_RECORDS`` points (so that range passes may follow), the
     records are read, checked against the public domain and label set and counted once: their
     exact counts are held on the workers, and one pass over the held counts brings the label totals
     (before anything is spent) and, when the flat draw will want them, the counts themselves (as
@@ -229,7 +230,7 @@ def labelled_ranges_of(domain, labels, X, y):
         return in_memory_ranges(labelled_counts_of(domain, labels, *rows))
     size = domain_size(domain)
     block = functools.partial(_in_range_block, domain, labels)
-    if hasattr(backend, "hold_blocks"):
+    if hasattr(backend, "hold_blocks") and size > FLAT_MAX_RECORDS:  # levels may follow: hold the counts
         held = hold_counts(backend, block, size, X, y)
         zeros, ones, counts = backend.map_merge(
             functools.partial(_held_totals, size, FLAT_MAX_RECORDS),
