@@ -120,8 +120,9 @@ class RandomSource(ABC):
 
         Every source computes it afresh. An enumerating source runs one program once per path
         through its draws (:mod:`privpac.audit.enumeration`) and hands a later path the value an
-        earlier path computed for the same ``key``: the program and its output law are unchanged,
-        only the repeated work of the exact audits is saved. ``key`` must name everything
+        earlier path computed for the same ``key``, as do the sources of an empirical audit's runs
+        on one dataset (:meth:`SeededRandom.sharing`): the program and its output law are unchanged,
+        only the repeated work of the audits is saved. ``key`` must name everything
         ``compute`` reads (the data's bytes and the public parameters), and the value must not be
         mutated by its users (:func:`data_key` names arrays).
         """
@@ -171,6 +172,7 @@ class SeededRandom(RandomSource):
 
     seeded = True
     _REFILL_WORDS = 64
+    _memo: dict | None = None  # see sharing()
 
     def __init__(self, seed: int | np.random.Generator, *, fast_noise: bool = False):
         self.fast_noise = bool(fast_noise)
@@ -202,6 +204,24 @@ class SeededRandom(RandomSource):
         self._buffer >>= k
         self._buffer_bits -= k
         return out
+
+    def sharing(self, memo: dict) -> SeededRandom:
+        """This source, with :meth:`reuse` handing back the value stored in ``memo`` under its key.
+
+        For an empirical audit's runs of one program on one dataset (every run's source shares one
+        ``memo``), as the paths of an exact law share theirs: the runs draw and release the same as
+        without it, only the repeated pure computations are saved. Never for releases. Returns ``self``.
+        """
+        self._memo = memo
+        return self
+
+    def reuse(self, key, compute):
+        memo = self._memo
+        if memo is None:
+            return compute()
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
 
     def spawn(self) -> SeededRandom:
         if self._seed_seq is not None:

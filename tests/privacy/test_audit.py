@@ -179,3 +179,20 @@ def test_release_text_of_every_kind_of_node():
         '1},{"via":"to_dict"},{"budget":{"delta":0.0,"epsilon":1.0},"entries":[],"label":"x","spent":{"delta"'
         ':0.0,"epsilon":0.0}},[0,1,2],[[0.5,"1152921504606846976"]],"r","b\'raw\'"]}'
     )
+
+
+def test_an_audits_runs_release_the_same_when_they_share_their_computations():
+    """An empirical audit's runs on one dataset share their pure computations (SeededRandom.sharing, the
+    memo of RandomSource.reuse): each run still draws and releases what a run computing afresh does."""
+    from privpac.random import audit_source
+
+    case = get_case("linear-feasibility")
+    data = case.pairs(case.epsilon, case.delta)[0].dataset
+    memo: dict = {}
+    plain, shared = audit_source(5), audit_source(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(8):
+            fresh = case.release(data, plain.spawn(), case.epsilon, case.delta)
+            assert case.release(data, shared.spawn().sharing(memo), case.epsilon, case.delta) == fresh
+    assert memo  # the runs did share

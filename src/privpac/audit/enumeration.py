@@ -77,6 +77,9 @@ def _laplace_outcomes(scale: Fraction, min_probability: float) -> tuple[list, li
     return values, probs
 
 
+_EXPONENTIAL_LAWS = object()  # the memo's key of the laws of the exponential draws seen last
+
+
 class _ScriptedSource(RandomSource):
     """Follows a script of outcome indices, then takes the most likely outcome, recording every law."""
 
@@ -111,7 +114,7 @@ class _ScriptedSource(RandomSource):
             return [True, False], [p, 1.0 - p]
         if kind in ("exponential", "weighted"):
             if kind == "exponential":
-                p = exponential_law(*params)
+                p = self._exponential_law(params)
             else:
                 w = np.asarray(params[0], dtype=np.float64)
                 p = w / w.sum()
@@ -128,6 +131,20 @@ class _ScriptedSource(RandomSource):
             p = math.exp2(i / H + shift + math.log2(num) - math.log2(den))
             return [True, False], [p, 1.0 - p]
         raise NotEnumerable(f"no law for draws of kind {kind!r}")
+
+    def _exponential_law(self, params) -> np.ndarray:
+        # The step mechanism hands every path the same (reused) arrays: their law is computed once. The
+        # entry keeps its arrays alive, so no other object can take their ids while it is there.
+        recent = self._memo.setdefault(_EXPONENTIAL_LAWS, {})
+        key = tuple(map(id, params))
+        hit = recent.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], params)):
+            return hit[1]
+        if len(recent) >= 64:  # arrays built afresh on every path (the finite-list mechanism's) never hit
+            recent.clear()
+        p = exponential_law(*params)
+        recent[key] = (params, p)
+        return p
 
     def choose(self, kind: str, *params):
         outcomes, probs = self._law(kind, params)

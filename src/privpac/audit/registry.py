@@ -328,8 +328,11 @@ def _views_law(case: AuditCase, law: ExactLaw, data) -> dict:
 def _samples(case, data, n, src, eps, delta, claims, bar) -> list:
     out = []
     step = max(1, n // 50)
+    # The runs on one dataset share their pure computations (RandomSource.reuse), as the paths of its
+    # exact law do: the same draws and releases, without rebuilding the qualities run after run.
+    memo: dict = {}
     for i in range(n):
-        release = case.release(data, src.spawn(), eps, delta)
+        release = case.release(data, src.spawn().sharing(memo), eps, delta)
         claims.add(release)
         out.append(release)
         if (i + 1) % step == 0:
