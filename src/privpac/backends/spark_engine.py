@@ -110,9 +110,9 @@ def _record_blocks(batches, features: list, others):
 
 class HeldPartitions:
     """Blocks of a statistic cached on the executors between passes (:meth:`SparkBackend.hold_blocks`):
-    a persisted RDD of Python objects, one per Arrow batch, unpersisted when the last reference to
-    this object goes. ``frame`` is the DataFrame they were computed from (its session readies the
-    workers)."""
+    a persisted RDD of Python objects, one per block of :data:`BLOCK_ROWS` rows, unpersisted when the
+    last reference to this object goes. ``frame`` is the DataFrame they were computed from (its
+    session readies the workers)."""
 
     def __init__(self, rdd, frame):
         self.rdd, self.frame = rdd, frame
@@ -168,12 +168,12 @@ class SparkBackend:
 
     @_on_spark_workers
     def hold_blocks(self, kernel: Callable, merge: Callable, X, *others) -> tuple:
-        """See :meth:`NumpyBackend.hold_blocks`: ``kernel`` per Arrow batch, cached on the executors
-        (``persist``: memory, then disk). Returns the columns of the held blocks for the next passes
-        of this backend (:class:`HeldPartitions`); nothing comes to the driver, and nothing runs
-        until the first pass that reads them, which reads the records once.
+        """See :meth:`NumpyBackend.hold_blocks`: ``kernel`` per block of :data:`BLOCK_ROWS` rows,
+        cached on the executors (``persist``: memory, then disk). Returns the columns of the held
+        blocks for the next passes of this backend (:class:`HeldPartitions`); nothing comes to the
+        driver, and nothing runs until the first pass that reads them, which reads the records once.
 
-        The blocks are kept one per Arrow batch, not merged per partition: a block is a small object,
+        The blocks are kept as they are, not merged per partition: a block is a small object,
         whereas a partition's merged counts can be larger than the JVM accepts in one value. A pass
         over held blocks merges a partition's blocks in one call, as a pass over the records does."""
         import pickle
@@ -409,8 +409,9 @@ class SparkBackend:
         return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
 
     def _partials(self, kernel: Callable, merge: Callable, X, others, starts):
-        """The RDD of every non-empty partition's merged statistic, ``kernel(start, *block)`` per
-        Arrow batch (``start``: the batch's first row position when ``starts`` are given, else 0)."""
+        """The RDD of every non-empty partition's merged statistic, ``kernel(start, *block)`` per block
+        of :data:`BLOCK_ROWS` rows (``start``: the block's first row position when ``starts`` are given,
+        else 0)."""
         import pickle
 
         features = self._features(X, others)
@@ -428,7 +429,7 @@ class SparkBackend:
             for block in _record_blocks(batches, features, others):
                 parts.append(kernel(at, *block))
                 at += len(block[0])
-            if parts:  # one merged statistic per partition (one sort), not one per Arrow batch
+            if parts:  # one merged statistic per partition (one sort), not one per block
                 yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merge(parts))]})
 
         return X.mapInArrow(partials, "partial binary").rdd.mapPartitions(
