@@ -161,6 +161,13 @@ class SecureRandom(RandomSource):
         return "SecureRandom()"
 
 
+def memoised(memo: dict, key, compute):
+    """``memo[key]``, computed by ``compute()`` the first time (the memo of :meth:`RandomSource.reuse`)."""
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
 class SeededRandom(RandomSource):
     """Reproducible bits from numpy's PCG64 bit generator (never numpy's global state).
 
@@ -216,12 +223,7 @@ class SeededRandom(RandomSource):
         return self
 
     def reuse(self, key, compute):
-        memo = self._memo
-        if memo is None:
-            return compute()
-        if key not in memo:
-            memo[key] = compute()
-        return memo[key]
+        return compute() if self._memo is None else memoised(self._memo, key, compute)
 
     def spawn(self) -> SeededRandom:
         if self._seed_seq is not None:

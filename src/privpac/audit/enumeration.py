@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import NotEnumerable
 from ..mechanisms.base2 import _law as exponential_law
 from ..mechanisms.laplace import discrete_laplace_pmf, discrete_laplace_sf
-from ..random import RandomSource
+from ..random import RandomSource, memoised
 
 __all__ = ["NotEnumerable", "ExactLaw", "exact_law"]
 
@@ -157,9 +157,7 @@ class _ScriptedSource(RandomSource):
         return outcomes[index]
 
     def reuse(self, key, compute):
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        return memoised(self._memo, key, compute)
 
     def randbits(self, k: int) -> int:
         raise NotEnumerable("the program draws raw random bits, whose use the enumeration cannot see")

@@ -119,9 +119,6 @@ class HeldPartitions:
         release = weakref.finalize(self, _unpersist, rdd)
         release.atexit = False  # at exit the JVM may be gone, and its cache with it
 
-    def __len__(self) -> int:
-        return self.rdd.getNumPartitions()
-
 
 def _unpersist(rdd) -> None:
     with contextlib.suppress(Exception):  # a stopped session has dropped its cache already
@@ -425,12 +422,16 @@ class SparkBackend:
                 from pyspark import TaskContext
 
                 at = starts[TaskContext.get().partitionId()]
-            parts = []
-            for block in _record_blocks(batches, features, others):
-                parts.append(kernel(at, *block))
-                at += len(block[0])
-            if parts:  # one merged statistic per partition (one sort), not one per block
-                yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merge(parts))]})
+
+            def positioned(blocks):  # each block after the position of its first row
+                nonlocal at
+                for block in blocks:
+                    yield (at, *block)
+                    at += len(block[0])
+
+            # one merged statistic per partition (one sort), not one per block
+            for merged in _merged(kernel, merge, positioned(_record_blocks(batches, features, others))):
+                yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merged)]})
 
         return X.mapInArrow(partials, "partial binary").rdd.mapPartitions(
             _settled_rows(lambda row: pickle.loads(row.partial))

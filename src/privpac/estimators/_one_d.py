@@ -179,8 +179,14 @@ def _label_totals(domain, labels, size: int, budget: int, X_block, y_block):
     if idx.shape[0] == 0:
         return 0, 0, None
     ones = int(y01.sum())
-    keep = size <= budget or idx.shape[0] <= budget
+    keep = _counts_may_come(size, budget, idx.shape[0])
     return idx.shape[0] - ones, ones, LabelledCounts.from_sample(idx, y01, size) if keep else None
+
+
+def _counts_may_come(size: int, budget: int, n: int) -> bool:
+    """Whether counts of ``n`` records on a domain of ``size`` points may come to the driver: public
+    sizes only (the driver then holds at most ``budget`` distinct values)."""
+    return size <= budget or n <= budget
 
 
 def _merge_totals(size: int, budget: int, parts):
@@ -190,15 +196,14 @@ def _merge_totals(size: int, budget: int, parts):
     zeros = sum(p[0] for p in parts)
     ones = sum(p[1] for p in parts)
     held = [p[2] for p in parts if p[0] + p[1]]
-    if (size > budget and zeros + ones > budget) or any(c is None for c in held):
+    if not _counts_may_come(size, budget, zeros + ones) or any(c is None for c in held):
         return zeros, ones, None
     return zeros, ones, LabelledCounts.merge(held, size) if held else None
 
 
 def _held_totals(size: int, budget: int, counts: LabelledCounts):
     """A held block's ``(zeros, ones, counts)``, its counts only while they may be kept (``_merge_totals``)."""
-    keep = size <= budget or counts.n <= budget
-    return counts.n_zeros, counts.n_ones, counts if keep else None
+    return counts.n_zeros, counts.n_ones, counts if _counts_may_come(size, budget, counts.n) else None
 
 
 def labelled_ranges_of(domain, labels, X, y):
