@@ -21,14 +21,15 @@ from .errors import DataError, InvalidParameterError, PreconditionError, UnsafeC
 
 def module_root(obj) -> str:
     """The top-level package an object's type comes from (``"dask"``, ``"pyspark"``, ``"numpy"``...)."""
-    return type(obj).__module__.split(".")[0]
+    return type(obj).__module__.partition(".")[0]
 
 
 def is_engine_collection(obj) -> bool:
     """True for data that lives on an engine (Dask, Spark), which validation must not materialise.
 
     Read from the object's type alone: no engine is imported to answer."""
-    return module_root(obj) in ("dask", "dask_expr") or (module_root(obj) == "pyspark" and hasattr(obj, "mapInArrow"))
+    root = module_root(obj)
+    return root in ("dask", "dask_expr") or (root == "pyspark" and hasattr(obj, "mapInArrow"))
 
 
 def _is_real_number(x) -> bool:

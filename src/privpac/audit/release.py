@@ -42,59 +42,41 @@ __all__ = [
 Release = str
 
 
-_MAX_EXACT = 2**53  # integers beyond it are written as decimal strings (io.to_jsonable)
-
-
-def _jsonable(value):
-    kind = type(value)  # plain nodes first, by exact type: they are most of a release
-    if kind is str or kind is bool or value is None:
-        return value
-    if kind is dict:
-        return {k if type(k) is str else str(k): _plain(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [_plain(v) for v in value]
-    if (kind is int and -_MAX_EXACT <= value <= _MAX_EXACT) or (kind is float and math.isfinite(value)):
-        return value
-    return _other(value)
-
-
-def _plain(value):
-    """:func:`_jsonable` of a container's member, with the strings inline (no call for most leaves)."""
-    kind = type(value)
-    if kind is str or kind is bool or value is None:
-        return value
-    if kind is float and math.isfinite(value):
-        return value
-    return _jsonable(value)
-
-
-def _other(value):
-    """:func:`_jsonable` of anything but a plain JSON node (exact ``str``, ``bool``, ``None``, ``dict``,
-    ``list``, ``tuple``, finite ``float``, ``int`` within 2^53)."""
+def _default(value):
+    """What the JSON encoder writes for an object it cannot write itself (it calls this for nothing else)."""
     if isinstance(value, PrivacyLedger):
         return value.to_dict()
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
     if hasattr(value, "to_dict") and callable(value.to_dict):
-        return _jsonable(value.to_dict())
+        return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    converted = to_jsonable(value)  # numpy arrays and scalars, domains
+    return repr(value) if converted is value else converted
+
+
+def _text_keys(value):
+    """``value`` as plain JSON nodes whose mappings have text keys (for keys the encoder cannot sort or
+    write: tuples, keys of mixed types)."""
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _text_keys(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    value = to_jsonable(value)
-    if isinstance(value, list | dict):
-        return _jsonable(value)
-    if value is None or isinstance(value, bool | int | float | str):
+        return [_text_keys(v) for v in value]
+    if value is None or isinstance(value, str | int | float):
         return value
-    return repr(value)
+    return _text_keys(_default(value))
+
+
+#: The canonical text: keys sorted, no spaces, written by the C encoder (a release is mostly plain nodes).
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_default)
 
 
 def _canonical(doc: dict) -> Release:
-    return json.dumps(_jsonable(doc), sort_keys=True, separators=(",", ":"))
+    try:
+        return _ENCODER.encode(doc)
+    except TypeError:  # a key the encoder cannot sort or write
+        return _ENCODER.encode(_text_keys(doc))
 
 
 def _warning_lines(caught) -> list[str]:
