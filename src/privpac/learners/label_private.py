@@ -138,13 +138,25 @@ def _check_xy(x, y):
     return x, y.astype(np.int8)
 
 
-def _select_scored(H, scores, epsilon, ledger, rng, label):
+def _choose(concept_class, points, scores_of, epsilon, ledger, rng, ledger_label, label):
+    """Steps 2 to 4 of Fig. 13, shared with section 6.2: ``H`` from the label-free ``points``, then the
+    exponential mechanism over ``scores_of(H)`` (sensitivity 1), charged to ``ledger`` (a fresh one of
+    budget (epsilon, 0) named ``ledger_label`` when ``None``). Returns the chosen ``h``, ``H`` and the ledger."""
+    if ledger is None:
+        ledger = PrivacyLedger(epsilon, 0.0, label=ledger_label)
+    H = label_private_candidates(concept_class, points)
+    scores = np.asarray(scores_of(H), dtype=np.int64)
     # H is built from public points; the entry does not name its size, so the ledger depends on
     # the parameters and the number of records only (privpac.accounting).
     idx = exponential_mechanism(
-        scores, epsilon, ledger=ledger, label=label, over="H, the labellings the public points allow", rng=rng
+        scores,
+        epsilon,
+        ledger=ledger,
+        label=label,
+        over="H, the labellings the public points allow",
+        rng=as_random_source(rng),
     )
-    return H[idx], scores
+    return H[idx], H, ledger
 
 
 def label_private_learner(
@@ -220,15 +232,14 @@ def label_private_from_oracles(
             UtilityWarning,
             stacklevel=3,
         )
-    if ledger is None:
-        ledger = PrivacyLedger(epsilon, 0.0, label="label-private learner")
-    H = label_private_candidates(concept_class, head_points(n))
-    h, scores = _select_scored(
-        H,
-        np.asarray(tail_scores(H, n), dtype=np.int64),
+    h, H, ledger = _choose(
+        concept_class,
+        head_points(n),
+        lambda H: tail_scores(H, n),
         epsilon,
         ledger,
-        as_random_source(rng),
+        rng,
+        "label-private learner",
         "exponential mechanism over H (labels)",
     )
     return LabelPrivateResult(
@@ -308,15 +319,14 @@ def semi_private_from_oracles(
             UtilityWarning,
             stacklevel=3,
         )
-    if ledger is None:
-        ledger = PrivacyLedger(epsilon, 0.0, label="semi-private learner")
-    H = label_private_candidates(concept_class, public_x)
-    h, _ = _select_scored(
-        H,
-        np.asarray(scores(H), dtype=np.int64),
+    h, H, ledger = _choose(
+        concept_class,
+        public_x,
+        scores,
         epsilon,
         ledger,
-        as_random_source(rng),
+        rng,
+        "semi-private learner",
         "exponential mechanism over H (labelled sample)",
     )
     return LabelPrivateResult(
