@@ -11,7 +11,7 @@ import numpy as np
 from .data import _engine_options, _feature_names, _features_and_label, _read_data, _stack
 from .domain_options import _domain_options, read_domains
 from .options import EPSILON_OPTION, SEED_OPTION, _fail, _parse_set, delta_option
-from .output import _privacy_text
+from .output import _echo_ledger, _privacy_text
 
 #: Parameters every model gets from the command's own options (not through --set).
 _OPTION_PARAMS = ("epsilon", "delta", "domain", "constants", "random_state", "accountant")
@@ -224,16 +224,12 @@ def score(model_path, data, label, features):
 )
 def show(model_path, plot_data, label, plot_file):
     """A saved model: algorithm, parameters, learned state and privacy ledger (and a plot over data)."""
-    from ..accounting import PrivacyLedger
     from ..io import load_model
 
     est = load_model(model_path)
     for line in est.summary():
         click.echo(line)
-    click.echo("privacy ledger")
-    ledger: PrivacyLedger = est.ledger_
-    for line in ledger.lines():
-        click.echo(f"  {line}")
+    _echo_ledger(est.ledger_)
     if plot_data is not None:
         from ..io import read_csv
         from ..plots import plot_model

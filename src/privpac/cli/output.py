@@ -3,11 +3,20 @@ numbers of a bound."""
 
 from __future__ import annotations
 
+import click
+
 
 def _privacy_text(spent) -> str:
     if not spent.private:
         return f"privacy spent: NOT PRIVATE ({spent.not_private})"
     return f"privacy spent: epsilon={spent.epsilon:.6g}, delta={spent.delta:.3g}"
+
+
+def _echo_ledger(ledger) -> None:
+    """The released ledger under its heading, one indented line per entry (every releasing command and ``show``)."""
+    click.echo("privacy ledger")
+    for line in ledger.lines():
+        click.echo(f"  {line}")
 
 
 def _param_text(value):

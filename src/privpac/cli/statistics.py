@@ -19,7 +19,7 @@ from .options import (
     eval_int,
     renamed_option,
 )
-from .output import _param_text, _privacy_text
+from .output import _echo_ledger, _param_text, _privacy_text
 
 
 @click.command()
@@ -61,9 +61,23 @@ def median(
         close()
     what = "interior point" if interior else "median"
     click.echo(f"private {what} of {name!r}: {_param_text(value)}")
-    click.echo("privacy ledger")
-    for line in ledger.lines():
-        click.echo(f"  {line}")
+    _echo_ledger(ledger)
+
+
+def _optimizer_option(help: str, old: str):
+    """``--optimizer``, the one-dimensional optimiser FindDeepPoint and FindTukey run per coordinate,
+    with the hidden ``old`` name it replaced (refused with the new name)."""
+
+    def decorate(command):
+        return click.option(
+            "--optimizer",
+            type=click.Choice(["exponential", "recconcave"]),
+            default="exponential",
+            show_default=True,
+            help=help,
+        )(renamed_option(old, "--optimizer")(command))
+
+    return decorate
 
 
 @click.command()
@@ -80,14 +94,10 @@ def median(
 @EPSILON_OPTION
 @delta_option(0.0)
 @BETA_OPTION
-@click.option(
-    "--optimizer",
-    type=click.Choice(["exponential", "recconcave"]),
-    default="exponential",
-    show_default=True,
-    help="Per-coordinate optimiser: the exponential mechanism (pure DP) or RecConcave (needs --delta > 0).",
+@_optimizer_option(
+    "Per-coordinate optimiser: the exponential mechanism (pure DP) or RecConcave (needs --delta > 0).",
+    "--one-d-optimizer",
 )
-@renamed_option("--one-d-optimizer", "--optimizer")
 @click.option(
     "--candidates",
     type=POSITIVE,
@@ -133,9 +143,7 @@ def feasibility(
     click.echo(f"private feasible point ({', '.join(names)}) = ({exact})")
     click.echo(f"  as floats ({approx})")
     click.echo(_privacy_text(est.privacy_spent_))
-    click.echo("privacy ledger")
-    for line in est.ledger_.lines():
-        click.echo(f"  {line}")
+    _echo_ledger(est.ledger_)
 
 
 @click.command()
@@ -144,14 +152,7 @@ def feasibility(
 @_domain_options
 @EPSILON_OPTION
 @delta_option(0.0, "0 keeps it pure DP (exponential mode).")
-@click.option(
-    "--optimizer",
-    type=click.Choice(["exponential", "recconcave"]),
-    default="exponential",
-    show_default=True,
-    help="Per-coordinate optimiser; recconcave needs --delta > 0.",
-)
-@renamed_option("--mode", "--optimizer")
+@_optimizer_option("Per-coordinate optimiser; recconcave needs --delta > 0.", "--mode")
 @click.option(
     "--depth",
     type=click.Choice(["tukey", "directional"]),
@@ -199,6 +200,4 @@ def centerpoint(
     click.echo(f"private center point of ({', '.join(names)}): ({exact}) ~ ({approx})")
     click.echo(f"FindTukey: {optimizer} per coordinate, {est.composition_} composition, {depth} depth")
     click.echo(_privacy_text(est.privacy_spent_))
-    click.echo("privacy ledger")
-    for line in est.ledger_.lines():
-        click.echo(f"  {line}")
+    _echo_ledger(est.ledger_)
