@@ -119,6 +119,7 @@ from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
 from ..geometry.solids import SOLID_INT64_BOUND, SpatialDepthRegions
+from ..optimize.coordinate_domains import largest_domain_sizes
 from ..optimize.coordinatewise import (
     COMPOSITIONS,
     OPTIMIZERS,
@@ -336,14 +337,9 @@ def check_find_tukey_size(n: int, d: int, depth: str = "tukey", B: int | None = 
 def _domain_bounds(B: int, d: int, depth: str = "tukey") -> tuple[int, ...]:
     """``max |D_i|`` over every running denominator ``t <= Q_1 ... Q_{i-1}`` (public)."""
     if depth == "directional":
-        Q = [net_directional_domain(B, d, i).Q for i in range(1, d + 1)]
-    else:
-        _, Q = hadamard_bounds(B, d)
-    out, t_max = [], 1
-    for i in range(d):
-        out.append(B * t_max * Q[i] * (Q[i] + 1) + Q[i])
-        t_max *= Q[i]
-    return tuple(out)
+        return largest_domain_sizes(d, lambda i, t: net_directional_domain(B, d, i, t))
+    _, Q = hadamard_bounds(B, d)  # the bounds of rational_domain(B, d, i, t), computed once
+    return largest_domain_sizes(d, lambda i, t: RationalDomain(B, t, Q[i - 1]))
 
 
 def sufficient_n_over(bounds, optimizer: str, d: int, *, beta, eps0, delta0, alpha0, beta0, promises, n: int) -> int:

@@ -84,6 +84,7 @@ from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
+from ..optimize.coordinate_domains import largest_domain_sizes
 from ..optimize.coordinatewise import check_optimizer, choose_coordinates
 from ..random import as_random_source, data_key
 from ..validation import (
@@ -204,15 +205,6 @@ def learner_directional_domain(M: int, B: int, D: int, i: int, t: int = 1) -> Ra
     return RationalDomain(_directional_value_bound(M, B), check_int(t, "t", low=1), Q)
 
 
-def _directional_bounds(M: int, B: int, D: int) -> tuple[int, ...]:
-    out, t_max = [], 1
-    for i in range(1, D + 1):
-        dom = learner_directional_domain(M, B, D, i, t_max)
-        out.append(dom.size)
-        t_max *= dom.Q
-    return tuple(out)
-
-
 @dataclass(frozen=True)
 class LearnHalfSpacePlan(RenamedFields):
     """Everything LearnHalfSpace decides before reading the data (all public)."""
@@ -248,7 +240,7 @@ class LearnHalfSpacePlan(RenamedFields):
 def _sufficient_directional(plan: FindTukeyPlan, M: int, B: int, D: int) -> int:
     """FindTukey's sufficient size over the directional domains (the formula of ``plan_find_tukey``)."""
     return sufficient_n_over(
-        _directional_bounds(M, B, D),
+        largest_domain_sizes(D, lambda i, t: learner_directional_domain(M, B, D, i, t)),
         plan.optimizer,
         D,
         beta=plan.beta,

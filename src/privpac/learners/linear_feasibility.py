@@ -211,6 +211,7 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
+from ..optimize.coordinate_domains import largest_domain_sizes
 from ..optimize.coordinatewise import OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
 from ..optimize.recconcave_plan import levels, required_quality
 from ..random import data_key
@@ -353,27 +354,13 @@ def _make_domain(R: int, Q: int, t: int, domain: str) -> RationalDomain | Simple
     return RationalDomain(R, t, Q) if domain == "a3-rational" else SimplestFractionDomain(R, t, Q)
 
 
-def _domain_sizes(X: int, D: int, domain: str = "a3-rational") -> tuple[int, ...]:
-    """``max |D_i|`` over every running denominator the earlier coordinates can produce (public)."""
-    return _domain_sizes_for(bounding_box_radius(D, X), denominator_bounds(X, D), domain)
-
-
 def _domain_sizes_for(R: int, Q: tuple[int, ...], domain: str) -> tuple[int, ...]:
     """``max |D_i|`` for the range ``[-R, R]`` and denominator bounds ``Q`` (public).
 
     A3-rational: ``t <= Q_1 ... Q_(i-1)``; mode C: ``t <= U_1^2 ... U_(i-1)^2`` (a value of the
     fallback ``z/U^2`` multiplies ``t`` by ``U^2``).
     """
-    D = len(Q)
-    out, t_max = [], 1
-    for i in range(D):
-        if domain == "a3-rational":
-            out.append(R * t_max * Q[i] * (Q[i] + 1) + Q[i])
-            t_max *= Q[i]
-        else:
-            out.append(2 * R * t_max * Q[i] * Q[i] + 1)
-            t_max *= Q[i] * Q[i]
-    return tuple(out)
+    return largest_domain_sizes(len(Q), lambda i, t: _make_domain(R, Q[i - 1], t, domain))
 
 
 def truncation_levels(m: int, D: int, alpha: float) -> tuple[int, ...]:
