@@ -33,7 +33,7 @@ from ..learners.feasibility_halfspaces import (
     learn_halfspace,
     plan_halfspace_learner,
 )
-from ..learners.linear_feasibility import OPTIMIZERS, candidate_levels, run_find_deep_point
+from ..learners.linear_feasibility import OPTIMIZERS, candidate_levels_of, run_find_deep_point
 from ..validation import (
     check_array,
     check_labels,
@@ -292,10 +292,9 @@ class PrivateFeasibilityHalfspaceClassifier(ExactLinearClassifierMixin, PrivateC
         plan = self._plan(n, d, G, ledger, candidates)
         self._warn_plan(plan, n, d, G, ledger, lattice)
         fdp = plan.find_deep_point
-        points = candidates.points
         solution = run_find_deep_point(
             fdp,
-            lambda: candidate_levels(points, engine_candidate_depths(data, points), n, bound=fdp.R),
+            candidate_levels_of(fdp, candidates.points, lambda: engine_candidate_depths(data, candidates.points)),
             ledger=ledger,
             rng=rng,
         ).solution

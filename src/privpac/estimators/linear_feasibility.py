@@ -37,7 +37,7 @@ from ..learners.feasibility_candidates import (
 from ..learners.linear_feasibility import (
     CANDIDATE_DOMAINS,
     OPTIMIZERS,
-    candidate_levels,
+    candidate_levels_of,
     check_find_deep_point_size,
     check_system,
     find_deep_point,
@@ -369,11 +369,10 @@ class PrivateLinearFeasibility(ExactGeometryMixin, PrivateEstimatorBase):
                 A_arr, b_arr, X, ledger.budget_epsilon, ledger.budget_delta, ledger=ledger, rng=rng, **choices
             )
         else:
+            points = candidates.points
             result = run_find_deep_point(
                 plan,
-                lambda: candidate_levels(
-                    candidates.points, engine_candidate_depths(engine, candidates.points), m, bound=plan.R
-                ),
+                candidate_levels_of(plan, points, lambda: engine_candidate_depths(engine, points)),
                 ledger=ledger,
                 rng=rng,
             )

@@ -242,6 +242,7 @@ __all__ = [
     "OPTIMIZERS",
     "FindDeepPointPlan",
     "FindDeepPointResult",
+    "candidate_levels_of",
     "check_find_deep_point_size",
     "distinct_rows_bound",
     "check_system",
@@ -720,7 +721,7 @@ def find_deep_point(
         )
     return run_find_deep_point(
         plan,
-        lambda: candidate_levels(candidates.points, candidate_depths(A_arr, b_arr, candidates.points), m, bound=plan.R),
+        candidate_levels_of(plan, candidates.points, lambda: candidate_depths(A_arr, b_arr, candidates.points)),
         ledger=ledger,
         rng=rng,
         levels_key=data_key(A_arr, b_arr, candidates.points),
@@ -763,6 +764,19 @@ def run_find_deep_point(
         data_key=levels_key,
     )
     return FindDeepPointResult(solution, plan)
+
+
+def candidate_levels_of(plan: FindDeepPointPlan, points, depths_of):
+    """The ``levels_of`` of :func:`run_find_deep_point` for the score ``f_P(S, x) = depth_S(x) 1[x in P]`` of the
+    public candidates ``points`` (spec 6.5 option 1; module docstring, "Over a public candidate set").
+
+    ``depths_of()`` returns the exact depth of every candidate (:func:`~privpac.geometry.feasibility.candidate_depths`
+    in memory, or the counts merged over an engine's blocks,
+    :func:`~privpac.learners.feasibility_candidates.engine_candidate_depths`); it runs only when the levels are
+    asked for, after the whole plan is charged. The levels are
+    :func:`~privpac.geometry.point_levels.candidate_levels` of those depths at the plan's public ``m`` and box ``R``.
+    """
+    return lambda: candidate_levels(points, depths_of(), plan.m, bound=plan.R)
 
 
 #: Names this module no longer defines, and what replaced them (one name per concept across the two
