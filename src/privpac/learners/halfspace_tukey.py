@@ -168,12 +168,18 @@ def hypothesis_bound(d: int, B: int) -> int:
     return max(B + 1, math.isqrt((d + 1) ** (d + 1) * B ** (2 * (d + 1))))
 
 
+def _grid(d: int, B: int) -> np.ndarray:
+    """The points of ``Z^d ∩ [-B, B]^d`` in ``meshgrid`` (row-major) order, the order of ``U`` and of the
+    generic learner's labellings (public)."""
+    axis = np.arange(-B, B + 1, dtype=np.int64)
+    return np.stack(np.meshgrid(*([axis] * d), indexing="ij"), axis=-1).reshape(-1, d)
+
+
 def learner_directions(d: int, B: int) -> np.ndarray:
     """``U = {(x, -1) : x in Z^d ∩ [-B, B]^d}`` (the ``-`` orientations are counted by the depth), public."""
     d = check_int(d, "d", low=1)
     B = check_int(B, "B", low=1)
-    axis = np.arange(-B, B + 1, dtype=np.int64)
-    grid = np.stack(np.meshgrid(*([axis] * d), indexing="ij"), axis=-1).reshape(-1, d)
+    grid = _grid(d, B)
     return np.column_stack([grid, -np.ones(len(grid), dtype=np.int64)])
 
 
@@ -435,12 +441,18 @@ def consistent_halfspace(x, y, B: int) -> tuple[int, ...]:
     return tuple(int(v) for v in chunk_halfspaces(arr, y, 1, B)[0])
 
 
+def _check_sample(X, y, B: int, labels=(0, 1)) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` as integer points of ``[-B, B]^d`` and ``y`` as labels in ``{0, 1}`` (read off the public ``labels``)."""
+    arr = check_points_in_box(X, check_int(B, "B", low=1), name="X")
+    y01 = check_labels(y, labels, arr.shape[0])
+    return arr, y01
+
+
 def _group_points(k: int, B: int, labels: tuple, points, X_rows, y_rows) -> np.ndarray:
     """The chunk points of consecutive whole chunks of ``k`` rows: a kernel of
     :meth:`~privpac.backends.NumpyBackend.map_chunks`, run where the rows live. Deterministic, no
     randomness, reads its own rows only; returns ``len/k`` integer vectors of ``d + 1`` entries."""
-    arr = check_points_in_box(X_rows if points is None else points(X_rows), B, name="X")
-    y01 = check_labels(y_rows, labels, arr.shape[0])
+    arr, y01 = _check_sample(X_rows if points is None else points(X_rows), y_rows, B, labels)
     return chunk_halfspaces(arr, y01, arr.shape[0] // k, B)
 
 
@@ -505,12 +517,6 @@ class LearnHalfSpaceResult:
 
     def predict(self, X) -> np.ndarray:
         return halfspace_predict(self.a, self.w, X)
-
-
-def _check_sample(X, y, B: int) -> tuple[np.ndarray, np.ndarray]:
-    arr = check_points_in_box(X, check_int(B, "B", low=1), name="X")
-    y01 = check_labels(y, (0, 1), arr.shape[0])
-    return arr, y01
 
 
 @renamed_keywords(mode="optimizer", B="bound")
@@ -638,11 +644,6 @@ def aggregate_chunk_points(
 # ---------------------------------------------------------------------------------------------
 # B2: the generic learner over the halfspaces of a tiny public grid
 # ---------------------------------------------------------------------------------------------
-
-
-def _grid(d: int, B: int) -> np.ndarray:
-    axis = np.arange(-B, B + 1, dtype=np.int64)
-    return np.stack(np.meshgrid(*([axis] * d), indexing="ij"), axis=-1).reshape(-1, d)
 
 
 def _candidate_normals(d: int, B: int) -> np.ndarray:
