@@ -119,13 +119,13 @@ from ..geometry.directions import FINITE_DIRECTION_LIMIT, n_hyperplanes
 from ..geometry.rational_domain import RationalDomain, hadamard_bounds, interval_quality, rational_domain
 from ..geometry.regions import depth_intervals
 from ..geometry.solids import SOLID_INT64_BOUND, SpatialDepthRegions
-from ..optimize.coordinate_domains import largest_domain_sizes
 from ..optimize.coordinatewise import (
     COMPOSITIONS,
     OPTIMIZERS,
     check_optimizer,
     choose_coordinates,
     coordinate_budget,
+    largest_domain_sizes,
 )
 from ..optimize.recconcave_plan import levels, required_quality
 from ..random import data_key

@@ -84,8 +84,7 @@ from ..geometry._exact import as_integer_points, exact_affine_scores
 from ..geometry.directions import FINITE_DIRECTION_LIMIT
 from ..geometry.rational_domain import RationalDomain, interval_quality
 from ..geometry.regions import depth_intervals
-from ..optimize.coordinate_domains import largest_domain_sizes
-from ..optimize.coordinatewise import check_optimizer, choose_coordinates
+from ..optimize.coordinatewise import check_optimizer, choose_coordinates, largest_domain_sizes
 from ..random import as_random_source, data_key
 from ..validation import (
     RenamedFields,

@@ -211,8 +211,13 @@ from ..geometry.convexified import convex_levels
 from ..geometry.feasibility import bounding_box_radius, candidate_depths
 from ..geometry.point_levels import arrangement_levels_2d, arrangement_levels_3d, candidate_levels
 from ..geometry.rational_domain import RationalDomain, SimplestFractionDomain, interval_quality
-from ..optimize.coordinate_domains import largest_domain_sizes
-from ..optimize.coordinatewise import OPTIMIZERS, check_optimizer, choose_coordinates, coordinate_budget
+from ..optimize.coordinatewise import (
+    OPTIMIZERS,
+    check_optimizer,
+    choose_coordinates,
+    coordinate_budget,
+    largest_domain_sizes,
+)
 from ..optimize.recconcave_plan import levels, required_quality
 from ..random import data_key
 from ..stepfunc import StepFunction

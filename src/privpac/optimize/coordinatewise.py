@@ -32,6 +32,7 @@ __all__ = [
     "choose_composition",
     "coordinate_budget",
     "choose_coordinates",
+    "largest_domain_sizes",
 ]
 
 COMPOSITIONS = ("auto", "basic", "advanced")
@@ -170,3 +171,27 @@ def choose_coordinates(
         t *= q
         prefix.append(value)
     return tuple(prefix)
+
+
+def largest_domain_sizes(k: int, domain_for: Callable[[int, int], object]) -> tuple[int, ...]:
+    """``max |D_i|`` for ``i = 1 .. k`` over every running denominator the choices before ``i`` can produce.
+
+    :func:`choose_coordinates` multiplies the running denominator ``t`` by the denominator of each
+    chosen candidate, so the largest domain coordinate ``i`` can meet is the one built at the largest
+    running denominator of the earlier coordinates. The plans of FindTukey (BMNS Thm 3.6) and
+    FindDeepPoint (KMST Thm 4.6) size their utility guarantees (``ln |D_i|``, RecConcave's required
+    quality) from these sizes. Public inputs only.
+
+    ``domain_for(i, t)`` is the public domain the run uses (a
+    :class:`~privpac.geometry.rational_domain.RationalDomain` or
+    :class:`~privpac.geometry.rational_domain.SimplestFractionDomain`, anything with ``size`` and
+    ``max_denominator``): the same builder gives the run's candidates and the plan's sizes. The
+    largest running denominator after coordinate ``i`` is the largest denominator its domain holds
+    (A3-rational: ``t Q_i``; mode C: ``t U_i^2``).
+    """
+    sizes, t_max = [], 1
+    for i in range(1, k + 1):
+        domain = domain_for(i, t_max)
+        sizes.append(domain.size)
+        t_max = domain.max_denominator
+    return tuple(sizes)
