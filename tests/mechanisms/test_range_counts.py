@@ -252,3 +252,20 @@ def test_label_counts_from_two_sorts_in_place_count_every_record(dtype, high):
             assert counts.values.tolist() == values and counts.values.dtype == dtype
             assert counts.zeros.tolist() == [by[(v, 0)] for v in values]
             assert counts.ones.tolist() == [by[(v, 1)] for v in values]
+
+
+@pytest.mark.parametrize("top", [0, 1, 255, 256, 2**16, 2**32, 2**40])
+def test_counts_cross_processes_exactly_and_arrive_as_int64(top):
+    """Engines pickle LabelledCounts between processes with narrowed counts: every count comes back
+    exact, as int64 (a reader subtracts and sums them), whatever its size."""
+    import pickle
+
+    values = np.array([3, 9, 2**40], dtype=np.int64)
+    sent = LabelledCounts(values, np.array([top, 0, 1]), np.array([0, top, top // 2]), 2**41)
+    back = pickle.loads(pickle.dumps(sent, protocol=5))
+    assert back.zeros.dtype == back.ones.dtype == np.int64
+    assert back.values.tolist() == values.tolist() and back.size == sent.size
+    assert back.zeros.tolist() == [top, 0, 1] and back.ones.tolist() == [0, top, top // 2]
+    assert (back.ones - back.zeros).tolist() == [-top, top, top // 2 - 1]  # no unsigned wrap-around
+    empty = pickle.loads(pickle.dumps(LabelledCounts(values[:0], values[:0], values[:0], 5)))
+    assert empty.zeros.dtype == np.int64 and empty.values.size == 0

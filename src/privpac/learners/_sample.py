@@ -126,6 +126,23 @@ def _merge_sorted_runs(parts):
     return values, zeros.astype(np.int64, copy=False), ones.astype(np.int64, copy=False)
 
 
+def _narrowed(counts: np.ndarray) -> np.ndarray:
+    """Non-negative int64 counts in the smallest unsigned dtype that holds them: how they travel
+    between processes (mostly 0 and 1, so one byte each instead of eight)."""
+    if counts.dtype != np.int64 or counts.size == 0 or int(counts.min()) < 0:
+        return counts
+    top = int(counts.max())
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return counts.astype(dtype)
+    return counts
+
+
+def _unpickled_counts(values, zeros, ones, size: int) -> LabelledCounts:
+    """A :class:`LabelledCounts` back from the wire: its counts int64 again, as every reader expects."""
+    return LabelledCounts(values, zeros.astype(np.int64, copy=False), ones.astype(np.int64, copy=False), size)
+
+
 @dataclass(frozen=True)
 class LabelledCounts:
     """A labelled sample on ``[0, size - 1]`` as its sorted distinct indices with, at each, the
@@ -140,6 +157,11 @@ class LabelledCounts:
     zeros: np.ndarray  # int64 records labelled 0 at each value
     ones: np.ndarray  # int64 records labelled 1 at each value
     size: int
+
+    def __reduce__(self):
+        # Engines move counts between processes (merge trees, held blocks, the driver): the counts
+        # travel narrowed (_narrowed), a third of the bytes of a sample of distinct values.
+        return _unpickled_counts, (self.values, _narrowed(self.zeros), _narrowed(self.ones), self.size)
 
     @classmethod
     def from_sample(cls, x, y, size: int, *, allow_empty: bool = False) -> LabelledCounts:
