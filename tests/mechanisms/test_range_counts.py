@@ -269,3 +269,25 @@ def test_counts_cross_processes_exactly_and_arrive_as_int64(top):
     assert (back.ones - back.zeros).tolist() == [-top, top, top // 2 - 1]  # no unsigned wrap-around
     empty = pickle.loads(pickle.dumps(LabelledCounts(values[:0], values[:0], values[:0], 5)))
     assert empty.zeros.dtype == np.int64 and empty.values.size == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_dense_and_sorted_merges_give_the_same_counts(dtype):
+    """A merge on a small domain adds the parts on arrays of every point; it must give the integers,
+    values (and their dtype) the sorted merge gives, including a value some part holds with no record."""
+    from privpac.learners._sample import DENSE_MERGE_MAX, _merge_sorted_runs
+
+    gen = np.random.default_rng(3)
+    for size, n_parts, rows in [(50, 7, 40), (2**12, 5, 3000), (2**12, 3, 2)]:
+        parts = [
+            LabelledCounts.from_sample(gen.integers(0, size - 1, rows).astype(dtype), gen.integers(0, 2, rows), size)
+            for _ in range(n_parts)
+        ]
+        v = np.array([size - 1], dtype=dtype)  # held by this part only, with no record
+        parts.append(LabelledCounts(v, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), size))
+        assert size <= DENSE_MERGE_MAX
+        merged = LabelledCounts.merge(parts, size)
+        expected = _merge_sorted_runs(parts)
+        assert merged.values.dtype == dtype
+        for got, want in zip((merged.values, merged.zeros, merged.ones), expected):
+            assert got.tolist() == want.tolist()

@@ -126,6 +126,28 @@ def _merge_sorted_runs(parts):
     return values, zeros.astype(np.int64, copy=False), ones.astype(np.int64, copy=False)
 
 
+#: Largest domain a merge counts on a dense array of its points (three arrays of ``size`` entries,
+#: 17 bytes a point: 68 MiB at 2^22), and only when the parts hold at least ``size / 4`` entries.
+DENSE_MERGE_MAX = 1 << 22
+
+
+def _merge_dense(parts, size: int):
+    """``(values, zeros, ones)`` of the union of parts on a small domain: each part's counts added
+    at its values on arrays of every point (its values are distinct, so no index repeats within a
+    part), then read at the points some part holds. The same integers as :func:`_merge_sorted_runs`,
+    without sorting the parts' many overlapping values (a partition of 48 blocks of 2^17 records on
+    2^20 points: 0.06 s against 0.28 s, benchmarks/merge_counts.py)."""
+    present = np.zeros(size, dtype=bool)
+    zeros = np.zeros(size, dtype=np.int64)
+    ones = np.zeros(size, dtype=np.int64)
+    for p in parts:
+        present[p.values] = True
+        zeros[p.values] += p.zeros
+        ones[p.values] += p.ones
+    at = np.flatnonzero(present)
+    return at.astype(parts[0].values.dtype, copy=False), zeros[at], ones[at]
+
+
 def _narrowed(counts: np.ndarray) -> np.ndarray:
     """Non-negative int64 counts in the smallest unsigned dtype that holds them: how they travel
     between processes (mostly 0 and 1, so one byte each instead of eight)."""
@@ -179,7 +201,8 @@ class LabelledCounts:
 
     @classmethod
     def merge(cls, parts, size: int) -> LabelledCounts:
-        """The counts of the union of disjoint parts (exact; one sort of the distinct values)."""
+        """The counts of the union of disjoint parts (exact: one sort of the distinct values, or on a
+        domain of at most :data:`DENSE_MERGE_MAX` points that the parts fill densely, arrays of every point)."""
         parts = [p for p in parts if p.values.size]
         if not parts:
             empty = np.zeros(0, dtype=np.int64)
@@ -187,6 +210,8 @@ class LabelledCounts:
         if len(parts) == 1:  # already sorted and distinct
             return parts[0]
         if len({p.values.dtype for p in parts}) == 1 and parts[0].values.dtype != object:
+            if size <= DENSE_MERGE_MAX and size <= 4 * sum(p.values.size for p in parts):
+                return cls(*_merge_dense(parts, size), size)
             return cls(*_merge_sorted_runs(parts), size)
         values = concat_indices([p.values for p in parts])
         w = np.column_stack([np.concatenate([p.zeros for p in parts]), np.concatenate([p.ones for p in parts])])
