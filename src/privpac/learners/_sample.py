@@ -182,7 +182,7 @@ class LabelledCounts:
 
     def __reduce__(self):
         # Engines move counts between processes (merge trees, held blocks, the driver): the counts
-        # travel narrowed (_narrowed), a third of the bytes of a sample of distinct values.
+        # travel narrowed (_narrowed): 40 % of the bytes for distinct values (benchmarks/merge_counts.py).
         return _unpickled_counts, (self.values, _narrowed(self.zeros), _narrowed(self.ones), self.size)
 
     @classmethod
