@@ -66,6 +66,9 @@ depth ``depth_U >= td`` keeps the promise, and ``depth_U(h*) >= r`` is exactly w
 
 B2, the generic learner (spec "Baselines"): :func:`generic_halfspace_learner`, the exponential
 mechanism over one halfspace per labelling of the public grid, for tiny grids.
+
+Length: about 510 lines of code (LearnHalfSpace, its planner and the baseline B2, which shares the
+grid and the sample checks); the rest is the argument above and in the functions' docstrings.
 """
 
 from __future__ import annotations

@@ -194,6 +194,9 @@ of the paper applies verbatim to this score:
 Not implemented: ``D >= 4`` exactly, and Def 4.4's domains (replaced by the two above; Lemma 4.3,
 their justification, is false for ``i >= 2``). LearnHalfSpace and the PAC learner (Fig. 3, Thm 5.2)
 are in :mod:`privpac.learners.feasibility_halfspaces`.
+
+Length: about 440 lines of code; the rest is the argument above and in the functions' docstrings,
+beside the code it argues for (candidate sets: :mod:`privpac.learners.feasibility_candidates`).
 """
 
 from __future__ import annotations
@@ -360,15 +363,6 @@ def _make_domain(R: int, Q: int, t: int, domain: str) -> RationalDomain | Simple
     return RationalDomain(R, t, Q) if domain == "a3-rational" else SimplestFractionDomain(R, t, Q)
 
 
-def _domain_sizes_for(R: int, Q: tuple[int, ...], domain: str) -> tuple[int, ...]:
-    """``max |D_i|`` for the range ``[-R, R]`` and denominator bounds ``Q`` (public).
-
-    A3-rational: ``t <= Q_1 ... Q_(i-1)``; mode C: ``t <= U_1^2 ... U_(i-1)^2`` (a value of the
-    fallback ``z/U^2`` multiplies ``t`` by ``U^2``).
-    """
-    return largest_domain_sizes(len(Q), lambda i, t: _make_domain(R, Q[i - 1], t, domain))
-
-
 def truncation_levels(m: int, D: int, alpha: float) -> tuple[int, ...]:
     """``(tau_1, ..., tau_D)``, ``tau_i = max(0, ceil((1 - alpha~) r_i) - 1)``: spec 3.7 item 3, exactly.
 
@@ -501,7 +495,8 @@ def plan_find_deep_point(
     alpha0 = alpha / (2 * D * (D + 1))
     beta0 = beta / D
     promises = tuple(M * (1.0 - alpha0) ** i for i in range(D))
-    sizes = _domain_sizes_for(R, Q, candidate_domain)
+    # max |D_i| over the running denominators (mode C: a fallback value z/U^2 multiplies t by U^2)
+    sizes = largest_domain_sizes(len(Q), lambda i, t: _make_domain(R, Q[i - 1], t, candidate_domain))
     need = 0.0
     for i, size in enumerate(sizes):
         shrink = (1.0 - alpha0) ** i
