@@ -371,7 +371,8 @@ class SparkBackend:
 
     @staticmethod
     def _starts(X) -> list[int]:
-        """Global position of every partition's first row, and the total last (one exact count pass).
+        """Global position of every partition's first row, and the total last (one exact count pass,
+        in the JVM: Spark counts the rows of each partition, no Python worker reads them).
 
         Refuses a DataFrame whose plan has a shuffle (an ``Exchange``: ``repartition``, joins,
         aggregations): a shuffle orders rows by hashing or sorting their values, and a position
@@ -393,16 +394,14 @@ class SparkBackend:
                 "contents: read a single file, or fit on Dask (which reads files in name order)"
             )
 
-        def count(batches):
-            import pyarrow as pa
-            from pyspark import TaskContext
+        from pyspark.sql.functions import spark_partition_id
 
-            _settle_worker()
-            rows = sum(batch.num_rows for batch in batches)
-            yield pa.RecordBatch.from_pydict({"part": [TaskContext.get().partitionId()], "rows": [rows]})
-
-        found = {int(r.part): int(r.rows) for r in X.mapInArrow(count, "part long, rows long").collect()}
-        lengths = [found.get(p, 0) for p in range(max(found, default=-1) + 1)]  # every task reports, empty or not
+        # Counted in the JVM, no Python worker reads a row: the partition of each row is that of the
+        # scan every later pass of this DataFrame reads (no shuffle, refused above), and
+        # the partitions no row reports are empty.
+        counted = X.select(spark_partition_id().alias("part")).groupBy("part").count().collect()
+        found = {int(r["part"]): int(r["count"]) for r in counted}
+        lengths = [found.get(p, 0) for p in range(X._jdf.rdd().getNumPartitions())]
         return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
 
     def _partials(self, kernel: Callable, merge: Callable, X, others, starts):
