@@ -562,6 +562,8 @@ def test_take_rows_gathers_the_rows_at_the_positions_asked_for(cluster):
 
 def test_map_merge_rows_gives_every_block_its_position(cluster):
     from privpac.backends.dask_engine import DaskBackend
+    from privpac.backends.memory import NumpyBackend
+    from privpac.errors import DataError
 
     x, y = _data(1000)
 
@@ -575,6 +577,17 @@ def test_map_merge_rows_gives_every_block_its_position(cluster):
     blocks = DaskBackend().map_merge_rows(kernel, merge, X, None)
     assert [s for s, _ in blocks] == [0, 3, 403]
     assert [v for _, b in blocks for v in b] == x.tolist()
+    # offsets counted once serve a sequence of passes; offsets of other blocks are refused
+    offsets = DaskBackend().row_offsets(X, None)
+    assert offsets == [0, 3, 403, 1000]
+    assert DaskBackend().map_merge_rows(kernel, merge, X, None, offsets=offsets) == blocks
+    with pytest.raises(DataError, match="changed between passes"):
+        DaskBackend().map_merge_rows(kernel, merge, X, None, offsets=[0, 4, 403, 1000])
+    with pytest.raises(DataError, match="partition offsets"):
+        DaskBackend().map_merge_rows(kernel, merge, X, None, offsets=[0, 1000])
+    assert NumpyBackend().map_merge_rows(kernel, merge, x, None, offsets=[0, 1000]) == [(0, x.tolist())]
+    with pytest.raises(DataError, match="changed between passes"):
+        NumpyBackend().map_merge_rows(kernel, merge, x, None, offsets=[0, 999])
 
 
 def _box_data(n=20000, seed=0):

@@ -395,6 +395,30 @@ def test_map_chunks_and_row_positions_on_spark(spark):
     with pytest.raises(DataError, match="has a shuffle"):
         SparkBackend().map_chunks(summary, 37, 2000, _frame(spark, x, y, 3), "y")
 
+    # map_merge_rows: every block at its position (the partitions' rows counted in the JVM, empty
+    # partitions included), with offsets counted once or by the pass itself
+    def positions(start, X_block, y_block):
+        v = np.asarray(X_block).ravel()
+        return [(start, v.tolist())] if v.size else []
+
+    def merge(parts):
+        return sorted(p for part in parts for p in part)
+
+    few = _ordered_frame(spark, {"x": x[:10], "y": y[:10]}, 13)  # more partitions than rows: some are empty
+    head = set(x[:5].tolist())  # a filter (no shuffle) that empties the last partitions
+    trailing = few.where(few["x"].isin(sorted(head)))
+    kept = np.array([v for v in x[:10] if v in head])
+    for frame, rows in ((frames[7], x), (few, x[:10]), (trailing, kept)):
+        offsets = SparkBackend().row_offsets(frame, "y")
+        assert offsets[0] == 0 and offsets[-1] == rows.size
+        for kw in ({}, {"offsets": offsets}):
+            blocks = SparkBackend().map_merge_rows(positions, merge, frame, "y", **kw)
+            assert [v for _, b in blocks for v in b] == rows.tolist()
+            assert all(rows[s] == b[0] for s, b in blocks)
+    with pytest.raises(Exception, match="changed between passes"):
+        moved = [0, 1, *SparkBackend().row_offsets(frames[7], "y")[2:]]
+        SparkBackend().map_merge_rows(positions, merge, frames[7], "y", offsets=moved)
+
 
 def test_row_positions_refuse_several_files(spark, tmp_path):
     """Spark orders the splits of several files by size (content-dependent): positions refuse it."""

@@ -17,6 +17,7 @@ from .rows import (
     _check_rows,
     _concat_rows,
     _key_of,
+    _positioned_block,
     _rows,
     _stop,
     _take,
@@ -64,9 +65,7 @@ def _split_frame(names, extra, block):
     return (block[names], *(None if key is None else block[key] for key in extra))
 
 
-def _unpacked(kernel: Callable, unpack: Callable, positioned: bool = False) -> Callable:
-    if positioned:
-        return lambda start, *block: kernel(start, *unpack(*block))
+def _unpacked(kernel: Callable, unpack: Callable) -> Callable:
     return lambda *block: kernel(*unpack(*block))
 
 
@@ -125,14 +124,22 @@ class DaskBackend:
         held = [dask.delayed(merge)(group) if len(group) > 1 else group[0] for group in groups]
         return (HeldBlocks(list(dask.persist(*held))),)
 
-    def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
-        """See :meth:`NumpyBackend.map_merge_rows` (one exact count pass gives the block offsets)."""
+    def map_merge_rows(self, kernel: Callable, merge: Callable, *columns, offsets=None):
+        """See :meth:`NumpyBackend.map_merge_rows` (one exact count pass gives the block offsets,
+        unless ``offsets`` are given: then each block checks its length where it lives)."""
         import dask
 
         blocks, unpack = self._blocks(columns)
-        starts = self._starts(blocks)
-        fn = _unpacked(kernel, unpack, positioned=True)
-        return self._tree(merge, [dask.delayed(fn)(start, *block) for start, block in zip(starts, blocks)])
+        if offsets is None:
+            starts, lengths = self._starts(blocks), [None] * len(blocks)
+        else:
+            starts = _check_offsets(offsets, len(blocks))
+            lengths = [b - a for a, b in zip(starts, starts[1:])]
+        tasks = [
+            dask.delayed(_positioned_block)(kernel, unpack, start, length, *block)
+            for start, length, block in zip(starts, lengths, blocks)
+        ]
+        return self._tree(merge, tasks)
 
     def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns, stop: int | None = None) -> list:
         """See :meth:`NumpyBackend.map_chunks`. A chunk inside one partition is computed in that

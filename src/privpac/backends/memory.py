@@ -6,7 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import DataError
-from .rows import _check_offsets, _check_rows, _keyed, _rows, _stop, _take, _wanted_positions, chunk_bounds
+from .rows import (
+    _check_block_length,
+    _check_offsets,
+    _check_rows,
+    _keyed,
+    _rows,
+    _stop,
+    _take,
+    _wanted_positions,
+    chunk_bounds,
+)
 
 
 class NumpyBackend:
@@ -46,10 +56,15 @@ class NumpyBackend:
         """
         return (merge([kernel(*columns)]),)
 
-    def map_merge_rows(self, kernel: Callable, merge: Callable, *columns):
+    def map_merge_rows(self, kernel: Callable, merge: Callable, *columns, offsets=None):
         """:meth:`map_merge` whose kernel also receives, first, the global position of its block's
         first row (``kernel(start, *block)``): how a learner tells the first ``n`` records from the
-        rest. One exact count pass locates the blocks on an engine."""
+        rest. One exact count pass locates the blocks on an engine, unless ``offsets`` from
+        :meth:`row_offsets` are given (a sequence of passes counts once; a block whose length
+        differs from its offsets is then refused)."""
+        if offsets is not None:
+            _check_offsets(offsets, 1)
+            _check_block_length(len(columns[0]), int(offsets[1]))
         return merge([kernel(0, *columns)])
 
     def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, *columns, stop: int | None = None) -> list:

@@ -84,17 +84,31 @@ def _take(col, idx):
     return col.iloc[idx] if hasattr(col, "iloc") else col[idx]
 
 
+def _check_block_length(rows: int, length: int) -> None:
+    """A block read with offsets counted before must still hold ``length`` rows."""
+    if rows != length:
+        raise DataError(
+            f"a partition has {rows} rows, not the {length} it had when the row positions were counted: "
+            "the data changed between passes (persist it, or read it from files that do not change)"
+        )
+
+
 def _take_from_block(unpack, local, length: int, *block):
     """The rows at positions ``local`` of one block (runs where the block lives; deterministic).
     ``length`` is the block's row count when the offsets were taken: a block that changed
     between passes is refused."""
     columns = unpack(*block)
-    if len(columns[0]) != length:
-        raise DataError(
-            f"a partition has {len(columns[0])} rows, not the {length} it had when the row positions were counted: "
-            "the data changed between passes (persist it, or read it from files that do not change)"
-        )
+    _check_block_length(len(columns[0]), length)
     return tuple(_take(col, local) for col in columns)
+
+
+def _positioned_block(kernel: Callable, unpack: Callable, start: int, length: int | None, *block):
+    """``kernel(start, *columns)`` of one block whose first row is at ``start`` (runs where the block
+    lives); with ``length`` (offsets counted before) a block of another length is refused."""
+    columns = unpack(*block)
+    if length is not None:
+        _check_block_length(len(columns[0]), length)
+    return kernel(start, *columns)
 
 
 def _apply_to_chunks(kernel: Callable, start: int, bounds, columns) -> list[tuple[int, object]]:

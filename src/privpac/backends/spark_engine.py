@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..validation import module_root
-from .rows import _check_rows, _keyed, _stop, _wanted_positions, chunk_bounds
+from .rows import _check_block_length, _check_rows, _keyed, _stop, _wanted_positions, chunk_bounds
 from .spark_setup import _spark_workers
 
 #: ``len(sys.modules)`` when this Python worker last froze its objects (:func:`_settle_worker`).
@@ -248,10 +248,12 @@ class SparkBackend:
         return (frame[features], *(None if o is None else frame[o] for o in others))
 
     @_on_spark_workers
-    def map_merge_rows(self, kernel: Callable, merge: Callable, X, *others):
+    def map_merge_rows(self, kernel: Callable, merge: Callable, X, *others, offsets=None):
         """See :meth:`NumpyBackend.map_merge_rows`: one exact count pass gives every partition's
-        offset; a task reads its partition index from the task context."""
-        return self._tree_merge(merge, self._partials(kernel, merge, X, others, self._starts(X)))
+        offset (unless ``offsets`` are given); a task reads its partition index from the task
+        context, and refuses a partition whose length differs from its offsets."""
+        starts = self._starts(X) if offsets is None else [int(v) for v in offsets]
+        return self._tree_merge(merge, self._partials(kernel, merge, X, others, starts))
 
     @_on_spark_workers
     def map_chunks(self, kernel: Callable, chunk_size: int, n_rows: int, X, *others, stop: int | None = None) -> list:
@@ -420,13 +422,16 @@ class SparkBackend:
             if starts is not None:
                 from pyspark import TaskContext
 
-                at = starts[TaskContext.get().partitionId()]
+                part = TaskContext.get().partitionId()
+                at = starts[part]
 
             def positioned(blocks):  # each block after the position of its first row
                 nonlocal at
                 for block in blocks:
                     yield (at, *block)
                     at += len(block[0])
+                if starts is not None:
+                    _check_block_length(at - starts[part], starts[part + 1] - starts[part])
 
             # one merged statistic per partition (one sort), not one per block
             for merged in _merged(kernel, merge, positioned(_record_blocks(batches, features, others))):

@@ -123,14 +123,19 @@ class BoxSample:
         ``j``'s alive count and top keys, one pass of :func:`~privpac.learners.randmargins_windows.window_statistic`
         over the blocks (the positives' row positions give their tags, the released references
         replay the deletions where the rows live), merged exactly on the driver. In memory the whole
-        sample is one block of the same pass."""
+        sample is one block of the same pass. The blocks' row offsets are counted once, at the first
+        round, for all of them."""
         if self.counts is not None:
             raise InvalidParameterError("counts is supported by method='bns' only")
         backend = backend_for(self.X)
+        offsets: list[int] = []
 
         def read(key, j, references, k):
+            if not offsets:
+                offsets.extend(backend.row_offsets(self.X, self.y))
             kernel = functools.partial(_randmargins_block, self.domain, self.labels, self.x_max, plan, key, j,
                                        tuple(references), k)  # fmt: skip
-            return backend.map_merge_rows(kernel, functools.partial(merge_windows, k=k), self.X, self.y)
+            merge = functools.partial(merge_windows, k=k)
+            return backend.map_merge_rows(kernel, merge, self.X, self.y, offsets=offsets)
 
         return read
