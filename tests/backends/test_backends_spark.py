@@ -418,6 +418,8 @@ def test_map_chunks_and_row_positions_on_spark(spark):
     with pytest.raises(Exception, match="changed between passes"):
         moved = [0, 1, *SparkBackend().row_offsets(frames[7], "y")[2:]]
         SparkBackend().map_merge_rows(positions, merge, frames[7], "y", offsets=moved)
+    with pytest.raises(DataError, match="partition offsets"):
+        SparkBackend().map_merge_rows(positions, merge, frames[7], "y", offsets=[0, 2000])
 
 
 def test_row_positions_refuse_several_files(spark, tmp_path):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..validation import module_root
-from .rows import _check_block_length, _check_rows, _keyed, _stop, _wanted_positions, chunk_bounds
+from .rows import _check_block_length, _check_offsets, _check_rows, _keyed, _stop, _wanted_positions, chunk_bounds
 from .spark_setup import _spark_workers
 
 #: ``len(sys.modules)`` when this Python worker last froze its objects (:func:`_settle_worker`).
@@ -252,7 +252,7 @@ class SparkBackend:
         """See :meth:`NumpyBackend.map_merge_rows`: one exact count pass gives every partition's
         offset (unless ``offsets`` are given); a task reads its partition index from the task
         context, and refuses a partition whose length differs from its offsets."""
-        starts = self._starts(X) if offsets is None else [int(v) for v in offsets]
+        starts = self._starts(X) if offsets is None else _check_offsets(offsets, _partitions(X))
         return self._tree_merge(merge, self._partials(kernel, merge, X, others, starts))
 
     @_on_spark_workers
@@ -324,7 +324,7 @@ class SparkBackend:
         import pandas as pd
 
         features = self._features(X, others)
-        starts = self._starts(X) if offsets is None else [int(v) for v in offsets]
+        starts = self._starts(X) if offsets is None else _check_offsets(offsets, _partitions(X))
         wanted, inverse = _wanted_positions(positions, starts)
         row = "__privpac_row"
 
@@ -403,7 +403,7 @@ class SparkBackend:
         # the partitions no row reports are empty.
         counted = X.select(spark_partition_id().alias("part")).groupBy("part").count().collect()
         found = {int(r["part"]): int(r["count"]) for r in counted}
-        lengths = [found.get(p, 0) for p in range(X._jdf.rdd().getNumPartitions())]
+        lengths = [found.get(p, 0) for p in range(_partitions(X))]
         return np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).tolist()
 
     def _partials(self, kernel: Callable, merge: Callable, X, others, starts):
@@ -464,6 +464,11 @@ def _arrow_table(X):
     import pyarrow as pa
 
     return pa.Table.from_batches(X._collect_as_arrow())
+
+
+def _partitions(X) -> int:
+    """The number of partitions every pass over ``X`` reads (from its plan; nothing runs)."""
+    return X._jdf.rdd().getNumPartitions()
 
 
 def is_spark_frame(obj) -> bool:
