@@ -42,16 +42,17 @@ def _count(backend, domain, labels, X, y) -> int:
     return int(m)
 
 
-def _head_points(backend, domain, X, y, n: int) -> np.ndarray:
+def _head_points(backend, domain, X, y, n: int, offsets=None) -> np.ndarray:
     """The distinct features of the rows at positions ``0 .. n - 1`` (no label is read)."""
 
     def kernel(start, X_b, y_b):
         return np.unique(domain_indices(domain, X_b)[: max(0, n - start)])
 
-    return backend.map_merge_rows(kernel, lambda parts: np.unique(concat_indices(list(parts))), X, y)
+    merge = lambda parts: np.unique(concat_indices(list(parts)))  # noqa: E731
+    return backend.map_merge_rows(kernel, merge, X, y, offsets=offsets)
 
 
-def _scores(backend, domain, labels, X, y, cls, H, skip: int = 0) -> np.ndarray:
+def _scores(backend, domain, labels, X, y, cls, H, skip: int = 0, offsets=None) -> np.ndarray:
     """``#{(x, y) : h(x) = y}`` for every ``h`` in ``H``, over the rows at positions ``>= skip``."""
 
     def kernel(start, X_b, y_b):
@@ -61,7 +62,8 @@ def _scores(backend, domain, labels, X, y, cls, H, skip: int = 0) -> np.ndarray:
             return np.zeros(len(H), dtype=np.int64)
         return np.asarray(cls.scores(H, idx[keep], y01[keep]), dtype=np.int64)
 
-    return backend.map_merge_rows(kernel, lambda parts: np.sum(list(parts), axis=0, dtype=np.int64), X, y)
+    merge = lambda parts: np.sum(list(parts), axis=0, dtype=np.int64)  # noqa: E731
+    return backend.map_merge_rows(kernel, merge, X, y, offsets=offsets)
 
 
 class LabelPrivateClassifier(PrivateClassifierBase):
@@ -131,10 +133,11 @@ class LabelPrivateClassifier(PrivateClassifierBase):
         cls = CONCEPTS[self.concept](size)
         common = dict(epsilon=ledger.budget_epsilon, alpha=self.alpha, beta=self.beta, constants=self.constants)
         if X_public is None:
+            offsets = backend.row_offsets(X, y)  # the blocks' positions, counted once for both passes
             res = label_private_from_oracles(
                 m,
-                lambda n: _head_points(backend, domain, X, y, n),
-                lambda H, n: _scores(backend, domain, labels, X, y, cls, H, skip=n),
+                lambda n: _head_points(backend, domain, X, y, n, offsets),
+                lambda H, n: _scores(backend, domain, labels, X, y, cls, H, skip=n, offsets=offsets),
                 cls,
                 n_unlabelled=self.n_unlabelled,
                 ledger=ledger,
