@@ -123,16 +123,14 @@ class BoxSample:
         ``j``'s alive count and top keys, one pass of :func:`~privpac.learners.randmargins_windows.window_statistic`
         over the blocks (the positives' row positions give their tags, the released references
         replay the deletions where the rows live), merged exactly on the driver. In memory the whole
-        sample is one block of the same pass. The blocks' row offsets are counted once, at the first
-        round, for all of them."""
+        sample is one block of the same pass. The blocks' row offsets are counted once, here, for
+        every round (and a DataFrame whose rows have no positions is refused before a round runs)."""
         if self.counts is not None:
             raise InvalidParameterError("counts is supported by method='bns' only")
         backend = backend_for(self.X)
-        offsets: list[int] = []
+        offsets = backend.row_offsets(self.X, self.y)
 
         def read(key, j, references, k):
-            if not offsets:
-                offsets.extend(backend.row_offsets(self.X, self.y))
             kernel = functools.partial(_randmargins_block, self.domain, self.labels, self.x_max, plan, key, j,
                                        tuple(references), k)  # fmt: skip
             merge = functools.partial(merge_windows, k=k)
