@@ -73,7 +73,7 @@ def _held_partition(read: Callable) -> Callable:
 
 
 def _merged(kernel: Callable, merge: Callable, blocks) -> list:
-    """``[merge of kernel(*block) over blocks]`` (one merged statistic, one sort), or ``[]`` for no
+    """``[merge of kernel(*block) over blocks]`` (one merged statistic, one merge call), or ``[]`` for no
     block. ``blocks`` is iterated once: each block may be dropped once its kernel has run."""
     parts = [kernel(*block) for block in blocks]
     return [merge(parts)] if parts else []
@@ -433,7 +433,7 @@ class SparkBackend:
                 if starts is not None:
                     _check_block_length(at - starts[part], starts[part + 1] - starts[part])
 
-            # one merged statistic per partition (one sort), not one per block
+            # one merged statistic per partition (one merge call), not one per block
             for merged in _merged(kernel, merge, positioned(_record_blocks(batches, features, others))):
                 yield pa.RecordBatch.from_pydict({"partial": [pickle.dumps(merged)]})
 
